@@ -1,0 +1,40 @@
+import { Link } from "react-router-dom";
+import { formatPostalAddress, site } from "../../shared/site";
+import { paths } from "../../shared/routes";
+
+/** The footer on the landing and legal pages: legal links, the postal address, the monitoring notice. */
+export function SiteFooter() {
+  const year = new Date().getFullYear();
+  return (
+    <footer className="site-footer">
+      <div className="container">
+        <nav aria-label="Legal">
+          <ul className="footer-links">
+            <li>
+              <Link to={paths.privacy}>Privacy Policy</Link>
+            </li>
+            <li>
+              <Link to={paths.terms}>Terms of Use</Link>
+            </li>
+            <li>
+              <Link to={paths.californiaRights}>California Privacy Rights</Link>
+            </li>
+            <li>
+              <Link to={paths.cookies}>Cookie Policy</Link>
+            </li>
+          </ul>
+        </nav>
+        <address className="footer-address">
+          {site.legalEntity}, {formatPostalAddress()}
+        </address>
+        <p className="footer-notice">
+          Activity on this site may be monitored or recorded. {site.productName} is not an insurance company or agent;
+          it is a free service that connects you with insurers, agents and insurance services, who pay us.
+        </p>
+        <p className="footer-copyright">
+          © <span suppressHydrationWarning>{year}</span> {site.productName}. All rights reserved.
+        </p>
+      </div>
+    </footer>
+  );
+}

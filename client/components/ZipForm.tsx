@@ -1,0 +1,72 @@
+/**
+ * The landing page's ZIP form (spec sections 2 and 5). A plain GET form to /go, so it works
+ * without JavaScript; the campaign ids from the current address ride along as hidden inputs
+ * rendered on the server. With JavaScript, non-digits are stripped as the visitor types or
+ * pastes. Native validation (required, pattern, maxLength) blocks a bad submit; no custom
+ * messages, as the spec asks.
+ */
+import { useEffect, useRef, useState } from "react";
+import { useNavigate, useSearchParams } from "react-router-dom";
+import * as Tooltip from "@radix-ui/react-tooltip";
+import { notify } from "./Notifications";
+import { ZIP_LENGTH, campaignQueryString, parseCampaignSearch, sanitizeZipInput } from "../../shared/campaign";
+import { INVALID_ZIP_FLAG, paths } from "../../shared/routes";
+
+export function ZipForm() {
+  const [searchParams] = useSearchParams();
+  const navigate = useNavigate();
+  const { campaign } = parseCampaignSearch(searchParams);
+  const [zip, setZip] = useState("");
+  const inputRef = useRef<HTMLInputElement>(null);
+  const sentBack = searchParams.get(INVALID_ZIP_FLAG.key) === INVALID_ZIP_FLAG.value;
+
+  useEffect(() => {
+    if (!sentBack) return;
+    notify((toast) => toast.error("Please enter a valid 5-digit ZIP code."));
+    inputRef.current?.focus();
+    // Drop the flag so a reload or a shared link does not repeat the notice.
+    void navigate(`${paths.landing}${campaignQueryString(campaign)}`, { replace: true, preventScrollReset: true });
+  }, [sentBack, campaign, navigate]);
+
+  return (
+    <form className="zip-form" method="get" action={paths.go} aria-label="Start your quote">
+      <div className="zip-label-row">
+        <label htmlFor="zip">Enter your ZIP code</label>
+        <Tooltip.Root>
+          <Tooltip.Trigger asChild>
+            <button type="button" className="zip-why" aria-label="Why we ask for your ZIP code">
+              Why?
+            </button>
+          </Tooltip.Trigger>
+          <Tooltip.Portal>
+            <Tooltip.Content className="tooltip" sideOffset={6}>
+              Rates depend on where your car is parked. Your ZIP code shows us the insurers that serve your area.
+              <Tooltip.Arrow className="tooltip-arrow" />
+            </Tooltip.Content>
+          </Tooltip.Portal>
+        </Tooltip.Root>
+      </div>
+      <div className="zip-row">
+        <input
+          ref={inputRef}
+          id="zip"
+          name="zip"
+          type="text"
+          inputMode="numeric"
+          autoComplete="postal-code"
+          pattern={`[0-9]{${ZIP_LENGTH}}`}
+          maxLength={ZIP_LENGTH}
+          required
+          placeholder="ZIP code"
+          value={zip}
+          onChange={(event) => setZip(sanitizeZipInput(event.target.value))}
+        />
+        <button type="submit" className="button-primary">
+          Get Your Quote <span aria-hidden="true">→</span>
+        </button>
+      </div>
+      {campaign.sid ? <input type="hidden" name="sid" value={campaign.sid} /> : null}
+      {campaign.tid ? <input type="hidden" name="tid" value={campaign.tid} /> : null}
+    </form>
+  );
+}

@@ -1,0 +1,35 @@
+/**
+ * Per-page title and description, attached to routes as `handle.meta`. The server writes them
+ * into the document head; <DocumentMeta> keeps them right on client-side navigation.
+ */
+import type { PageMeta } from "./render-contract";
+import { site } from "../shared/site";
+
+export interface RouteHandle {
+  meta: PageMeta;
+}
+
+export function pageTitle(title: string): string {
+  return `${title} | ${site.productName}`;
+}
+
+export const notFoundMeta: PageMeta = {
+  title: pageTitle("Page not found"),
+  description: "The page you were looking for does not exist.",
+  noindex: true,
+};
+
+export const errorMeta: PageMeta = {
+  title: pageTitle("Something went wrong"),
+  description: "An unexpected error occurred.",
+  noindex: true,
+};
+
+/** The deepest matched route's meta wins. */
+export function metaFromMatches(matches: readonly { handle?: unknown }[]): PageMeta | undefined {
+  for (let index = matches.length - 1; index >= 0; index -= 1) {
+    const handle = matches[index]?.handle as RouteHandle | undefined;
+    if (handle?.meta) return handle.meta;
+  }
+  return undefined;
+}

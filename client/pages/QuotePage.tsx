@@ -1,0 +1,29 @@
+/**
+ * /: the quote page. The quote form is a separate static page (rapidfire.html) shown in a
+ * full-height, same-origin frame (spec section 2); it receives the ZIP and campaign ids that
+ * passed validation here, so nothing unvalidated reaches its address.
+ */
+import { useSearchParams } from "react-router-dom";
+import { SiteHeader } from "../components/SiteHeader";
+import { campaignQueryString, parseCampaignSearch } from "../../shared/campaign";
+import { paths } from "../../shared/routes";
+
+export function QuotePage() {
+  const [searchParams] = useSearchParams();
+  const { zip, campaign } = parseCampaignSearch(searchParams);
+  const frameSrc = `${paths.quoteForm}${campaignQueryString({ zip, ...campaign })}`;
+  return (
+    <div className="quote-layout">
+      <SiteHeader />
+      <main id="main" className="quote-main">
+        <h1 className="visually-hidden">Your free car insurance quote</h1>
+        <iframe
+          className="quote-frame"
+          src={frameSrc}
+          title="Car insurance quote form"
+          sandbox="allow-scripts allow-same-origin allow-forms"
+        />
+      </main>
+    </div>
+  );
+}

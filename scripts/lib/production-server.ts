@@ -1,0 +1,87 @@
+/**
+ * Starts the built production server (dist/server/index.js) as a child process on 127.0.0.1
+ * with a port the OS picks, and reads the port from its `server_started` log line. Used by the
+ * browser tests and the benchmark; the process is killed when the caller stops it or exits.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
+export const serverEntry = path.join(projectRoot, "dist", "server", "index.js");
+
+export interface RunningServer {
+  origin: string;
+  port: number;
+  child: ChildProcess;
+  /** Every stdout line so far, parsed when it is JSON. */
+  logs: Array<Record<string, unknown>>;
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(): Promise<void>;
+}
+
+export async function startProductionServer(env: Record<string, string> = {}, timeoutMs = 15_000): Promise<RunningServer> {
+  if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run \`npm run build\` first`);
+  const child = spawn(process.execPath, [serverEntry], {
+    cwd: projectRoot,
+    env: { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  let stderr = "";
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const stopOnExit = () => child.kill("SIGKILL");
+  process.once("exit", stopOnExit);
+
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    let buffered = "";
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      buffered += chunk;
+      let newline = buffered.indexOf("\n");
+      while (newline !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        newline = buffered.indexOf("\n");
+        try {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          logs.push(entry);
+          if (entry.event === "server_started" && typeof entry.port === "number") {
+            clearTimeout(timer);
+            resolve(entry.port);
+          }
+        } catch {
+          // Not JSON: ignore.
+        }
+      }
+    });
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening: ${stderr}`));
+    });
+  });
+
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    logs,
+    exited,
+    async stop() {
+      process.off("exit", stopOnExit);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+        await exited;
+        clearTimeout(killer);
+      }
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The environment, parsed once at start-up. A bad value stops the process with a message that
+ * names the variable, instead of surfacing later as a confusing runtime error.
+ */
+import { z } from "zod";
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const milliseconds = (fallback: number) => z.coerce.number().int().min(0).max(600_000).default(fallback);
+
+/**
+ * TRUST_PROXY mirrors Express's "trust proxy" setting, restricted to the safe forms:
+ * "false"/"0" (no proxy), a hop count ("1" = one load balancer in front), or a comma list of
+ * addresses, CIDR ranges and Express's names (loopback, linklocal, uniquelocal).
+ * "true" (trust every hop) is refused: it lets any client spoof its address.
+ */
+const trustProxySchema = z
+  .string()
+  .trim()
+  .default("false")
+  .transform((value, ctx): false | number | string[] => {
+    if (value === "" || value === "false" || value === "0") return false;
+    if (/^\d+$/.test(value)) return Number(value);
+    if (value === "true") {
+      ctx.addIssue({ code: "custom", message: 'use a hop count (e.g. "1") or the balancer\'s addresses instead of "true"' });
+      return z.NEVER;
+    }
+    const entries = value.split(",").map((entry) => entry.trim()).filter(Boolean);
+    const valid = /^(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d{1,3})?)$/;
+    const bad = entries.filter((entry) => !valid.test(entry));
+    if (bad.length > 0) {
+      ctx.addIssue({ code: "custom", message: `not an address, CIDR range or preset: ${bad.join(", ")}` });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  TRUST_PROXY: trustProxySchema,
+  /** Absolute origin used for canonical links, e.g. https://www.quoteridge.com. */
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .optional(),
+  /** Node's keep-alive must outlive the load balancer's idle timeout (60 s on most). */
+  KEEP_ALIVE_TIMEOUT_MS: milliseconds(65_000),
+  HEADERS_TIMEOUT_MS: milliseconds(66_000),
+  REQUEST_TIMEOUT_MS: milliseconds(30_000),
+  /** How long an SSR render may take before it is aborted. */
+  RENDER_TIMEOUT_MS: milliseconds(10_000),
+  /** After SIGTERM: how long to keep serving (readiness failing) so the balancer stops routing. */
+  SHUTDOWN_DELAY_MS: milliseconds(0),
+  /** After the delay: how long in-flight requests get to finish before sockets are destroyed. */
+  SHUTDOWN_TIMEOUT_MS: milliseconds(10_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((line) => `  - ${line}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses the environment; throws ConfigError listing every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`),
+    );
+  }
+  return parsed.data;
+}

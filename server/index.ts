@@ -1,0 +1,106 @@
+/**
+ * The process: read the configuration, build the app, listen, and shut down gracefully.
+ * `npm start` runs the bundled copy of this file (dist/server/index.js); `npm run dev` runs it
+ * from source with NODE_ENV=development.
+ */
+import http from "node:http";
+import { fileURLToPath } from "node:url";
+import { createHttpTerminator } from "http-terminator";
+import { ConfigError, loadConfig, type Config } from "./config";
+import { createLogger, type Logger } from "./logger";
+import { createApp } from "./app";
+import { createLifecycle, type Lifecycle } from "./routes/health";
+import { loadProductionBuild } from "./render-source";
+import { staticAssets } from "./static";
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function buildRendering(config: Config) {
+  // This file is bundled to dist/server/index.js, so the build is one folder up; in development
+  // it runs from server/ and the project root is one folder up.
+  const up = fileURLToPath(new URL("..", import.meta.url));
+  if (config.NODE_ENV === "development") {
+    const { createDevRendering } = await import("./dev");
+    return createDevRendering(up);
+  }
+  const build = await loadProductionBuild(up);
+  return { source: build.source, assets: staticAssets(build.clientDir), close: async () => {} };
+}
+
+function applyTimeouts(server: http.Server, config: Config): void {
+  server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = config.HEADERS_TIMEOUT_MS;
+  server.requestTimeout = config.REQUEST_TIMEOUT_MS;
+}
+
+/**
+ * SIGTERM/SIGINT: readiness fails at once; after SHUTDOWN_DELAY_MS (time for the balancer to
+ * notice) the listener closes, idle keep-alive sockets are closed, in-flight requests finish
+ * with `Connection: close`, and the process exits 0. Past SHUTDOWN_TIMEOUT_MS the remaining
+ * sockets are destroyed; a last timer guarantees the process never outlives its deadline.
+ */
+function handleShutdown(server: http.Server, config: Config, logger: Logger, lifecycle: Lifecycle, closeExtras: () => Promise<void>): void {
+  const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: config.SHUTDOWN_TIMEOUT_MS });
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (lifecycle.isShuttingDown()) return;
+    lifecycle.beginShutdown();
+    logger.info({ event: "shutdown_started", signal, delayMs: config.SHUTDOWN_DELAY_MS, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutting down");
+    const deadline = setTimeout(() => {
+      logger.error({ event: "shutdown_forced" }, "shutdown deadline passed; exiting");
+      process.exit(1);
+    }, config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS + 5_000);
+    deadline.unref();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_MS));
+      await terminator.terminate();
+      await closeExtras();
+      logger.info({ event: "shutdown_complete" }, "stopped");
+      logger.flush();
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error, event: "shutdown_failed" }, "shutdown failed");
+      process.exit(1);
+    }
+  };
+  process.once("SIGTERM", (signal) => void shutdown(signal));
+  process.once("SIGINT", (signal) => void shutdown(signal));
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config);
+  const lifecycle = createLifecycle();
+  const rendering = await buildRendering(config);
+  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets });
+  const server = http.createServer(app);
+  applyTimeouts(server, config);
+  server.on("clientError", (error, socket) => {
+    // Malformed requests Node rejects before Express sees them (bad request lines, huge headers).
+    logger.debug({ err: error, event: "client_error" }, "malformed request");
+    if (socket.writable) {
+      const tooLarge = (error as NodeJS.ErrnoException).code === "HPE_HEADER_OVERFLOW";
+      socket.end(tooLarge ? "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n" : "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+    } else socket.destroy();
+  });
+  handleShutdown(server, config, logger, lifecycle, rendering.close);
+  server.listen(config.PORT, config.HOST, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.PORT;
+    logger.info({ event: "server_started", host: config.HOST, port, env: config.NODE_ENV }, `listening on http://${config.HOST}:${port}`);
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Failed to start: ${error instanceof Error ? `${error.message}${error.cause ? ` (${String(error.cause)})` : ""}` : String(error)}\n`);
+  process.exit(1);
+});

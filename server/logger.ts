@@ -1,0 +1,114 @@
+/**
+ * Structured logs: one JSON object per line on stdout, a request id on every request line,
+ * no raw IP addresses, no cookies or credentials. See docs/logging.md for every field.
+ */
+import { randomUUID } from "node:crypto";
+import { isIP } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Request } from "express";
+import { pino, stdTimeFunctions, type DestinationStream, type Logger } from "pino";
+import { pinoHttp, type HttpLogger } from "pino-http";
+import type { Config } from "./config";
+import { paths } from "../shared/routes";
+
+export type { Logger };
+
+/** Incoming ids we accept and echo: what load balancers and tracers generate (UUIDs, hex, base64url). */
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:+/=-]{8,128}$/;
+export const REQUEST_ID_HEADER = "X-Request-Id";
+/** Long URLs are cut in logs so one hostile request cannot write a megabyte line. */
+export const MAX_LOGGED_URL = 2048;
+
+export function isAcceptableRequestId(value: unknown): value is string {
+  return typeof value === "string" && REQUEST_ID_PATTERN.test(value);
+}
+
+/**
+ * Shortens an IP address so it no longer identifies a household: IPv4 keeps its /24,
+ * IPv6 its /48 (the usual anonymisation of analytics tools). Unknown input becomes undefined.
+ */
+export function anonymizeIp(address: string | undefined): string | undefined {
+  if (!address) return undefined;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  const ip = mapped ? mapped[1]! : address;
+  const version = isIP(ip);
+  if (version === 4) return ip.replace(/\.\d+$/, ".0");
+  if (version === 6) {
+    const [head = ""] = ip.split("::");
+    const groups = head.split(":").filter(Boolean);
+    const kept = ip.startsWith("::") ? [] : groups.slice(0, 3);
+    while (kept.length < 3) kept.push("0");
+    return `${kept.join(":")}::`;
+  }
+  return undefined;
+}
+
+export function truncate(value: string, max = MAX_LOGGED_URL): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
+export function createLogger(config: Pick<Config, "LOG_LEVEL" | "NODE_ENV">, destination?: DestinationStream): Logger {
+  const pretty = config.NODE_ENV === "development" && !destination;
+  return pino(
+    {
+      level: config.LOG_LEVEL,
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // Belt and braces: the serializers below never include headers, but any future line that
+      // logs a request or response object must not leak credentials either.
+      redact: {
+        paths: [
+          "req.headers.cookie",
+          "req.headers.authorization",
+          "req.headers['proxy-authorization']",
+          "res.headers['set-cookie']",
+          "headers.cookie",
+          "headers.authorization",
+        ],
+        censor: "[redacted]",
+      },
+      // pino-pretty is a dev dependency: only the development server loads it.
+      ...(pretty ? { transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss" } } } : {}),
+    },
+    destination,
+  );
+}
+
+type LoggedRequest = IncomingMessage & { id?: unknown; ip?: string; originalUrl?: string };
+
+/** The access log and `req.log`: every line carries `requestId`. */
+export function createHttpLogger(logger: Logger): HttpLogger {
+  return pinoHttp({
+    logger,
+    customAttributeKeys: { reqId: "requestId" },
+    quietReqLogger: true,
+    genReqId(req: IncomingMessage, res: ServerResponse) {
+      const incoming = req.headers["x-request-id"];
+      const id = isAcceptableRequestId(incoming) ? incoming : randomUUID();
+      res.setHeader(REQUEST_ID_HEADER, id);
+      return id;
+    },
+    // Load balancer probes every few seconds would drown the access log.
+    autoLogging: { ignore: (req) => req.url === paths.healthz || req.url === paths.readyz },
+    customLogLevel(_req, res, err) {
+      if (err || res.statusCode >= 500) return "error";
+      return "info";
+    },
+    serializers: {
+      req(req: LoggedRequest) {
+        const raw = req as LoggedRequest & { raw?: LoggedRequest };
+        const source = raw.raw ?? raw;
+        return {
+          method: source.method,
+          url: truncate(source.originalUrl ?? source.url ?? ""),
+          ip: anonymizeIp((source as Partial<Request>).ip ?? source.socket?.remoteAddress),
+          userAgent: truncate(String(source.headers?.["user-agent"] ?? ""), 256),
+        };
+      },
+      res(res: ServerResponse & { raw?: ServerResponse }) {
+        const source = res.raw ?? res;
+        return { statusCode: source.statusCode };
+      },
+    },
+  });
+}

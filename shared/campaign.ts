@@ -1,0 +1,112 @@
+/**
+ * The campaign and ZIP parameters, validated the same way on the server (/go, logs) and in the
+ * browser (landing page hidden inputs, quote page frame address).
+ *
+ * sid / tid: affiliate sub-ids and click ids. Ad networks send short opaque tokens; we accept
+ * 1–64 characters from the URL-unreserved set (RFC 3986 §2.3: letters, digits, - _ . ~), so a
+ * valid value never needs escaping, can never smuggle a URL, a path or markup, and is safe to
+ * log and to put back in a query string. See docs/decisions/001-campaign-parameters.md.
+ */
+// zod/mini: the same validation as zod with a tree-shakable API, so the browser bundle stays small.
+import * as z from "zod/mini";
+
+export const ZIP_LENGTH = 5;
+export const CAMPAIGN_ID_MAX_LENGTH = 64;
+
+export const zipSchema = z.string().check(z.regex(/^\d{5}$/, "A ZIP code is exactly 5 digits"));
+
+export const campaignIdSchema = z
+  .string()
+  .check(
+    z.minLength(1),
+    z.maxLength(CAMPAIGN_ID_MAX_LENGTH),
+    z.regex(/^[A-Za-z0-9._~-]+$/, "Only letters, digits and - _ . ~ are allowed"),
+  );
+
+export type CampaignParam = "sid" | "tid";
+export const CAMPAIGN_PARAMS: readonly CampaignParam[] = ["sid", "tid"];
+
+/** Why a raw campaign value was refused; analysts see this in the logs. */
+export type RejectionReason = "repeated" | "not_a_string" | "empty" | "too_long" | "bad_characters";
+
+export interface Campaign {
+  sid?: string;
+  tid?: string;
+}
+
+export interface RejectedParam {
+  param: CampaignParam | "zip";
+  reason: RejectionReason;
+}
+
+/** A query value as Express or URLSearchParams may hand it to us: absent, one, many, nested. */
+export type RawQueryValue = unknown;
+
+/** Strips non-digits and cuts to 5, as the ZIP input does while the visitor types (spec 5). */
+export function sanitizeZipInput(value: string): string {
+  return value.replace(/\D+/g, "").slice(0, ZIP_LENGTH);
+}
+
+function classify(raw: RawQueryValue, schema: z.ZodMiniType<string>, max: number): { value?: string; reason?: RejectionReason } {
+  if (raw === undefined) return {};
+  if (Array.isArray(raw)) return { reason: "repeated" };
+  if (typeof raw !== "string") return { reason: "not_a_string" };
+  if (raw.length === 0) return { reason: "empty" };
+  if (raw.length > max) return { reason: "too_long" };
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? { value: parsed.data } : { reason: "bad_characters" };
+}
+
+export interface ParsedCampaignQuery {
+  /** Valid campaign values only. */
+  campaign: Campaign;
+  /** The valid ZIP, when one was given. */
+  zip?: string;
+  /** Whether a zip key was present at all. */
+  zipGiven: boolean;
+  /** Each parameter that was present but refused, and why. */
+  rejected: RejectedParam[];
+}
+
+/**
+ * Reads zip, sid and tid from a parsed query object (Express's `req.query`, or
+ * `Object.fromEntries`-style records). Never throws: bad values are reported in `rejected`.
+ */
+export function parseCampaignQuery(query: Record<string, RawQueryValue>): ParsedCampaignQuery {
+  const result: ParsedCampaignQuery = { campaign: {}, zipGiven: query.zip !== undefined, rejected: [] };
+  const zip = classify(query.zip, zipSchema, ZIP_LENGTH);
+  if (zip.value !== undefined) result.zip = zip.value;
+  else if (zip.reason) result.rejected.push({ param: "zip", reason: zip.reason });
+  for (const param of CAMPAIGN_PARAMS) {
+    const outcome = classify(query[param], campaignIdSchema, CAMPAIGN_ID_MAX_LENGTH);
+    if (outcome.value !== undefined) result.campaign[param] = outcome.value;
+    else if (outcome.reason) result.rejected.push({ param, reason: outcome.reason });
+  }
+  return result;
+}
+
+/** The same, from URLSearchParams (the browser's location, the SSR request URL). */
+export function parseCampaignSearch(search: URLSearchParams): ParsedCampaignQuery {
+  const record: Record<string, RawQueryValue> = {};
+  for (const key of ["zip", ...CAMPAIGN_PARAMS]) {
+    const all = search.getAll(key);
+    if (all.length === 1) record[key] = all[0];
+    else if (all.length > 1) record[key] = all;
+  }
+  return parseCampaignQuery(record);
+}
+
+/**
+ * Builds a query string ("?zip=…&sid=…") from already-validated values, in a fixed order.
+ * Returns "" when there is nothing to carry.
+ */
+export function campaignQueryString(values: { zip?: string } & Campaign): string {
+  const params = new URLSearchParams();
+  if (values.zip) params.set("zip", values.zip);
+  for (const param of CAMPAIGN_PARAMS) {
+    const value = values[param];
+    if (value) params.set(param, value);
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}

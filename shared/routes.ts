@@ -1,0 +1,16 @@
+/** Route paths, shared so links, the router and the server never disagree. */
+export const paths = {
+  quote: "/",
+  landing: "/zipcode",
+  go: "/go",
+  privacy: "/privacy-policy",
+  terms: "/terms-of-use",
+  californiaRights: "/privacy-policy#california-rights",
+  cookies: "/privacy-policy#cookies",
+  quoteForm: "/rapidfire.html",
+  healthz: "/healthz",
+  readyz: "/readyz",
+} as const;
+
+/** /go sends a visitor back to the landing page with this when the ZIP was not 5 digits. */
+export const INVALID_ZIP_FLAG = { key: "error", value: "invalid-zip" } as const;
