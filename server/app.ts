@@ -47,7 +47,7 @@ export function createApp({ config, logger, lifecycle, source, assets }: AppDepe
   app.use(healthRouter(lifecycle));
   app.get(paths.go, goHandler);
   // 6. Files, then every other GET/HEAD is a page of the React router.
-  app.use(assets);
+  if (assets.length > 0) app.use(assets);
   app.get("/{*splat}", createRenderHandler(source, config));
   // 7. Other methods on pages are not supported.
   app.use((req, res) => {

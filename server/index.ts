@@ -84,14 +84,6 @@ async function main(): Promise<void> {
   const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets });
   const server = http.createServer(app);
   applyTimeouts(server, config);
-  server.on("clientError", (error, socket) => {
-    // Malformed requests Node rejects before Express sees them (bad request lines, huge headers).
-    logger.debug({ err: error, event: "client_error" }, "malformed request");
-    if (socket.writable) {
-      const tooLarge = (error as NodeJS.ErrnoException).code === "HPE_HEADER_OVERFLOW";
-      socket.end(tooLarge ? "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n" : "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-    } else socket.destroy();
-  });
   handleShutdown(server, config, logger, lifecycle, rendering.close);
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();

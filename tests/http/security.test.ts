@@ -1,0 +1,108 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import request from "supertest";
+import { parse } from "node-html-parser";
+import { createTestApp, type TestApp } from "../support/app";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+
+function directives(csp: string): Map<string, string[]> {
+  return new Map(
+    csp
+      .split(";")
+      .map((part) => part.trim().split(/\s+/))
+      .filter((parts) => parts[0])
+      .map(([name, ...values]) => [name!, values]),
+  );
+}
+
+function nonceFrom(csp: string): string {
+  const match = /'nonce-([^']+)'/.exec(directives(csp).get("script-src")!.join(" "));
+  if (!match) throw new Error(`no nonce in ${csp}`);
+  return match[1]!;
+}
+
+describe("Content-Security-Policy", () => {
+  it("allows scripts only from this site and this response's nonce: no unsafe-inline, no unsafe-eval", async () => {
+    const response = await request(t.app).get("/zipcode");
+    const csp = directives(response.headers["content-security-policy"]);
+    const scriptSrc = csp.get("script-src")!;
+    expect(scriptSrc).toContain("'self'");
+    expect(scriptSrc.some((value) => value.startsWith("'nonce-"))).toBe(true);
+    expect(scriptSrc).not.toContain("'unsafe-inline'");
+    expect(scriptSrc).not.toContain("'unsafe-eval'");
+    expect(csp.get("script-src-attr")).toEqual(["'none'"]);
+    expect(csp.get("object-src")).toEqual(["'none'"]);
+    expect(csp.get("base-uri")).toEqual(["'self'"]);
+    expect(csp.get("frame-src")).toEqual(["'self'"]);
+    expect(csp.get("frame-ancestors")).toEqual(["'self'"]);
+    expect(csp.get("connect-src")).toEqual(["'self'"]);
+  });
+
+  it("puts the nonce on every script the server emits (Vite's tags, React's, the router's hydration data)", async () => {
+    const response = await request(t.app).get("/zipcode?sid=a1");
+    const nonce = nonceFrom(response.headers["content-security-policy"]);
+    const doc = parse(response.text);
+    const scripts = doc.querySelectorAll("script");
+    expect(scripts.length).toBeGreaterThanOrEqual(2);
+    for (const script of scripts) expect(script.getAttribute("nonce")).toBe(nonce);
+    expect(scripts.some((script) => script.text.includes("__staticRouterHydrationData"))).toBe(true);
+    expect(scripts.some((script) => /^\/assets\/.+\.js$/.test(script.getAttribute("src") ?? ""))).toBe(true);
+    expect(response.text).not.toContain("__CSP_NONCE__");
+  });
+
+  it("uses a fresh nonce of at least 128 bits for every response", async () => {
+    const nonces = new Set<string>();
+    for (let index = 0; index < 20; index += 1) {
+      const response = await request(t.app).get(index % 2 ? "/zipcode" : "/nope");
+      const nonce = nonceFrom(response.headers["content-security-policy"]);
+      expect(Buffer.from(nonce, "base64").length).toBeGreaterThanOrEqual(16);
+      nonces.add(nonce);
+    }
+    expect(nonces.size).toBe(20);
+  });
+
+  it("does not expose the nonce in the router's hydration data", async () => {
+    const response = await request(t.app).get("/zipcode");
+    const nonce = nonceFrom(response.headers["content-security-policy"]);
+    const data = parse(response.text).querySelectorAll("script").find((script) => script.text.includes("__staticRouterHydrationData"));
+    expect(data?.text).not.toContain(nonce);
+  });
+});
+
+describe("other security headers", () => {
+  it.each(["/zipcode", "/nope", "/rapidfire.html", "/robots.txt", "/go?zip=12345", "/healthz"])("are on %s", async (path) => {
+    const response = await request(t.app).get(path);
+    expect(response.headers["x-frame-options"]).toBe("SAMEORIGIN");
+    expect(response.headers["strict-transport-security"]).toMatch(/max-age=\d{8,}; includeSubDomains/);
+    expect(response.headers["x-content-type-options"]).toBe("nosniff");
+    expect(response.headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+    expect(response.headers["content-security-policy"]).toContain("frame-ancestors 'self'");
+    expect(response.headers["x-powered-by"]).toBeUndefined();
+  });
+});
+
+describe("caching and compression", () => {
+  it("serves hashed assets as immutable for a year, compressed", async () => {
+    const html = await request(t.app).get("/zipcode");
+    const src = parse(html.text).querySelector('script[src^="/assets/"]')!.getAttribute("src")!;
+    const asset = await request(t.app).get(src).set("Accept-Encoding", "gzip");
+    expect(asset.status).toBe(200);
+    expect(asset.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(asset.headers["content-encoding"]).toBe("gzip");
+  });
+
+  it("does not let browsers reuse HTML without asking, and compresses it", async () => {
+    const response = await request(t.app).get("/zipcode").set("Accept-Encoding", "gzip");
+    expect(response.headers["cache-control"]).toBe("no-cache");
+    expect(response.headers["content-encoding"]).toBe("gzip");
+    expect((await request(t.app).get("/rapidfire.html")).headers["cache-control"]).toBe("no-cache");
+  });
+
+  it("caches other public files briefly", async () => {
+    const response = await request(t.app).get("/robots.txt");
+    expect(response.headers["cache-control"]).toBe("public, max-age=300");
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * The real Express app, built from the production build (dist/), with its pino logs captured
+ * in memory so tests can assert on events and fields.
+ */
+import path from "node:path";
+import { Writable } from "node:stream";
+import { createApp } from "../../server/app";
+import { loadConfig, type Config } from "../../server/config";
+import { createLogger } from "../../server/logger";
+import { createLifecycle, type Lifecycle } from "../../server/routes/health";
+import { loadProductionBuild } from "../../server/render-source";
+import { staticAssets } from "../../server/static";
+import { projectRoot } from "../../scripts/lib/production-server";
+
+export type LogLine = Record<string, unknown> & { level: string; msg?: string; event?: string; requestId?: string };
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>;
+  logs: LogLine[];
+  lifecycle: Lifecycle;
+  config: Config;
+  /** Log lines with this event name. */
+  events(name: string): LogLine[];
+  /** Everything logged, as the raw text written to stdout. */
+  rawLogs(): string;
+}
+
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "debug", ...env });
+  const raw: string[] = [];
+  const logs: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      const text = chunk.toString("utf8");
+      raw.push(text);
+      for (const line of text.split("\n").filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
+      callback();
+    },
+  });
+  const logger = createLogger(config, sink);
+  const lifecycle = createLifecycle();
+  const build = await loadProductionBuild(path.join(projectRoot, "dist"));
+  const app = createApp({ config, logger, lifecycle, source: build.source, assets: staticAssets(build.clientDir) });
+  return {
+    app,
+    logs,
+    lifecycle,
+    config,
+    events: (name) => logs.filter((line) => line.event === name),
+    rawLogs: () => raw.join(""),
+  };
+}

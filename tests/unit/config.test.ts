@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../server/config";
+
+describe("loadConfig", () => {
+  it("gives production defaults for an empty environment", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      NODE_ENV: "production",
+      HOST: "0.0.0.0",
+      PORT: 3000,
+      LOG_LEVEL: "info",
+      TRUST_PROXY: false,
+      KEEP_ALIVE_TIMEOUT_MS: 65_000,
+      SHUTDOWN_TIMEOUT_MS: 10_000,
+    });
+    expect(config.KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
+    expect(config.HEADERS_TIMEOUT_MS).toBeGreaterThan(config.KEEP_ALIVE_TIMEOUT_MS);
+  });
+
+  it("reads PORT, HOST and the trust-proxy forms Express understands", () => {
+    expect(loadConfig({ PORT: "8080", HOST: "127.0.0.1" })).toMatchObject({ PORT: 8080, HOST: "127.0.0.1" });
+    expect(loadConfig({ TRUST_PROXY: "1" }).TRUST_PROXY).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: "loopback, 10.0.0.0/8" }).TRUST_PROXY).toEqual(["loopback", "10.0.0.0/8"]);
+    expect(loadConfig({ TRUST_PROXY: "false" }).TRUST_PROXY).toBe(false);
+  });
+
+  it("strips a trailing slash from PUBLIC_BASE_URL", () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: "https://www.example.com/" }).PUBLIC_BASE_URL).toBe("https://www.example.com");
+  });
+
+  it("names every bad variable in one error", () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: "http", LOG_LEVEL: "loud", TRUST_PROXY: "true", PUBLIC_BASE_URL: "javascript:alert(1)" });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    for (const name of ["PORT", "LOG_LEVEL", "TRUST_PROXY", "PUBLIC_BASE_URL"]) expect(message).toContain(name);
+  });
+
+  it("refuses a trust-proxy list with something that is not an address", () => {
+    expect(() => loadConfig({ TRUST_PROXY: "loopback, evil.example" })).toThrow(/evil\.example/);
+  });
+});
