@@ -4,8 +4,9 @@
  * time something asks to notify, and its <Toaster /> is mounted in the shell at that moment.
  */
 import { useEffect, useState } from "react";
+import type * as SonnerModule from "sonner";
 
-type Sonner = typeof import("sonner");
+type Sonner = typeof SonnerModule;
 type Show = (toast: Sonner["toast"]) => void;
 
 /** sonner's documented defaults, stated so an upgrade cannot change them silently. */

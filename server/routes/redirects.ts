@@ -4,5 +4,6 @@
  * character is accepted.
  */
 export function isSafeRelativeLocation(location: string): boolean {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   return /^\/(?![/\\])[^\s\\]*$/.test(location) && !/[\u0000-\u001f\u007f]/.test(location);
 }

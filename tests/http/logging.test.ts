@@ -7,7 +7,7 @@ beforeAll(async () => {
   t = await createTestApp({ TRUST_PROXY: "1" });
 });
 
-function linesFor(requestId: string) {
+function linesFor(requestId: string | undefined) {
   return t.logs.filter((line) => line.requestId === requestId);
 }
 

@@ -8,9 +8,9 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 
-function directives(csp: string): Map<string, string[]> {
+function directives(csp: string | undefined): Map<string, string[]> {
   return new Map(
-    csp
+    (csp ?? "")
       .split(";")
       .map((part) => part.trim().split(/\s+/))
       .filter((parts) => parts[0])
@@ -18,7 +18,7 @@ function directives(csp: string): Map<string, string[]> {
   );
 }
 
-function nonceFrom(csp: string): string {
+function nonceFrom(csp: string | undefined): string {
   const match = /'nonce-([^']+)'/.exec(directives(csp).get("script-src")!.join(" "));
   if (!match) throw new Error(`no nonce in ${csp}`);
   return match[1]!;
