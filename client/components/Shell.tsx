@@ -4,7 +4,7 @@
  * not-found page for unknown paths.
  */
 import { useEffect, type ReactNode } from "react";
-import { Outlet, isRouteErrorResponse, useMatches, useRouteError } from "react-router-dom";
+import { Outlet, ScrollRestoration, isRouteErrorResponse, useMatches, useRouteError } from "react-router-dom";
 import { TooltipProvider } from "@radix-ui/react-tooltip";
 import { Notifications } from "./Notifications";
 import { errorMeta, metaFromMatches, notFoundMeta } from "../page-meta";
@@ -40,6 +40,8 @@ export function Shell() {
   return (
     <AppProviders>
       <Outlet />
+      {/* New pages open at the top; links to #sections scroll there; Back restores the position. */}
+      <ScrollRestoration />
     </AppProviders>
   );
 }

@@ -5,12 +5,19 @@
  * pastes. Native validation (required, pattern, maxLength) blocks a bad submit; no custom
  * messages, as the spec asks.
  */
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import * as Tooltip from "@radix-ui/react-tooltip";
 import { notify } from "./Notifications";
 import { ZIP_LENGTH, campaignQueryString, parseCampaignSearch, sanitizeZipInput } from "../../shared/campaign";
 import { INVALID_ZIP_FLAG, paths } from "../../shared/routes";
+
+const noSubscription = () => () => {};
+
+/** False in the server HTML and during hydration, true once React runs in the browser. */
+function useHydrated(): boolean {
+  return useSyncExternalStore(noSubscription, () => true, () => false);
+}
 
 export function ZipForm() {
   const [searchParams] = useSearchParams();
@@ -18,15 +25,22 @@ export function ZipForm() {
   const { campaign } = parseCampaignSearch(searchParams);
   const [zip, setZip] = useState("");
   const inputRef = useRef<HTMLInputElement>(null);
+  // Without JavaScript, maxLength keeps the field at 5 characters. With it, the sanitizer does,
+  // and maxLength must go: the browser would cut a pasted "(90210)" to "(9021" before the
+  // non-digits could be removed.
+  const hydrated = useHydrated();
   const sentBack = searchParams.get(INVALID_ZIP_FLAG.key) === INVALID_ZIP_FLAG.value;
+
+  // A string, so re-renders (e.g. after hydration) do not re-run the effect below.
+  const campaignQuery = campaignQueryString(campaign);
 
   useEffect(() => {
     if (!sentBack) return;
     notify((toast) => toast.error("Please enter a valid 5-digit ZIP code."));
     inputRef.current?.focus();
     // Drop the flag so a reload or a shared link does not repeat the notice.
-    void navigate(`${paths.landing}${campaignQueryString(campaign)}`, { replace: true, preventScrollReset: true });
-  }, [sentBack, campaign, navigate]);
+    void navigate(`${paths.landing}${campaignQuery}`, { replace: true, preventScrollReset: true });
+  }, [sentBack, campaignQuery, navigate]);
 
   return (
     <form className="zip-form" method="get" action={paths.go} aria-label="Start your quote">
@@ -55,7 +69,7 @@ export function ZipForm() {
           inputMode="numeric"
           autoComplete="postal-code"
           pattern={`[0-9]{${ZIP_LENGTH}}`}
-          maxLength={ZIP_LENGTH}
+          maxLength={hydrated ? undefined : ZIP_LENGTH}
           required
           placeholder="ZIP code"
           value={zip}

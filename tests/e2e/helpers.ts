@@ -1,0 +1,139 @@
+/**
+ * Shared pieces of the browser tests: one production server and one Chromium per test file,
+ * a console/CSP collector, and small page helpers. Not a test file itself (no `.test.ts`).
+ */
+import type { Browser, BrowserContext, BrowserContextOptions, ConsoleMessage, Page } from "playwright";
+import { launchChromium } from "../support/browser";
+import { startProductionServer, type RunningServer } from "../../scripts/lib/production-server";
+
+export interface Harness {
+  server: RunningServer;
+  browser: Browser;
+  /** Absolute URL on the test server. */
+  url(path: string): string;
+  /** A fresh, isolated browser context; closed by `close()` if the test did not close it. */
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+/** Starts the built server and Chromium in parallel (call from beforeAll). */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const [server, browser] = await Promise.all([startProductionServer(env), launchChromium()]);
+  const contexts = new Set<BrowserContext>();
+  return {
+    server,
+    browser,
+    url: (path) => new URL(path, server.origin).href,
+    async newContext(options) {
+      const context = await browser.newContext(options);
+      // Fail a stuck wait with Playwright's own message, well before vitest's 30 s test timeout.
+      context.setDefaultTimeout(10_000);
+      contexts.add(context);
+      context.once("close", () => contexts.delete(context));
+      return context;
+    },
+    async close() {
+      await Promise.allSettled([...contexts].map((context) => context.close()));
+      await Promise.allSettled([browser.close(), server.stop()]);
+    },
+  };
+}
+
+/**
+ * Waits until React has hydrated `selector` (React tags the DOM nodes it owns with
+ * `__reactFiber$…`/`__reactProps$…` keys). Events sent after this reach React's handlers.
+ */
+export async function waitForHydration(page: Page, selector = "#root > *"): Promise<void> {
+  await page.waitForFunction((css) => {
+    const element = document.querySelector(css);
+    return element !== null && Object.keys(element).some((key) => key.startsWith("__reactProps$"));
+  }, selector);
+}
+
+/** Sets a flag on `window`; it survives client-side navigation and is lost on a full page load. */
+export async function setWindowMarker(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    (window as unknown as { __e2eMarker?: string }).__e2eMarker = "still-here";
+  });
+}
+
+export async function hasWindowMarker(page: Page): Promise<boolean> {
+  return page.evaluate(() => (window as unknown as { __e2eMarker?: string }).__e2eMarker === "still-here");
+}
+
+export interface CollectedMessage {
+  type: string;
+  text: string;
+  /** The URL the message is attributed to (the script, or the document for load failures). */
+  url: string;
+}
+
+export interface ProblemCollector {
+  /** Console errors and warnings, from every frame. */
+  consoleProblems: CollectedMessage[];
+  /** Uncaught exceptions in the page. */
+  pageErrors: string[];
+  /** Console lines that mention the Content Security Policy. */
+  cspConsole: string[];
+  /** `securitypolicyviolation` events recorded by the init script, from every frame. */
+  cspViolations(page: Page): Promise<string[]>;
+}
+
+const CSP_RECORDER = "__e2eCspViolations";
+
+/**
+ * Records everything that signals a broken page: console errors and warnings, uncaught
+ * exceptions, and CSP violations (both the DOM event, via an init script in every frame, and
+ * Chromium's console report). Call before the first navigation.
+ */
+export async function collectProblems(context: BrowserContext, page: Page): Promise<ProblemCollector> {
+  await context.addInitScript((key: string) => {
+    const record: string[] = [];
+    (window as unknown as Record<string, string[]>)[key] = record;
+    document.addEventListener("securitypolicyviolation", (event) => {
+      record.push(`${event.effectiveDirective} blocked ${event.blockedURI || "inline"} in ${event.documentURI}`);
+    });
+  }, CSP_RECORDER);
+  const collector: ProblemCollector = {
+    consoleProblems: [],
+    pageErrors: [],
+    cspConsole: [],
+    async cspViolations(target) {
+      const perFrame = await Promise.all(
+        target.frames().map((frame) =>
+          frame
+            .evaluate((key: string) => (window as unknown as Record<string, string[] | undefined>)[key] ?? [], CSP_RECORDER)
+            .catch(() => [] as string[]),
+        ),
+      );
+      return perFrame.flat();
+    },
+  };
+  page.on("console", (message: ConsoleMessage) => {
+    const text = message.text();
+    if (/content security policy/i.test(text)) collector.cspConsole.push(text);
+    const type = message.type();
+    if (type === "error" || type === "warning" || type === "assert") {
+      collector.consoleProblems.push({ type, text, url: message.location().url });
+    }
+  });
+  page.on("pageerror", (error) => collector.pageErrors.push(`${error.name}: ${error.message}`));
+  return collector;
+}
+
+/**
+ * Chromium prints this for any frame sandboxed with both allow-scripts and allow-same-origin.
+ * The quote page's frame is specified with exactly that sandbox (same-origin form that needs
+ * scripts and forms), so the warning is expected there and nowhere else.
+ */
+export const SANDBOX_ESCAPE_WARNING = "An iframe which has both allow-scripts and allow-same-origin for its sandbox attribute can escape its sandboxing.";
+
+/** Whether the element's box is entirely inside the visible viewport (the visitor can read it). */
+export async function isFullyInViewport(page: Page, selector: string): Promise<boolean> {
+  return page.evaluate((css) => {
+    const element = document.querySelector(css);
+    if (!element) return false;
+    const box = element.getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= window.innerHeight && box.left >= 0 && box.right <= window.innerWidth;
+  }, selector);
+}

@@ -1,0 +1,161 @@
+/**
+ * Every page hydrates cleanly: no console errors or warnings, no uncaught exceptions, no
+ * Content-Security-Policy violations (in the page or the quote frame), and proof that React
+ * took over the server's HTML. Also the not-found page: its status, its text and its log line.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright";
+import {
+  SANDBOX_ESCAPE_WARNING,
+  collectProblems,
+  hasWindowMarker,
+  setWindowMarker,
+  startHarness,
+  type CollectedMessage,
+  type Harness,
+  type ProblemCollector,
+} from "./helpers";
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness();
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+interface Visit {
+  page: Page;
+  problems: ProblemCollector;
+  status: number | undefined;
+}
+
+async function visit(path: string): Promise<Visit> {
+  const context = await harness.newContext();
+  const page = await context.newPage();
+  const problems = await collectProblems(context, page);
+  const response = await page.goto(harness.url(path));
+  return { page, problems, status: response?.status() };
+}
+
+/** Clicks a link and checks it was a client-side navigation: same document, new URL. */
+async function navigateClientSide(page: Page, linkName: string, expectedPath: string): Promise<void> {
+  await setWindowMarker(page);
+  await page.getByRole("link", { name: linkName, exact: true }).first().click();
+  await page.waitForURL(harness.url(expectedPath));
+  expect(await hasWindowMarker(page), `"${linkName}" should navigate without a full page load`).toBe(true);
+}
+
+async function expectNoProblems(
+  { page, problems }: Visit,
+  allowed: (message: CollectedMessage) => boolean = () => false,
+): Promise<void> {
+  expect(problems.pageErrors, "uncaught exceptions").toEqual([]);
+  expect(problems.consoleProblems.filter((message) => !allowed(message)), "console errors and warnings").toEqual([]);
+  expect(problems.cspConsole, "CSP reports in the console").toEqual([]);
+  expect(await problems.cspViolations(page), "securitypolicyviolation events").toEqual([]);
+}
+
+describe("hydration without console errors or CSP violations", () => {
+  it("hydrates the landing page: the ZIP field strips a letter typed after load", async () => {
+    const current = await visit("/zipcode");
+    expect(current.status).toBe(200);
+    const zip = current.page.locator("#zip");
+    await zip.click();
+    await current.page.keyboard.type("9a");
+    await expect.poll(() => zip.inputValue(), { timeout: 5_000 }).toBe("9");
+    await expectNoProblems(current);
+    await current.page.context().close();
+  });
+
+  it("hydrates the quote page and its frame: the header logo navigates client-side", async () => {
+    const current = await visit("/?zip=90210");
+    expect(current.status).toBe(200);
+    // The framed form ran its script (and so had every chance to trip the CSP).
+    await current.page.frameLocator("iframe.quote-frame").locator("#zip-status strong").filter({ hasText: "90210" }).waitFor();
+    await navigateClientSide(current.page, "QuoteRidge home", "/zipcode");
+    // Only Chromium's note about the specified sandbox (allow-scripts + allow-same-origin) on the frame.
+    await expectNoProblems(current, (message) => message.type === "warning" && message.text === SANDBOX_ESCAPE_WARNING && new URL(message.url).pathname === "/rapidfire.html");
+    await current.page.context().close();
+  });
+
+  it("hydrates the privacy policy: a footer link navigates client-side", async () => {
+    const current = await visit("/privacy-policy");
+    expect(current.status).toBe(200);
+    await navigateClientSide(current.page, "Terms of Use", "/terms-of-use");
+    await expectNoProblems(current);
+    await current.page.context().close();
+  });
+
+  it("hydrates the terms of use: a footer link navigates client-side", async () => {
+    const current = await visit("/terms-of-use");
+    expect(current.status).toBe(200);
+    await navigateClientSide(current.page, "Privacy Policy", "/privacy-policy");
+    await expectNoProblems(current);
+    await current.page.context().close();
+  });
+
+  it("hydrates the not-found page with its 404 warning as the only console message", async () => {
+    const current = await visit("/no-such-page");
+    expect(current.status).toBe(404);
+    const documentUrl = harness.url("/no-such-page");
+    // The warning comes from a React effect, so seeing it proves the page hydrated.
+    await expect
+      .poll(() => current.problems.consoleProblems.some((message) => message.type === "warning" && message.text.includes("/no-such-page")), { timeout: 5_000 })
+      .toBe(true);
+    await expectNoProblems(current, (message) =>
+      // Chromium reports the document's own 404 status as a failed load; nothing else may fail.
+      (message.type === "error" && message.url === documentUrl && message.text.startsWith("Failed to load resource: the server responded with a status of 404")) ||
+      (message.type === "warning" && message.text.includes("/no-such-page")),
+    );
+    const warnings = current.problems.consoleProblems.filter((message) => message.type === "warning");
+    expect(warnings.map((message) => message.text)).toEqual(["404: no page at /no-such-page"]);
+    await current.page.context().close();
+  });
+
+  it("notices a CSP violation when one happens (self-check of the collector)", async () => {
+    const current = await visit("/zipcode");
+    await current.page.evaluate(() => {
+      const script = document.createElement("script");
+      script.textContent = "window.__e2eInlineRan = true;";
+      document.body.append(script);
+    });
+    await expect
+      .poll(() => current.problems.cspViolations(current.page), { timeout: 5_000 })
+      .toContainEqual(expect.stringMatching(/^script-src-elem blocked inline in /));
+    await expect.poll(() => current.problems.cspConsole.length, { timeout: 5_000 }).toBeGreaterThan(0);
+    expect(await current.page.evaluate(() => (window as unknown as { __e2eInlineRan?: boolean }).__e2eInlineRan)).toBeUndefined();
+    await current.page.context().close();
+  });
+});
+
+describe("the not-found page", () => {
+  it("answers an unknown path with HTTP 404, says so, and logs the path as a console warning", async () => {
+    const current = await visit("/no-such-page");
+    const { page } = current;
+    expect(current.status).toBe(404);
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("404");
+    await expect(page.getByText("Oops! Page not found", { exact: true }).isVisible()).resolves.toBe(true);
+    const home = page.getByRole("link", { name: "Return to Home" });
+    await expect(home.getAttribute("href")).resolves.toBe("/");
+    await expect(page.title()).resolves.toBe("Page not found | QuoteRidge");
+    await expect
+      .poll(() => current.problems.consoleProblems.filter((message) => message.type === "warning").map((message) => message.text), { timeout: 5_000 })
+      .toContainEqual(expect.stringContaining("/no-such-page"));
+    await page.context().close();
+  });
+
+  it("takes the visitor home from the not-found page", async () => {
+    const { page } = await visit("/no-such-page");
+    await page.waitForLoadState("load");
+    await setWindowMarker(page);
+    await page.getByRole("link", { name: "Return to Home" }).click();
+    await page.waitForURL(harness.url("/"));
+    await expect(page.locator("iframe.quote-frame").getAttribute("src")).resolves.toBe("/rapidfire.html");
+    await expect.poll(() => page.title(), { timeout: 5_000 }).toBe("Your Free Car Insurance Quote | QuoteRidge");
+    expect(await hasWindowMarker(page)).toBe(true);
+    await page.context().close();
+  });
+});
