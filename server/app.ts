@@ -48,7 +48,8 @@ export function createApp({ config, logger, lifecycle, source, assets }: AppDepe
   app.get(paths.go, goHandler);
   // 6. Files, then every other GET/HEAD is a page of the React router.
   if (assets.length > 0) app.use(assets);
-  app.get("/{*splat}", createRenderHandler(source, config));
+  // Development re-renders every time so edits show at once.
+  app.get("/{*splat}", createRenderHandler(source, config, { cache: config.NODE_ENV !== "development" }));
   // 7. Other methods on pages are not supported.
   app.use((req, res) => {
     res.setHeader("Allow", "GET, HEAD");

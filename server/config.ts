@@ -52,6 +52,9 @@ export const configSchema = z.object({
   REQUEST_TIMEOUT_MS: milliseconds(30_000),
   /** How long an SSR render may take before it is aborted. */
   RENDER_TIMEOUT_MS: milliseconds(10_000),
+  /** Rendered pages kept in memory (0 turns the cache off), and for how long. */
+  PAGE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(100_000).default(500),
+  PAGE_CACHE_TTL_MS: milliseconds(60_000),
   /** After SIGTERM: how long to keep serving (readiness failing) so the balancer stops routing. */
   SHUTDOWN_DELAY_MS: milliseconds(0),
   /** After the delay: how long in-flight requests get to finish before sockets are destroyed. */

@@ -1,7 +1,8 @@
 /**
  * Server-side rendering of the React router (DESIGN practices 2, 3, 6): the data router decides
  * the status (404 for unknown paths) before the first byte; React streams the shell; bots get
- * the whole document at once; HEAD gets no body; a render that hangs is aborted.
+ * the whole document at once; HEAD gets no body; a render that hangs is aborted, and so is one
+ * whose visitor has gone. Complete 200 pages are kept briefly in the page cache.
  */
 import { Transform } from "node:stream";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
@@ -10,21 +11,44 @@ import type { Config } from "./config";
 import type { RenderSource } from "./render-source";
 import type { PreparedPage } from "../client/render-contract";
 import { errorPageHtml } from "./error-pages";
-import { fillTemplate, renderHead } from "./template";
+import { fillTemplate, renderHead, type DocumentParts } from "./template";
 import { logCampaignHit, logNotFound } from "./events";
 import { isSafeRelativeLocation } from "./routes/redirects";
+import { PageCache } from "./page-cache";
 
-/** Whether the rendered page is the same for everybody: our pages hold no personal data. */
+/** Browsers revalidate HTML every time; the pages hold no personal data, so shared caches may too. */
 const HTML_CACHE_CONTROL = "no-cache";
 
-export function createRenderHandler(source: RenderSource, config: Pick<Config, "PUBLIC_BASE_URL" | "RENDER_TIMEOUT_MS">): RequestHandler {
+type RenderConfig = Pick<Config, "PUBLIC_BASE_URL" | "RENDER_TIMEOUT_MS" | "PAGE_CACHE_MAX_ENTRIES" | "PAGE_CACHE_TTL_MS">;
+type RenderFn = Extract<PreparedPage, { type: "document" }>["render"];
+
+export function createRenderHandler(source: RenderSource, config: RenderConfig, options: { cache: boolean }): RequestHandler {
+  const cache = new PageCache(
+    options.cache ? { maxEntries: config.PAGE_CACHE_MAX_ENTRIES, ttlMs: config.PAGE_CACHE_TTL_MS } : { maxEntries: 0, ttlMs: 0 },
+  );
+
   return async function renderPage(req: Request, res: Response, next: NextFunction) {
+    // Attached first, so a visitor who leaves while the router works still aborts the render.
+    const gone = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
     try {
       const url = new URL(req.originalUrl, "http://ssr.invalid");
-      const controller = new AbortController();
-      res.once("close", () => controller.abort());
+      const nonce = res.locals.cspNonce;
+      const cacheKey = cache.keyFor(req.originalUrl);
+      const cached = cacheKey === undefined ? undefined : cache.get(cacheKey, nonce);
+      if (cached !== undefined) {
+        logCampaignHit(req, url);
+        startHtmlResponse(res, 200);
+        if (req.method === "HEAD") res.end();
+        else res.setHeader("Content-Length", Buffer.byteLength(cached)).end(cached);
+        return;
+      }
+
       const entry = await source.entry();
-      const page = await entry.prepare(new Request(url, { signal: controller.signal }));
+      const page = await entry.prepare(new Request(url, { signal: gone.signal }));
+      if (gone.signal.aborted) return;
 
       if (page.type === "redirect") {
         // A loader's redirect must stay on this site.
@@ -35,20 +59,17 @@ export function createRenderHandler(source: RenderSource, config: Pick<Config, "
 
       if (page.status === 404) logNotFound(req);
       if (page.status < 400) logCampaignHit(req, url);
-
-      res.status(page.status);
-      res.setHeader("Content-Type", "text/html; charset=utf-8");
-      res.setHeader("Cache-Control", HTML_CACHE_CONTROL);
+      startHtmlResponse(res, page.status);
       if (req.method === "HEAD") {
         res.end();
         return;
       }
 
-      const nonce = res.locals.cspNonce;
       const canonicalPath = page.status === 200 ? url.pathname : undefined;
       const head = renderHead({ ...page.meta, canonicalPath, noindex: page.meta.noindex || page.status !== 200 }, config.PUBLIC_BASE_URL);
-      const documentParts = fillTemplate(await source.template(url.pathname), head, nonce);
-      streamDocument(req, res, page.render, nonce, documentParts, config.RENDER_TIMEOUT_MS);
+      const parts = fillTemplate(await source.template(url.pathname), head, nonce);
+      const store = page.status === 200 && cacheKey !== undefined ? (html: string) => cache.set(cacheKey, html, nonce) : undefined;
+      streamDocument({ req, res, render: page.render, nonce, parts, timeoutMs: config.RENDER_TIMEOUT_MS, signal: gone.signal, store });
     } catch (error) {
       if (error instanceof Error) source.fixStacktrace?.(error);
       next(error);
@@ -56,29 +77,46 @@ export function createRenderHandler(source: RenderSource, config: Pick<Config, "
   };
 }
 
-type RenderFn = Extract<PreparedPage, { type: "document" }>["render"];
+function startHtmlResponse(res: Response, status: number): void {
+  res.status(status);
+  res.setHeader("Content-Type", "text/html; charset=utf-8");
+  res.setHeader("Cache-Control", HTML_CACHE_CONTROL);
+}
 
-function streamDocument(
-  req: Request,
-  res: Response,
-  render: RenderFn,
-  nonce: string,
-  parts: { start: string; end: string },
-  timeoutMs: number,
-): void {
+interface StreamOptions {
+  req: Request;
+  res: Response;
+  render: RenderFn;
+  nonce: string;
+  parts: DocumentParts;
+  timeoutMs: number;
+  /** Aborted when the visitor goes away. */
+  signal: AbortSignal;
+  /** Receives the whole document when it rendered without any error. */
+  store: ((html: string) => void) | undefined;
+}
+
+function streamDocument({ req, res, render, nonce, parts, timeoutMs, signal, store }: StreamOptions): void {
   const forBot = isbot(req.get("user-agent") ?? "");
-  let started = false;
+  const copy: Buffer[] | undefined = store ? [Buffer.from(parts.start)] : undefined;
+  let clean = true;
   const body = new Transform({
-    transform(chunk, _encoding, callback) {
+    transform(chunk: Buffer, _encoding, callback) {
+      copy?.push(chunk);
       callback(null, chunk);
     },
     flush(callback) {
+      if (copy && clean) {
+        copy.push(Buffer.from(parts.end));
+        store!(Buffer.concat(copy).toString("utf8"));
+      }
       callback(null, parts.end);
     },
   });
   // React calls flush() after each batch so compression sends what it has instead of holding it.
   Object.assign(body, { flush: () => (res as Response & { flush?: () => void }).flush?.() });
 
+  let started = false;
   const start = () => {
     if (started || res.headersSent) return;
     started = true;
@@ -95,7 +133,9 @@ function streamDocument(
       if (forBot) start();
     },
     onShellError(error) {
+      clean = false;
       clearTimeout(timer);
+      if (signal.aborted) return;
       req.log.error({ err: error }, "render shell failed");
       if (res.headersSent) {
         res.destroy();
@@ -105,8 +145,9 @@ function streamDocument(
       res.send(errorPageHtml(500, String(req.id)));
     },
     onError(error) {
-      // Errors inside Suspense boundaries after the shell: React retries them in the browser.
-      req.log.error({ err: error }, "render error");
+      // After the shell: React retries the failed part in the browser. Never cache such a page.
+      clean = false;
+      if (!signal.aborted) req.log.error({ err: error }, "render error");
     },
   });
 
@@ -115,8 +156,14 @@ function streamDocument(
     stream.abort(new Error(`Render exceeded ${timeoutMs} ms`));
   }, timeoutMs);
   timer.unref();
-  res.once("close", () => {
-    clearTimeout(timer);
-    if (!res.writableFinished) stream.abort(new Error("Client closed the connection"));
-  });
+  res.once("finish", () => clearTimeout(timer));
+  signal.addEventListener(
+    "abort",
+    () => {
+      clean = false;
+      clearTimeout(timer);
+      stream.abort(new Error("The visitor closed the connection"));
+    },
+    { once: true },
+  );
 }

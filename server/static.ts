@@ -1,13 +1,27 @@
 /**
  * Static files in production (DESIGN practice 11): Vite's hashed files under /assets never
  * change, so browsers keep them a year; everything else from public/ is cached briefly; HTML
- * files are revalidated every time. The built template (index.html) is never served raw.
+ * files are revalidated every time. The public files are listed once at boot, so a page request
+ * costs no file-system lookup, and the built template (index.html) is never served raw.
  */
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import express, { type RequestHandler } from "express";
 
 const ONE_YEAR_SECONDS = 31_536_000;
 const SHORT_CACHE_SECONDS = 300;
+
+/** URL paths of the files in clientDir, outside assets/, except the SSR template. */
+function listPublicFiles(clientDir: string): Set<string> {
+  const files = new Set<string>();
+  for (const entry of readdirSync(clientDir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const relative = path.relative(clientDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/");
+    if (relative === "index.html" || relative.startsWith("assets/")) continue;
+    files.add(`/${relative}`);
+  }
+  return files;
+}
 
 export function staticAssets(clientDir: string): RequestHandler[] {
   const hashed = express.static(path.join(clientDir, "assets"), {
@@ -18,22 +32,16 @@ export function staticAssets(clientDir: string): RequestHandler[] {
       res.setHeader("Cache-Control", `public, max-age=${ONE_YEAR_SECONDS}, immutable`);
     },
   });
-  const publicFiles = express.static(clientDir, {
+  const serveFile = express.static(clientDir, {
     index: false,
     redirect: false,
-    dotfiles: "ignore",
     setHeaders(res, filePath) {
-      res.setHeader(
-        "Cache-Control",
-        filePath.endsWith(".html") ? "no-cache" : `public, max-age=${SHORT_CACHE_SECONDS}`,
-      );
+      res.setHeader("Cache-Control", filePath.endsWith(".html") ? "no-cache" : `public, max-age=${SHORT_CACHE_SECONDS}`);
     },
   });
+  const publicFiles = listPublicFiles(clientDir);
   const router = express.Router();
   router.use("/assets", hashed);
-  router.use((req, res, next) => {
-    if (req.path === "/index.html") return next();
-    return publicFiles(req, res, next);
-  });
+  router.use((req, res, next) => (publicFiles.has(req.path) ? serveFile(req, res, next) : next()));
   return [router];
 }

@@ -1,0 +1,116 @@
+import path from "node:path";
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import request from "supertest";
+import { createApp } from "../../server/app";
+import { loadConfig } from "../../server/config";
+import { createLogger } from "../../server/logger";
+import { createLifecycle } from "../../server/routes/health";
+import { loadProductionBuild, type RenderSource } from "../../server/render-source";
+import { staticAssets } from "../../server/static";
+import { projectRoot } from "../../scripts/lib/production-server";
+
+/** The real built app, counting how often the React router is asked to render. */
+async function countingApp(env: Record<string, string> = {}) {
+  const build = await loadProductionBuild(path.join(projectRoot, "dist"));
+  let renders = 0;
+  const source: RenderSource = {
+    template: build.source.template,
+    entry: async () => {
+      const entry = await build.source.entry();
+      return {
+        prepare: (fetchRequest) => {
+          renders += 1;
+          return entry.prepare(fetchRequest);
+        },
+      };
+    },
+  };
+  const events: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString().split("\n").filter(Boolean)) events.push(JSON.parse(line) as Record<string, unknown>);
+      callback();
+    },
+  });
+  const config = loadConfig({ NODE_ENV: "production", ...env });
+  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: staticAssets(build.clientDir) });
+  return { app, renders: () => renders, events };
+}
+
+const nonceOf = (csp: string | undefined) => /'nonce-([^']+)'/.exec(csp ?? "")![1]!;
+
+describe("the page cache", () => {
+  it("renders a repeated address once and gives each response its own nonce", async () => {
+    const { app, renders } = await countingApp();
+    const first = await request(app).get("/terms-of-use");
+    const second = await request(app).get("/terms-of-use").set("Accept-Encoding", "identity");
+    expect(renders()).toBe(1);
+    const firstNonce = nonceOf(first.headers["content-security-policy"]);
+    const secondNonce = nonceOf(second.headers["content-security-policy"]);
+    expect(secondNonce).not.toBe(firstNonce);
+    expect(second.text).toContain(`nonce="${secondNonce}"`);
+    expect(second.text).not.toContain(firstNonce);
+    expect(second.text).not.toContain("@@nonce:");
+    expect(second.text.replaceAll(secondNonce, "N")).toBe(first.text.replaceAll(firstNonce, "N"));
+    expect(second.headers["content-length"]).toBe(String(Buffer.byteLength(second.text)));
+    expect(second.headers["cache-control"]).toBe("no-cache");
+  });
+
+  it("keeps addresses apart, query included", async () => {
+    const { app, renders } = await countingApp();
+    const a = await request(app).get("/zipcode?sid=a1");
+    const b = await request(app).get("/zipcode?sid=b2");
+    expect(renders()).toBe(2);
+    expect(a.text).toContain('value="a1"');
+    expect(b.text).toContain('value="b2"');
+    expect(b.text).not.toContain('value="a1"');
+  });
+
+  it("still logs campaign_hit for pages served from the cache", async () => {
+    const { app, events } = await countingApp();
+    await request(app).get("/zipcode?sid=a1&tid=b2");
+    await request(app).get("/zipcode?sid=a1&tid=b2");
+    expect(events.filter((line) => line.event === "campaign_hit")).toHaveLength(2);
+  });
+
+  it("never keeps 404 pages, so random paths cannot crowd it", async () => {
+    const { app, renders } = await countingApp();
+    await request(app).get("/nope");
+    const again = await request(app).get("/nope");
+    expect(again.status).toBe(404);
+    expect(renders()).toBe(2);
+  });
+
+  it("answers HEAD from the cache without a body", async () => {
+    const { app, renders } = await countingApp();
+    await request(app).get("/privacy-policy");
+    const head = await request(app).head("/privacy-policy");
+    expect(head.status).toBe(200);
+    expect(head.text ?? "").toBe("");
+    expect(renders()).toBe(1);
+  });
+
+  it("is off with PAGE_CACHE_MAX_ENTRIES=0", async () => {
+    const { app, renders } = await countingApp({ PAGE_CACHE_MAX_ENTRIES: "0" });
+    await request(app).get("/terms-of-use");
+    await request(app).get("/terms-of-use");
+    expect(renders()).toBe(2);
+  });
+
+  it("lets entries expire after PAGE_CACHE_TTL_MS", async () => {
+    const { app, renders } = await countingApp({ PAGE_CACHE_TTL_MS: "30" });
+    await request(app).get("/terms-of-use");
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await request(app).get("/terms-of-use");
+    expect(renders()).toBe(2);
+  });
+
+  it("renders very long addresses every time", async () => {
+    const { app, renders } = await countingApp();
+    const long = `/zipcode?utm=${"x".repeat(600)}`;
+    await request(app).get(long);
+    await request(app).get(long);
+    expect(renders()).toBe(2);
+  });
+});
