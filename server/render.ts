@@ -4,7 +4,7 @@
  * the whole document at once; HEAD gets no body; a render that hangs is aborted, and so is one
  * whose visitor has gone. Complete 200 pages are kept briefly in the page cache.
  */
-import { Transform } from "node:stream";
+import { Writable } from "node:stream";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { isbot } from "isbot";
 import type { Config } from "./config";
@@ -100,17 +100,21 @@ function streamDocument({ req, res, render, nonce, parts, timeoutMs, signal, sto
   const forBot = isbot(req.get("user-agent") ?? "");
   const copy: Buffer[] | undefined = store ? [Buffer.from(parts.start)] : undefined;
   let clean = true;
-  const body = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
+  // React writes straight through this to the response (no extra buffering stage) and ends it
+  // with the template's tail.
+  const body = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
       copy?.push(chunk);
-      callback(null, chunk);
+      if (res.write(chunk)) callback();
+      else res.once("drain", () => callback());
     },
-    flush(callback) {
+    final(callback) {
       if (copy && clean) {
         copy.push(Buffer.from(parts.end));
         store!(Buffer.concat(copy).toString("utf8"));
       }
-      callback(null, parts.end);
+      res.end(parts.end);
+      callback();
     },
   });
   // React calls flush() after each batch so compression sends what it has instead of holding it.
@@ -120,9 +124,11 @@ function streamDocument({ req, res, render, nonce, parts, timeoutMs, signal, sto
   const start = () => {
     if (started || res.headersSent) return;
     started = true;
+    // Everything React has ready is written in this tick: send it as one packet, not dozens.
+    res.cork();
     res.write(parts.start);
-    body.pipe(res);
     stream.pipe(body);
+    process.nextTick(() => res.uncork());
   };
 
   const stream = render(nonce, {

@@ -12,6 +12,8 @@ export interface LoadOptions {
   /** Seconds before one request counts as a timeout (and an error). */
   timeout: number;
   headers?: Record<string, string>;
+  /** Replace `[<id>]` in the URL with a new id for every request. */
+  idReplacement?: boolean;
 }
 
 interface Histogram {

@@ -93,14 +93,16 @@ interface ModuleRefs {
 export function scanModule(code: string): ModuleRefs {
   const staticImports = new Set<string>();
   // import"x"; import x from"x"; import{a as b}from"x"; import*as n from"x"; export{a}from"x"; export*from"x"
+  // Only specifiers that look like module files ("./x.js", "/assets/x.js", "https://…/x.mjs"), so
+  // prose inside minified strings ("did you import `RouterProvider` from …") is not taken for one.
   const staticPattern =
-    /(?:^|[;\n}\s])(?:import|export)\s*(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*\s*(?:as\s+[\w$]+)?)?\s*(?:from\s*)?(["'`])([^"'`\n]+)\1/g;
+    /(?:^|[;\n}\s])(?:import|export)\s*(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*\s*(?:as\s+[\w$]+)?)?\s*(?:from\s*)?(["'`])((?:\.{1,2}\/|\/|https?:\/\/)[^"'`\n]*?\.m?js(?:\?[^"'`\n]*)?)\1/g;
   for (const match of code.matchAll(staticPattern)) {
     if (match[2]) staticImports.add(match[2]);
   }
   const dynamicImports = new Set<string>();
   let literalCalls = 0;
-  for (const match of code.matchAll(/(?<![\w$.])import\(\s*(["'`])([^"'`\n$]+)\1\s*\)/g)) {
+  for (const match of code.matchAll(/(?<![\w$.])import\(\s*(["'`])([^"'`\n$]+?)\1\s*\)/g)) {
     literalCalls += 1;
     if (match[2]) dynamicImports.add(match[2]);
   }

@@ -22,7 +22,18 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startProductionServer(env: Record<string, string> = {}, timeoutMs = 15_000): Promise<RunningServer> {
+export interface StartOptions {
+  /**
+   * "all": parse and keep every log line (tests). "problems": keep only warn/error/fatal lines,
+   * so a benchmark at LOG_LEVEL=info does not spend its own CPU parsing the access log.
+   */
+  keepLogs?: "all" | "problems";
+  timeoutMs?: number;
+}
+
+const PROBLEM_LEVEL = /"level":"(warn|error|fatal)"/;
+
+export async function startProductionServer(env: Record<string, string> = {}, { keepLogs = "all", timeoutMs = 15_000 }: StartOptions = {}): Promise<RunningServer> {
   if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [serverEntry], {
     cwd: projectRoot,
@@ -37,6 +48,7 @@ export async function startProductionServer(env: Record<string, string> = {}, ti
   const stopOnExit = () => child.kill("SIGKILL");
   process.once("exit", stopOnExit);
 
+  let listening = false;
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
     let buffered = "";
@@ -47,10 +59,12 @@ export async function startProductionServer(env: Record<string, string> = {}, ti
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
         newline = buffered.indexOf("\n");
+        if (listening && keepLogs === "problems" && !PROBLEM_LEVEL.test(line)) continue;
         try {
           const entry = JSON.parse(line) as Record<string, unknown>;
           logs.push(entry);
           if (entry.event === "server_started" && typeof entry.port === "number") {
+            listening = true;
             clearTimeout(timer);
             resolve(entry.port);
           }
