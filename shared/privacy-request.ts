@@ -1,0 +1,109 @@
+/**
+ * The privacy request form ("Do Not Sell or Share My Personal Information", /do-not-sell):
+ * its fields and rules, shared by the page (field messages) and the server (the real check).
+ */
+import * as z from "zod/mini";
+
+export const PRIVACY_REQUEST_TYPES = ["opt_out_sale_sharing", "nevada_opt_out", "access", "deletion", "correction"] as const;
+export type PrivacyRequestType = (typeof PRIVACY_REQUEST_TYPES)[number];
+
+export const PRIVACY_REQUEST_LABELS: Record<PrivacyRequestType, string> = {
+  opt_out_sale_sharing: "Do not sell or share my personal information",
+  nevada_opt_out: "Nevada residents: do not sell my covered information",
+  access: "Tell me what personal information you have about me",
+  deletion: "Delete my personal information",
+  correction: "Correct my personal information",
+};
+
+/** US states, DC and territories, for the optional state field. */
+export const US_STATES: Readonly<Record<string, string>> = {
+  AL: "Alabama", AK: "Alaska", AZ: "Arizona", AR: "Arkansas", CA: "California", CO: "Colorado", CT: "Connecticut",
+  DE: "Delaware", DC: "District of Columbia", FL: "Florida", GA: "Georgia", HI: "Hawaii", ID: "Idaho", IL: "Illinois",
+  IN: "Indiana", IA: "Iowa", KS: "Kansas", KY: "Kentucky", LA: "Louisiana", ME: "Maine", MD: "Maryland",
+  MA: "Massachusetts", MI: "Michigan", MN: "Minnesota", MS: "Mississippi", MO: "Missouri", MT: "Montana",
+  NE: "Nebraska", NV: "Nevada", NH: "New Hampshire", NJ: "New Jersey", NM: "New Mexico", NY: "New York",
+  NC: "North Carolina", ND: "North Dakota", OH: "Ohio", OK: "Oklahoma", OR: "Oregon", PA: "Pennsylvania",
+  PR: "Puerto Rico", RI: "Rhode Island", SC: "South Carolina", SD: "South Dakota", TN: "Tennessee", TX: "Texas",
+  UT: "Utah", VT: "Vermont", VA: "Virginia", WA: "Washington", WV: "West Virginia", WI: "Wisconsin", WY: "Wyoming",
+};
+
+export const EMAIL_MAX_LENGTH = 254;
+export const DETAILS_MAX_LENGTH = 1000;
+
+/**
+ * A US phone number as people type it ("(415) 555-0134", "415.555.0134", "+1 415 555 0134"),
+ * normalised to E.164 (+14155550134). NANP rules: area code and exchange start with 2–9.
+ * Returns undefined when it is not a valid US number.
+ */
+export function normalizeUsPhone(input: string): string | undefined {
+  if (!/^[\d\s().+-]{10,20}$/.test(input.trim())) return undefined;
+  let digits = input.replace(/\D/g, "");
+  if (digits.length === 11 && digits.startsWith("1")) digits = digits.slice(1);
+  if (!/^[2-9]\d{2}[2-9]\d{6}$/.test(digits)) return undefined;
+  return `+1${digits}`;
+}
+
+const emailCheck = z.string().check(z.maxLength(EMAIL_MAX_LENGTH), z.email());
+
+export type PrivacyRequestField = "requestType" | "email" | "phone" | "state" | "details";
+export type FieldErrors = Partial<Record<PrivacyRequestField, string>>;
+
+export interface PrivacyRequestInput {
+  requestType: PrivacyRequestType;
+  email?: string;
+  phone?: string;
+  state?: string;
+  details?: string;
+}
+
+/** What the form sends: every value a string (absent or empty when not filled). */
+export type RawPrivacyRequest = Partial<Record<PrivacyRequestField, unknown>>;
+
+function text(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const trimmed = value.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
+/**
+ * Validates the form with a message per field, in plain words. Unknown fields are ignored;
+ * a field sent twice (an array) is refused.
+ */
+export function validatePrivacyRequest(raw: RawPrivacyRequest): { ok: true; value: PrivacyRequestInput } | { ok: false; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  for (const field of ["requestType", "email", "phone", "state", "details"] as const) {
+    if (raw[field] !== undefined && typeof raw[field] !== "string") errors[field] = "Send this field once, as text.";
+  }
+  const requestType = text(raw.requestType);
+  const email = text(raw.email)?.toLowerCase();
+  const phoneText = text(raw.phone);
+  const state = text(raw.state)?.toUpperCase();
+  const details = text(raw.details);
+
+  if (!requestType) errors.requestType ??= "Choose what you would like us to do.";
+  else if (!(PRIVACY_REQUEST_TYPES as readonly string[]).includes(requestType)) errors.requestType ??= "Choose one of the listed requests.";
+
+  if (email !== undefined && !emailCheck.safeParse(email).success) errors.email ??= "Enter an email address like name@example.com.";
+  const phone = phoneText === undefined ? undefined : normalizeUsPhone(phoneText);
+  if (phoneText !== undefined && phone === undefined) errors.phone ??= "Enter a 10-digit US phone number, like (415) 555-0134.";
+  if (email === undefined && phoneText === undefined) errors.email ??= "Give an email address or a phone number so we can find your information.";
+
+  if (state !== undefined && !(state in US_STATES)) errors.state ??= "Choose a state from the list.";
+  if (details !== undefined && details.length > DETAILS_MAX_LENGTH) errors.details ??= `Keep this under ${DETAILS_MAX_LENGTH} characters.`;
+
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    value: {
+      requestType: requestType as PrivacyRequestType,
+      ...(email ? { email } : {}),
+      ...(phone ? { phone } : {}),
+      ...(state ? { state } : {}),
+      // Only a correction needs details; a no-JavaScript form always shows the box, so others are ignored.
+      ...(details && requestType === "correction" ? { details } : {}),
+    },
+  };
+}
+
+/** "PR-7K3M-Q9XD": how visitors and ops refer to a request. */
+export const PRIVACY_REFERENCE_PATTERN = /^PR-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
