@@ -6,28 +6,31 @@ import { StrictMode } from "react";
 import { renderToPipeableStream } from "react-dom/server";
 import { createStaticHandler, createStaticRouter, StaticRouterProvider, isRouteErrorResponse } from "react-router-dom";
 import { routes } from "./routes";
-import { errorMeta, metaFromMatches, notFoundMeta } from "./page-meta";
+import { errorMeta, isNoStore, metaFromMatches, notFoundMeta } from "./page-meta";
 import type { EntryServer, PreparedPage } from "./render-contract";
 
 const handler = createStaticHandler(routes);
 
-export const prepare: EntryServer["prepare"] = async (request) => {
-  const context = await handler.query(request);
+export const prepare: EntryServer["prepare"] = async (request, serverContext) => {
+  // The server's services reach loaders and actions as their `context` argument.
+  const context = await handler.query(request, { requestContext: serverContext });
   if (context instanceof Response) {
     return { type: "redirect", status: context.status, location: context.headers.get("Location") ?? "/" };
   }
   const errors = context.errors ? Object.values(context.errors) : [];
   const notFound = errors.some((error) => isRouteErrorResponse(error) && error.status === 404);
+  const handles = context.matches.map((match) => ({ handle: match.route.handle }));
   const meta = notFound
     ? notFoundMeta
     : errors.length > 0
       ? errorMeta
-      : (metaFromMatches(context.matches.map((match) => ({ handle: match.route.handle }))) ?? errorMeta);
+      : (metaFromMatches(handles) ?? errorMeta);
   const router = createStaticRouter(handler.dataRoutes, context);
   const page: PreparedPage = {
     type: "document",
     status: context.statusCode,
     meta,
+    cacheable: request.method === "GET" && !isNoStore(handles),
     render: (nonce, callbacks) =>
       renderToPipeableStream(
         <StrictMode>

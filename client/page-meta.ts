@@ -7,6 +7,8 @@ import { site } from "../shared/site";
 
 export interface RouteHandle {
   meta: PageMeta;
+  /** The page is made for one visitor (e.g. a form with a CSRF token): never cache it. */
+  noStore?: boolean;
 }
 
 export function pageTitle(title: string): string {
@@ -24,6 +26,11 @@ export const errorMeta: PageMeta = {
   description: "An unexpected error occurred.",
   noindex: true,
 };
+
+/** Whether any matched route is personal to the visitor. */
+export function isNoStore(matches: readonly { handle?: unknown }[]): boolean {
+  return matches.some((match) => (match.handle as RouteHandle | undefined)?.noStore === true);
+}
 
 /** The deepest matched route's meta wins. */
 export function metaFromMatches(matches: readonly { handle?: unknown }[]): PageMeta | undefined {

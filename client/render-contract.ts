@@ -16,16 +16,39 @@ export type RenderCallbacks = Pick<
   "onShellReady" | "onShellError" | "onAllReady" | "onError"
 >;
 
+/** What receiving a privacy request can come to (server/privacy/service.ts). */
+export type PrivacySubmitOutcome =
+  | { kind: "created"; reference: string; dueAt: string }
+  | { kind: "duplicate"; reference: string }
+  | { kind: "invalid"; errors: Partial<Record<string, string>> }
+  | { kind: "expired" };
+
+/**
+ * What the server lends the routes' loaders and actions while rendering on the server
+ * (React Router's requestContext). In the browser there is none: routes use the HTTP API.
+ */
+export interface ServerContext {
+  privacy: {
+    /** The visitor's CSRF token (sets the cookie when needed). */
+    csrfToken(): string;
+    /** Whether the request carried the Global Privacy Control signal. */
+    gpc: boolean;
+    submit(raw: Record<string, unknown>, submissionId: unknown): Promise<PrivacySubmitOutcome>;
+  };
+}
+
 export type PreparedPage =
   | { type: "redirect"; status: number; location: string }
   | {
       type: "document";
       status: number;
       meta: PageMeta;
+      /** False for pages made for one visitor (forms with tokens): never cached or stored. */
+      cacheable: boolean;
       /** Starts React's stream; every inline script it writes carries `nonce`. */
       render(nonce: string, callbacks: RenderCallbacks): PipeableStream;
     };
 
 export interface EntryServer {
-  prepare(request: Request): Promise<PreparedPage>;
+  prepare(request: Request, context?: ServerContext): Promise<PreparedPage>;
 }

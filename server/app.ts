@@ -11,6 +11,10 @@ import { healthRouter, type Lifecycle } from "./routes/health";
 import { goHandler } from "./routes/go";
 import { createRenderHandler } from "./render";
 import type { RenderSource } from "./render-source";
+import type { Csrf } from "./csrf";
+import { hasGpc, type PrivacyService } from "./privacy/service";
+import { privacyRoutes } from "./routes/privacy";
+import type { ServerContext } from "../client/render-contract";
 import { errorPageHtml } from "./error-pages";
 import { logNotFound } from "./events";
 import { paths } from "../shared/routes";
@@ -22,9 +26,10 @@ export interface AppDependencies {
   source: RenderSource;
   /** Static files: the production build's, or Vite's dev middleware. */
   assets: RequestHandler[];
+  privacy: { service: PrivacyService; csrf: Csrf };
 }
 
-export function createApp({ config, logger, lifecycle, source, assets }: AppDependencies): express.Express {
+export function createApp({ config, logger, lifecycle, source, assets, privacy }: AppDependencies): express.Express {
   const app = express();
   // We sit behind a load balancer: req.ip and req.protocol come from its X-Forwarded-* headers,
   // but only for the hops the operator configured.
@@ -46,11 +51,22 @@ export function createApp({ config, logger, lifecycle, source, assets }: AppDepe
   // 5. Probes, then the campaign redirect: neither needs rendering.
   app.use(healthRouter(lifecycle));
   app.get(paths.go, goHandler);
-  // 6. Files, then every other GET/HEAD is a page of the React router.
-  if (assets.length > 0) app.use(assets);
+  // 6. Pages are rendered by the React router; loaders and actions get the server's services.
+  const contextFor = (req: express.Request, res: express.Response): ServerContext => ({
+    privacy: {
+      csrfToken: () => privacy.csrf.issue(req, res),
+      gpc: hasGpc(req),
+      submit: (raw, submissionId) => privacy.service.submit(req, raw, submissionId),
+    },
+  });
   // Development re-renders every time so edits show at once.
-  app.get("/{*splat}", createRenderHandler(source, config, { cache: config.NODE_ENV !== "development" }));
-  // 7. Other methods on pages are not supported.
+  const renderPage = createRenderHandler(source, config, { cache: config.NODE_ENV !== "development", contextFor });
+  // 7. Privacy requests: the form's POST and its JSON API (CSRF, size and rate checks).
+  app.use(privacyRoutes({ service: privacy.service, csrf: privacy.csrf, rateLimit: config.PRIVACY_RATE_LIMIT, renderPage }));
+  // 8. Files, then every other GET/HEAD is a page.
+  if (assets.length > 0) app.use(assets);
+  app.get("/{*splat}", renderPage);
+  // 9. Other methods on pages are not supported.
   app.use((req, res) => {
     res.setHeader("Allow", "GET, HEAD");
     res.status(405).type("html").send(errorPageHtml(405, String(req.id)));

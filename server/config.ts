@@ -55,6 +55,17 @@ export const configSchema = z.object({
   /** Rendered pages kept in memory (0 turns the cache off), and for how long. */
   PAGE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(100_000).default(500),
   PAGE_CACHE_TTL_MS: milliseconds(60_000),
+  /** PostgreSQL, the database of record; unset = the embedded store under DATA_DIR. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  DATA_DIR: z.string().min(1).default("data"),
+  /** Signs CSRF tokens; must be the same on every replica. Unset: a random one per process. */
+  CSRF_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Privacy-request submissions allowed per client (IP) per 10 minutes. */
+  PRIVACY_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(10),
   /** After SIGTERM: how long to keep serving (readiness failing) so the balancer stops routing. */
   SHUTDOWN_DELAY_MS: milliseconds(0),
   /** After the delay: how long in-flight requests get to finish before sockets are destroyed. */

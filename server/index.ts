@@ -12,6 +12,12 @@ import { createApp } from "./app";
 import { createLifecycle, type Lifecycle } from "./routes/health";
 import { loadProductionBuild } from "./render-source";
 import { staticAssets } from "./static";
+import { openDatabase, type Database } from "./db/database";
+import { migrate } from "./db/migrate";
+import { privacyRequestRepository } from "./db/privacy-requests";
+import { createPrivacyService } from "./privacy/service";
+import { createCsrf } from "./csrf";
+import { randomBytes } from "node:crypto";
 
 function readConfig(): Config {
   try {
@@ -76,15 +82,36 @@ function handleShutdown(server: http.Server, config: Config, logger: Logger, lif
   process.once("SIGINT", (signal) => void shutdown(signal));
 }
 
+async function openStore(config: Config, logger: Logger): Promise<Database> {
+  const db = await openDatabase(config);
+  const applied = await migrate(db);
+  logger.info({ event: "database_ready", store: db.kind, migrationsApplied: applied }, `database ready (${db.kind})`);
+  return db;
+}
+
+function csrfSecret(config: Config, logger: Logger): string | Buffer {
+  if (config.CSRF_SECRET) return config.CSRF_SECRET;
+  logger.warn(
+    { event: "csrf_secret_generated" },
+    "CSRF_SECRET is not set: using a random secret for this process. Set it when running more than one replica.",
+  );
+  return randomBytes(32);
+}
+
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config);
   const lifecycle = createLifecycle();
+  const db = await openStore(config, logger);
   const rendering = await buildRendering(config);
-  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets });
+  const privacy = { service: createPrivacyService(privacyRequestRepository(db)), csrf: createCsrf(csrfSecret(config, logger)) };
+  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy });
   const server = http.createServer(app);
   applyTimeouts(server, config);
-  handleShutdown(server, config, logger, lifecycle, rendering.close);
+  handleShutdown(server, config, logger, lifecycle, async () => {
+    await rendering.close();
+    await db.close();
+  });
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.PORT;

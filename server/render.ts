@@ -9,7 +9,7 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { isbot } from "isbot";
 import type { Config } from "./config";
 import type { RenderSource } from "./render-source";
-import type { PreparedPage } from "../client/render-contract";
+import type { PreparedPage, ServerContext } from "../client/render-contract";
 import { errorPageHtml } from "./error-pages";
 import { fillTemplate, renderHead, type DocumentParts } from "./template";
 import { logCampaignHit, logNotFound } from "./events";
@@ -22,7 +22,24 @@ const HTML_CACHE_CONTROL = "no-cache";
 type RenderConfig = Pick<Config, "PUBLIC_BASE_URL" | "RENDER_TIMEOUT_MS" | "PAGE_CACHE_MAX_ENTRIES" | "PAGE_CACHE_TTL_MS">;
 type RenderFn = Extract<PreparedPage, { type: "document" }>["render"];
 
-export function createRenderHandler(source: RenderSource, config: RenderConfig, options: { cache: boolean }): RequestHandler {
+export interface RenderOptions {
+  cache: boolean;
+  /** The services loaders and actions get on the server (see ServerContext). */
+  contextFor?: (req: Request, res: Response) => ServerContext;
+}
+
+/** The fetch Request React Router sees: same path and query; for a form POST, its fields. */
+function routerRequest(req: Request, url: URL, signal: AbortSignal): globalThis.Request {
+  if (req.method !== "POST") return new Request(url, { signal });
+  const body = new URLSearchParams();
+  const fields = (req.body ?? {}) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(fields)) {
+    for (const item of Array.isArray(value) ? value : [value]) if (typeof item === "string") body.append(key, item);
+  }
+  return new Request(url, { method: "POST", body, signal });
+}
+
+export function createRenderHandler(source: RenderSource, config: RenderConfig, options: RenderOptions): RequestHandler {
   const cache = new PageCache(
     options.cache ? { maxEntries: config.PAGE_CACHE_MAX_ENTRIES, ttlMs: config.PAGE_CACHE_TTL_MS } : { maxEntries: 0, ttlMs: 0 },
   );
@@ -36,7 +53,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
     try {
       const url = new URL(req.originalUrl, "http://ssr.invalid");
       const nonce = res.locals.cspNonce;
-      const cacheKey = cache.keyFor(req.originalUrl);
+      const cacheKey = req.method === "POST" ? undefined : cache.keyFor(req.originalUrl);
       const cached = cacheKey === undefined ? undefined : cache.get(cacheKey, nonce);
       if (cached !== undefined) {
         logCampaignHit(req, url);
@@ -47,7 +64,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       }
 
       const entry = await source.entry();
-      const page = await entry.prepare(new Request(url, { signal: gone.signal }));
+      const page = await entry.prepare(routerRequest(req, url, gone.signal), options.contextFor?.(req, res));
       if (gone.signal.aborted) return;
 
       if (page.type === "redirect") {
@@ -60,6 +77,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       if (page.status === 404) logNotFound(req);
       if (page.status < 400) logCampaignHit(req, url);
       startHtmlResponse(res, page.status);
+      if (!page.cacheable) res.setHeader("Cache-Control", "no-store");
       if (req.method === "HEAD") {
         res.end();
         return;
@@ -68,7 +86,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       const canonicalPath = page.status === 200 ? url.pathname : undefined;
       const head = renderHead({ ...page.meta, canonicalPath, noindex: page.meta.noindex || page.status !== 200 }, config.PUBLIC_BASE_URL);
       const parts = fillTemplate(await source.template(url.pathname), head, nonce);
-      const store = page.status === 200 && cacheKey !== undefined ? (html: string) => cache.set(cacheKey, html, nonce) : undefined;
+      const store = page.status === 200 && page.cacheable && cacheKey !== undefined ? (html: string) => cache.set(cacheKey, html, nonce) : undefined;
       streamDocument({ req, res, render: page.render, nonce, parts, timeoutMs: config.RENDER_TIMEOUT_MS, signal: gone.signal, store });
     } catch (error) {
       if (error instanceof Error) source.fixStacktrace?.(error);

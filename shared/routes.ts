@@ -8,6 +8,9 @@ export const paths = {
   californiaRights: "/privacy-policy#california-rights",
   cookies: "/privacy-policy#cookies",
   quoteForm: "/rapidfire.html",
+  doNotSell: "/do-not-sell",
+  privacyApi: "/api/privacy-requests",
+  privacySession: "/api/privacy-requests/session",
   healthz: "/healthz",
   readyz: "/readyz",
 } as const;

@@ -22,6 +22,9 @@ export function SiteFooter() {
             <li>
               <Link to={paths.cookies}>Cookie Policy</Link>
             </li>
+            <li>
+              <Link to={paths.doNotSell}>Do Not Sell or Share My Personal Information</Link>
+            </li>
           </ul>
         </nav>
         <address className="footer-address">

@@ -72,7 +72,10 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
  * PGlite is one PostgreSQL backend inside this process: two processes must never open the same
  * directory. A lock file holding our pid guards it (a stale lock from a dead process is taken over).
  */
+const lockedHere = new Set<string>();
+
 function lockDirectory(dataDir: string): () => void {
+  if (lockedHere.has(dataDir)) throw new Error(`The embedded database in ${dataDir} is already open in this process.`);
   mkdirSync(dataDir, { recursive: true });
   const lockPath = path.join(dataDir, "quote-site.lock");
   for (let attempt = 0; attempt < 2; attempt += 1) {
@@ -80,12 +83,17 @@ function lockDirectory(dataDir: string): () => void {
       const fd = openSync(lockPath, "wx");
       writeSync(fd, String(process.pid));
       closeSync(fd);
-      return () => rmSync(lockPath, { force: true });
+      lockedHere.add(dataDir);
+      return () => {
+        lockedHere.delete(dataDir);
+        rmSync(lockPath, { force: true });
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const holder = Number(readFileSync(lockPath, "utf8"));
+      // Our own pid here means a previous run with the same pid (pid 1 in a container): stale.
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-        throw new Error(`The embedded database in ${dataDir} is in use by process ${holder}. Stop it first, or set DATABASE_URL.`);
+        throw new Error(`The embedded database in ${dataDir} is in use by process ${holder}. Stop it first, or set DATABASE_URL.`, { cause: error });
       }
       rmSync(lockPath, { force: true });
     }

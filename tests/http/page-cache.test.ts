@@ -3,6 +3,7 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import request from "supertest";
 import { createApp } from "../../server/app";
+import { testPrivacy } from "../support/privacy";
 import { loadConfig } from "../../server/config";
 import { createLogger } from "../../server/logger";
 import { createLifecycle } from "../../server/routes/health";
@@ -34,7 +35,7 @@ async function countingApp(env: Record<string, string> = {}) {
     },
   });
   const config = loadConfig({ NODE_ENV: "production", ...env });
-  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: staticAssets(build.clientDir) });
+  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: staticAssets(build.clientDir), privacy: testPrivacy() });
   return { app, renders: () => renders, events };
 }
 

@@ -99,6 +99,7 @@ describe("/zipcode, the landing page", () => {
       "/terms-of-use",
       "/privacy-policy#california-rights",
       "/privacy-policy#cookies",
+      "/do-not-sell",
     ]);
     expect(footer.text).toContain(formatPostalAddress());
     expect(footer.text).toContain("Activity on this site may be monitored or recorded.");

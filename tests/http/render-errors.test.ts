@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import request from "supertest";
 import type { PipeableStream } from "react-dom/server";
 import { createApp } from "../../server/app";
+import { testPrivacy } from "../support/privacy";
 import { loadConfig } from "../../server/config";
 import { createLogger } from "../../server/logger";
 import { createLifecycle } from "../../server/routes/health";
@@ -26,12 +27,12 @@ function appWith(entry: EntryServer, env: Record<string, string> = {}) {
   });
   const config = loadConfig({ NODE_ENV: "production", ...env });
   const source: RenderSource = { template: async () => TEMPLATE, entry: async () => entry };
-  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: [] });
+  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: [], privacy: testPrivacy() });
   return { app, lines };
 }
 
 const documentPage = (render: (nonce: string, callbacks: RenderCallbacks) => PipeableStream): EntryServer => ({
-  prepare: async () => ({ type: "document", status: 200, meta: { title: "t", description: "d" }, render }),
+  prepare: async () => ({ type: "document", status: 200, meta: { title: "t", description: "d" }, cacheable: true, render }),
 });
 
 describe("render failures", () => {

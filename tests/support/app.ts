@@ -11,6 +11,7 @@ import { createLifecycle, type Lifecycle } from "../../server/routes/health";
 import { loadProductionBuild } from "../../server/render-source";
 import { staticAssets } from "../../server/static";
 import { projectRoot } from "../../scripts/lib/production-server";
+import { testPrivacy, type TestPrivacy } from "./privacy";
 
 export type LogLine = Record<string, unknown> & { level: string; msg?: string; event?: string; requestId?: string };
 
@@ -23,6 +24,8 @@ export interface TestApp {
   events(name: string): LogLine[];
   /** Everything logged, as the raw text written to stdout. */
   rawLogs(): string;
+  /** The privacy-request store behind the app (created on first use). */
+  privacy: TestPrivacy;
 }
 
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
@@ -40,7 +43,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const logger = createLogger(config, sink);
   const lifecycle = createLifecycle();
   const build = await loadProductionBuild(path.join(projectRoot, "dist"));
-  const app = createApp({ config, logger, lifecycle, source: build.source, assets: staticAssets(build.clientDir) });
+  const privacy = testPrivacy();
+  const app = createApp({ config, logger, lifecycle, source: build.source, assets: staticAssets(build.clientDir), privacy });
   return {
     app,
     logs,
@@ -48,5 +52,6 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     config,
     events: (name) => logs.filter((line) => line.event === name),
     rawLogs: () => raw.join(""),
+    privacy,
   };
 }

@@ -1,0 +1,222 @@
+/**
+ * /do-not-sell: "Do Not Sell or Share My Personal Information". A short form for privacy
+ * requests that works without JavaScript (POST, then redirect to the confirmation) and, with
+ * it, sends in place with a toast. Shows "Opt-out request honored" when the browser sends the
+ * Global Privacy Control signal (Cal. Code Regs. tit. 11, §7025).
+ */
+import { useEffect, useRef } from "react";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "react-router-dom";
+import { SiteHeader } from "../components/SiteHeader";
+import { SiteFooter } from "../components/SiteFooter";
+import { notify } from "../components/Notifications";
+import { PRIVACY_REQUEST_LABELS, PRIVACY_REQUEST_TYPES, US_STATES, DETAILS_MAX_LENGTH, type FieldErrors, type PrivacyRequestField } from "../../shared/privacy-request";
+import { paths } from "../../shared/routes";
+import { site } from "../../shared/site";
+import { CSRF_FIELD, SUBMISSION_FIELD, type DoNotSellActionData, type DoNotSellLoaderData } from "./do-not-sell-data";
+
+export { loader, action } from "./do-not-sell-data";
+
+const FIELD_ORDER: PrivacyRequestField[] = ["requestType", "email", "phone", "state", "details"];
+const FIELD_IDS: Record<PrivacyRequestField, string> = {
+  requestType: `request-type-${PRIVACY_REQUEST_TYPES[0]}`,
+  email: "privacy-email",
+  phone: "privacy-phone",
+  state: "privacy-state",
+  details: "privacy-details",
+};
+
+function ErrorText({ field, errors }: { field: PrivacyRequestField; errors: FieldErrors }) {
+  const message = errors[field];
+  return message ? (
+    <p id={`${field}-error`} className="field-error">
+      {message}
+    </p>
+  ) : null;
+}
+
+function describedBy(field: PrivacyRequestField, errors: FieldErrors, hint?: string): string | undefined {
+  const ids = [hint, errors[field] ? `${field}-error` : undefined].filter(Boolean);
+  return ids.length > 0 ? ids.join(" ") : undefined;
+}
+
+export function DoNotSellPage() {
+  const loaderData = useLoaderData() as DoNotSellLoaderData;
+  const actionData = useActionData() as DoNotSellActionData | undefined;
+  const navigation = useNavigation();
+  const submitting = navigation.state === "submitting";
+  const summaryRef = useRef<HTMLDivElement>(null);
+
+  const errors: FieldErrors = actionData && "errors" in actionData ? actionData.errors : {};
+  const values: Record<string, string> = actionData && "values" in actionData ? actionData.values : {};
+  const received = actionData && "received" in actionData ? actionData.received : loaderData.received;
+  const duplicateOf = actionData && "duplicateOf" in actionData ? actionData.duplicateOf : null;
+  const formError = actionData && "formError" in actionData ? actionData.formError : null;
+  const errorFields = FIELD_ORDER.filter((field) => errors[field]);
+
+  useEffect(() => {
+    if (errorFields.length > 0 || formError) summaryRef.current?.focus();
+  }, [actionData, errorFields.length, formError]);
+
+  useEffect(() => {
+    if (actionData && "received" in actionData) {
+      notify((toast) => toast.success(`Request received. Your reference is ${actionData.received}.`));
+    }
+  }, [actionData]);
+
+  return (
+    <div className="page">
+      <SiteHeader />
+      <main id="main" className="container privacy-request">
+        <h1>Do Not Sell or Share My Personal Information</h1>
+
+        {loaderData.gpc ? (
+          <div className="notice notice-success" role="status" data-testid="gpc-status">
+            <p className="notice-title">Opt-out request honored</p>
+            <p>
+              Your browser sent a Global Privacy Control signal. We treat it as your request to opt out of the sale and
+              sharing of personal information collected from this browser, and we record it with anything you send us.
+            </p>
+          </div>
+        ) : null}
+
+        {received ? (
+          <div className="notice notice-success" role="status" data-testid="privacy-received">
+            <p className="notice-title">We received your request</p>
+            <p>
+              Your reference number is <strong className="reference">{received}</strong>. Keep it to follow up with us at{" "}
+              <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. We confirm opt-outs within 15 business days and
+              answer requests to know, delete or correct within 45 days. We may contact you to verify your identity before we
+              share or delete information.
+            </p>
+            <p>
+              <Link to={paths.doNotSell}>Send another request</Link>
+            </p>
+          </div>
+        ) : null}
+
+        {duplicateOf ? (
+          <div className="notice" role="status">
+            <p className="notice-title">We already have this request</p>
+            <p>
+              This form was already sent. Your reference number is <strong className="reference">{duplicateOf}</strong>.
+            </p>
+          </div>
+        ) : null}
+
+        {errorFields.length > 0 || formError ? (
+          <div className="notice notice-error" role="alert" tabIndex={-1} ref={summaryRef} data-testid="error-summary">
+            <p className="notice-title">Please check the form</p>
+            <ul>
+              {formError ? <li>{formError}</li> : null}
+              {errorFields.map((field) => (
+                <li key={field}>
+                  <a href={`#${FIELD_IDS[field]}`}>{errors[field]}</a>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+
+        <p>
+          {site.productName} shares the information you give us with insurers, agents and other partners so they can send
+          you quotes; under some state laws that counts as a sale or sharing. Use this form to stop it, or to ask what we hold
+          about you, to delete it or to correct it. For an opt-out we only need a way to find your records: an email address
+          or a phone number. You can also write to <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. More in
+          our <Link to={paths.californiaRights}>privacy policy</Link>.
+        </p>
+
+        <Form method="post" action={paths.doNotSell} className="privacy-form" aria-label="Privacy request" noValidate>
+          <input type="hidden" name={CSRF_FIELD} value={loaderData.csrfToken} />
+          <input type="hidden" name={SUBMISSION_FIELD} value={loaderData.submissionId} />
+
+          <fieldset aria-describedby={errors.requestType ? "requestType-error" : undefined}>
+            <legend>What would you like us to do?</legend>
+            {PRIVACY_REQUEST_TYPES.map((type) => (
+              <div className="choice" key={type}>
+                <input
+                  type="radio"
+                  id={`request-type-${type}`}
+                  name="requestType"
+                  value={type}
+                  defaultChecked={(values.requestType ?? "") === type}
+                  aria-invalid={errors.requestType ? true : undefined}
+                />
+                <label htmlFor={`request-type-${type}`}>{PRIVACY_REQUEST_LABELS[type]}</label>
+              </div>
+            ))}
+            <ErrorText field="requestType" errors={errors} />
+          </fieldset>
+
+          <p id="contact-hint" className="hint">
+            Give an email address, a phone number, or both: the ones you used with us.
+          </p>
+          <div className="field">
+            <label htmlFor="privacy-email">Email address</label>
+            <input
+              id="privacy-email"
+              name="email"
+              type="email"
+              autoComplete="email"
+              inputMode="email"
+              maxLength={254}
+              defaultValue={values.email ?? ""}
+              aria-invalid={errors.email ? true : undefined}
+              aria-describedby={describedBy("email", errors, "contact-hint")}
+            />
+            <ErrorText field="email" errors={errors} />
+          </div>
+          <div className="field">
+            <label htmlFor="privacy-phone">Phone number</label>
+            <input
+              id="privacy-phone"
+              name="phone"
+              type="tel"
+              autoComplete="tel-national"
+              inputMode="tel"
+              maxLength={20}
+              defaultValue={values.phone ?? ""}
+              aria-invalid={errors.phone ? true : undefined}
+              aria-describedby={describedBy("phone", errors, "contact-hint")}
+            />
+            <ErrorText field="phone" errors={errors} />
+          </div>
+          <div className="field">
+            <label htmlFor="privacy-state">State (optional)</label>
+            <select
+              id="privacy-state"
+              name="state"
+              defaultValue={values.state ?? ""}
+              aria-invalid={errors.state ? true : undefined}
+              aria-describedby={describedBy("state", errors)}
+            >
+              <option value="">Choose your state</option>
+              {Object.entries(US_STATES).map(([code, name]) => (
+                <option key={code} value={code}>
+                  {name}
+                </option>
+              ))}
+            </select>
+            <ErrorText field="state" errors={errors} />
+          </div>
+          <div className="field">
+            <label htmlFor="privacy-details">What should we correct? (only for a correction)</label>
+            <textarea
+              id="privacy-details"
+              name="details"
+              rows={3}
+              maxLength={DETAILS_MAX_LENGTH}
+              defaultValue={values.details ?? ""}
+              aria-invalid={errors.details ? true : undefined}
+              aria-describedby={describedBy("details", errors)}
+            />
+            <ErrorText field="details" errors={errors} />
+          </div>
+          <button type="submit" className="button-primary" disabled={submitting}>
+            {submitting ? "Sending…" : "Send request"}
+          </button>
+        </Form>
+      </main>
+      <SiteFooter />
+    </div>
+  );
+}
