@@ -41,18 +41,24 @@ export async function loader({ request, context }: LoaderFunctionArgs): Promise<
   return { csrfToken: session.csrfToken, gpc: session.gpc, submissionId: randomId(), received };
 }
 
-/** The form's fields as text, each at most once (a repeated field keeps its first value). */
-function formValues(form: FormData): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const [key, value] of form.entries()) {
-    if (typeof value === "string" && !(key in values)) values[key] = value;
+/** The form's text fields; a field sent more than once becomes a list (which validation refuses). */
+function formFields(form: FormData): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {};
+  for (const key of new Set(form.keys())) {
+    const all = form.getAll(key).filter((value): value is string => typeof value === "string");
+    if (all.length > 0) fields[key] = all.length === 1 ? all[0]! : all;
   }
-  return values;
+  return fields;
+}
+
+/** The values to show again in the form: the first of each field. */
+function firstValues(fields: Record<string, string | string[]>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, Array.isArray(value) ? (value[0] ?? "") : value]));
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
-  const { [CSRF_FIELD]: csrfToken, [SUBMISSION_FIELD]: submissionId, ...fields } = formValues(form);
+  const { [CSRF_FIELD]: csrfToken, [SUBMISSION_FIELD]: submissionId, ...fields } = formFields(form);
   const server = serverContext(context);
   if (server) {
     const outcome = await server.privacy.submit(fields, submissionId);
@@ -63,19 +69,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
       case "duplicate":
         return data<DoNotSellActionData>({ duplicateOf: outcome.reference }, { status: 409 });
       case "invalid":
-        return data<DoNotSellActionData>({ errors: outcome.errors as FieldErrors, values: fields }, { status: 422 });
+        return data<DoNotSellActionData>({ errors: outcome.errors as FieldErrors, values: firstValues(fields) }, { status: 422 });
       case "expired":
         return data<DoNotSellActionData>({ formError: "This form has expired. Please send it again." }, { status: 400 });
     }
   }
   const response = await fetch(paths.privacyApi, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrfToken ?? "" },
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": typeof csrfToken === "string" ? csrfToken : "" },
     body: JSON.stringify({ ...fields, submissionId }),
   });
   const body = (await response.json().catch(() => ({}))) as { reference?: string; dueAt?: string; errors?: FieldErrors; error?: string };
   if (response.status === 201 && body.reference && body.dueAt) return { received: body.reference, dueAt: body.dueAt } satisfies DoNotSellActionData;
   if (response.status === 409 && body.reference) return { duplicateOf: body.reference } satisfies DoNotSellActionData;
-  if (response.status === 422 && body.errors) return { errors: body.errors, values: fields } satisfies DoNotSellActionData;
+  if (response.status === 422 && body.errors) return { errors: body.errors, values: firstValues(fields) } satisfies DoNotSellActionData;
   return { formError: body.error ?? "Something went wrong. Please try again in a moment." } satisfies DoNotSellActionData;
 }

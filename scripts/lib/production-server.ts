@@ -4,7 +4,8 @@
  * browser tests and the benchmark; the process is killed when the caller stops it or exits.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -35,15 +36,20 @@ const PROBLEM_LEVEL = /"level":"(warn|error|fatal)"/;
 
 export async function startProductionServer(env: Record<string, string> = {}, { keepLogs = "all", timeoutMs = 15_000 }: StartOptions = {}): Promise<RunningServer> {
   if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run \`npm run build\` first`);
+  // Each server gets its own embedded store unless the caller names one (or a DATABASE_URL).
+  const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), "quote-site-data-"));
   const child = spawn(process.execPath, [serverEntry], {
     cwd: projectRoot,
-    env: { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...env },
+    env: { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: Array<Record<string, unknown>> = [];
   let stderr = "";
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
+    child.once("exit", (code, signal) => {
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
+      resolve({ code, signal });
+    }),
   );
   const stopOnExit = () => child.kill("SIGKILL");
   process.once("exit", stopOnExit);

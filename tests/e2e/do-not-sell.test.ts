@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectProblems, startHarness, waitForHydration, type Harness } from "./helpers";
+import { openDatabase } from "../../server/db/database";
+import { privacyRequestRepository } from "../../server/db/privacy-requests";
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "e2e-do-not-sell-"));
+let harness: Harness;
+const references: Array<{ reference: string; email: string; gpc: boolean }> = [];
+
+beforeAll(async () => {
+  harness = await startHarness({ DATA_DIR: dataDir });
+});
+afterAll(async () => {
+  await harness.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("the Do Not Sell form in a real browser", () => {
+  it("sends in place with JavaScript: confirmation on the page, a toast, no reload, no console errors", async () => {
+    const context = await harness.newContext();
+    const page = await context.newPage();
+    const problems = await collectProblems(context, page);
+    await page.goto(harness.url("/do-not-sell"));
+    await waitForHydration(page);
+    await page.evaluate(() => ((window as unknown as { __marker?: number }).__marker = 1));
+    await page.getByLabel("Do not sell or share my personal information").check();
+    await page.getByLabel("Email address").fill("js.visitor@example.com");
+    await page.getByRole("button", { name: "Send request" }).click();
+    const received = page.getByTestId("privacy-received");
+    await received.waitFor();
+    const reference = (await received.locator(".reference").textContent())!;
+    expect(reference).toMatch(/^PR-/);
+    await page.locator("[aria-live]").getByText(`Your reference is ${reference}`).waitFor();
+    expect(await page.evaluate(() => (window as unknown as { __marker?: number }).__marker)).toBe(1);
+    expect(problems.consoleProblems).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    expect(await problems.cspViolations(page)).toEqual([]);
+    references.push({ reference, email: "js.visitor@example.com", gpc: false });
+    await context.close();
+  });
+
+  it("shows field messages, focuses the summary and keeps what was typed", async () => {
+    const context = await harness.newContext();
+    const page = await context.newPage();
+    await page.goto(harness.url("/do-not-sell"));
+    await waitForHydration(page);
+    await page.getByLabel("Delete my personal information").check();
+    await page.getByLabel("Email address").fill("not-an-email");
+    await page.getByRole("button", { name: "Send request" }).click();
+    const summary = page.getByTestId("error-summary");
+    await summary.waitFor();
+    expect(await summary.textContent()).toContain("Enter an email address like name@example.com.");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("error-summary");
+    expect(await page.getByLabel("Email address").inputValue()).toBe("not-an-email");
+    expect(await page.getByLabel("Email address").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.getByLabel("Delete my personal information").isChecked()).toBe(true);
+    await context.close();
+  });
+
+  it("works without JavaScript: posts, redirects to the confirmation with the reference", async () => {
+    const context = await harness.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(harness.url("/do-not-sell"));
+    await page.getByLabel("Tell me what personal information you have about me").check();
+    await page.getByLabel("Phone number").fill("(415) 555-0177");
+    await page.getByRole("button", { name: "Send request" }).click();
+    await page.waitForURL(/\/do-not-sell\?received=PR-/);
+    const reference = new URL(page.url()).searchParams.get("received")!;
+    expect(await page.getByTestId("privacy-received").textContent()).toContain(reference);
+    references.push({ reference, email: "", gpc: false });
+    await context.close();
+  });
+
+  it("shows field messages without JavaScript too (422 page with the values kept)", async () => {
+    const context = await harness.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(harness.url("/do-not-sell"));
+    await page.getByLabel("Email address").fill("kept@example.com");
+    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: "Send request" }).click()]);
+    expect(response.status()).toBe(422);
+    await page.getByTestId("error-summary").waitFor();
+    expect(await page.getByLabel("Email address").inputValue()).toBe("kept@example.com");
+    await context.close();
+  });
+
+  it("honours Global Privacy Control: shows 'Opt-out request honored' and stores the signal", async () => {
+    const context = await harness.newContext({ extraHTTPHeaders: { "Sec-GPC": "1" } });
+    const page = await context.newPage();
+    await page.goto(harness.url("/do-not-sell"));
+    await waitForHydration(page);
+    expect(await page.getByTestId("gpc-status").textContent()).toContain("Opt-out request honored");
+    await page.getByLabel("Do not sell or share my personal information").check();
+    await page.getByLabel("Email address").fill("gpc.visitor@example.com");
+    await page.getByRole("button", { name: "Send request" }).click();
+    const reference = (await page.getByTestId("privacy-received").locator(".reference").textContent())!;
+    references.push({ reference, email: "gpc.visitor@example.com", gpc: true });
+    const plain = await harness.newContext();
+    const other = await plain.newPage();
+    await other.goto(harness.url("/do-not-sell"));
+    expect(await other.getByTestId("gpc-status").count()).toBe(0);
+    await plain.close();
+    await context.close();
+  });
+
+  it("reaches the form client-side from the footer and fits a 375 px screen without sideways scroll", async () => {
+    const context = await harness.newContext({ viewport: { width: 375, height: 740 } });
+    const page = await context.newPage();
+    await page.goto(harness.url("/zipcode"));
+    await waitForHydration(page);
+    await page.getByRole("link", { name: "Do Not Sell or Share My Personal Information" }).click();
+    await page.waitForURL(/\/do-not-sell$/);
+    await page.getByRole("heading", { name: "Do Not Sell or Share My Personal Information" }).waitFor();
+    expect(await page.locator('input[name="_csrf"]').inputValue()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+    await page.getByLabel("Correct my personal information").check();
+    await page.getByLabel("Email address").fill("client.nav@example.com");
+    await page.getByLabel(/What should we correct/).fill("My last name is misspelled.");
+    await page.getByRole("button", { name: "Send request" }).click();
+    const reference = (await page.getByTestId("privacy-received").locator(".reference").textContent())!;
+    references.push({ reference, email: "client.nav@example.com", gpc: false });
+    await context.close();
+  });
+
+  it("has stored every confirmed request, with its GPC flag", async () => {
+    await harness.server.stop();
+    const db = await openDatabase({ DATA_DIR: dataDir });
+    try {
+      const repository = privacyRequestRepository(db);
+      for (const expected of references) {
+        const stored = await repository.findByReference(expected.reference);
+        expect(stored, expected.reference).toBeDefined();
+        expect(stored!.gpc).toBe(expected.gpc);
+        if (expected.email) expect(stored!.email).toBe(expected.email);
+      }
+      expect(await repository.count()).toBe(references.length);
+    } finally {
+      await db.close();
+    }
+  });
+});
