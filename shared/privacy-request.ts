@@ -89,7 +89,9 @@ export function validatePrivacyRequest(raw: RawPrivacyRequest): { ok: true; valu
   if (email === undefined && phoneText === undefined) errors.email ??= "Give an email address or a phone number so we can find your information.";
 
   if (state !== undefined && !(state in US_STATES)) errors.state ??= "Choose a state from the list.";
-  if (details !== undefined && details.length > DETAILS_MAX_LENGTH) errors.details ??= `Keep this under ${DETAILS_MAX_LENGTH} characters.`;
+  if (details !== undefined && requestType === "correction" && details.length > DETAILS_MAX_LENGTH) {
+    errors.details ??= `Keep this under ${DETAILS_MAX_LENGTH} characters.`;
+  }
 
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   return {

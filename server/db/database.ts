@@ -4,7 +4,8 @@
  * run command needs no set-up. Both speak the same SQL; code above this module sees one
  * interface and never knows which it has.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import pg from "pg";
 import { PGlite } from "@electric-sql/pglite";
@@ -78,7 +79,9 @@ function lockDirectory(dataDir: string): () => void {
   if (lockedHere.has(dataDir)) throw new Error(`The embedded database in ${dataDir} is already open in this process.`);
   mkdirSync(dataDir, { recursive: true });
   const lockPath = path.join(dataDir, "quote-site.lock");
-  for (let attempt = 0; attempt < 2; attempt += 1) {
+  const inUse = (holder: string, cause?: unknown) =>
+    new Error(`The embedded database in ${dataDir} is in use by process ${holder}. Stop it first, or set DATABASE_URL.`, { cause });
+  for (let attempt = 0; attempt < 5; attempt += 1) {
     try {
       const fd = openSync(lockPath, "wx");
       writeSync(fd, String(process.pid));
@@ -90,12 +93,30 @@ function lockDirectory(dataDir: string): () => void {
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const holder = Number(readFileSync(lockPath, "utf8"));
+      const holder = readFileSync(lockPath, "utf8").trim();
+      const pid = Number(holder);
       // Our own pid here means a previous run with the same pid (pid 1 in a container): stale.
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-        throw new Error(`The embedded database in ${dataDir} is in use by process ${holder}. Stop it first, or set DATABASE_URL.`, { cause: error });
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw inUse(holder, error);
+      // Stale. Move it aside atomically and check it is still the lock judged stale: another
+      // process may have taken it over in between, and its fresh lock must survive.
+      const aside = `${lockPath}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+      try {
+        renameSync(lockPath, aside);
+      } catch (renameError) {
+        if ((renameError as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw renameError;
       }
-      rmSync(lockPath, { force: true });
+      const moved = readFileSync(aside, "utf8").trim();
+      if (moved !== holder) {
+        // Put the other process's lock back (link never overwrites) and give way.
+        try {
+          linkSync(aside, lockPath);
+        } finally {
+          rmSync(aside, { force: true });
+        }
+        throw inUse(moved, error);
+      }
+      rmSync(aside, { force: true });
     }
   }
   throw new Error(`Could not lock ${dataDir}`);

@@ -3,22 +3,33 @@
  * - opt-out of sale/sharing: 15 business days (Cal. Code Regs. tit. 11, §7026(f));
  * - Nevada opt-out: 60 days (NRS 603A.345);
  * - know/access, deletion, correction: 45 days (Cal. Civ. Code §1798.130(a)(2)).
- * Business days skip Saturdays and Sundays; public holidays are not subtracted (the due date
- * is therefore never later than the legal one).
+ * Business days are weekdays in the business's time zone (US Pacific: the requests are made
+ * under California law), counted from the calendar day the request arrived there. Public
+ * holidays are not subtracted, so the due date is never later than the legal one.
  */
 import type { PrivacyRequestType } from "../../shared/privacy-request";
 
 const DAY_MS = 86_400_000;
+export const BUSINESS_TIME_ZONE = "America/Los_Angeles";
 
-export function addBusinessDays(start: Date, days: number): Date {
-  const result = new Date(start.getTime());
+/** The calendar date of `instant` in `timeZone`, as a UTC-midnight Date (for date arithmetic only). */
+function localDate(instant: Date, timeZone: string): Date {
+  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(instant);
+  return new Date(`${parts}T00:00:00Z`);
+}
+
+/** `start` moved forward by `days` weekdays, weekdays being those of the business's calendar. */
+export function addBusinessDays(start: Date, days: number, timeZone: string = BUSINESS_TIME_ZONE): Date {
+  const day = localDate(start, timeZone);
   let remaining = days;
+  let elapsed = 0;
   while (remaining > 0) {
-    result.setTime(result.getTime() + DAY_MS);
-    const weekday = result.getUTCDay();
+    day.setUTCDate(day.getUTCDate() + 1);
+    elapsed += 1;
+    const weekday = day.getUTCDay();
     if (weekday !== 0 && weekday !== 6) remaining -= 1;
   }
-  return result;
+  return new Date(start.getTime() + elapsed * DAY_MS);
 }
 
 export function dueDate(type: PrivacyRequestType, receivedAt: Date): Date {
