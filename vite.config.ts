@@ -1,14 +1,17 @@
 /**
  * One config, two builds: `vite build` makes the browser bundle (dist/client, with hashed
  * assets and index.html as the SSR template); `vite build --ssr` bundles the React server
- * entry and the Express server (dist/server). Dependencies stay external in the server build.
+ * entry, the Express server and the ops command (dist/server). Dependencies stay external in the
+ * server build.
  */
 import { defineConfig } from "vite";
 import react from "@vitejs/plugin-react";
 import { CSP_NONCE_PLACEHOLDER } from "./server/template.ts";
+import { legalMarkdown } from "./build/legal-markdown.ts";
 
 export default defineConfig(({ isSsrBuild }) => ({
-  plugins: [react()],
+  // legalMarkdown: `content/legal/*.md?legal` imports are compiled to HTML at build time.
+  plugins: [legalMarkdown(), react()],
   // Vite writes this placeholder into every tag it emits; the server swaps in the response's nonce.
   html: { cspNonce: CSP_NONCE_PLACEHOLDER },
   build: isSsrBuild
@@ -18,7 +21,8 @@ export default defineConfig(({ isSsrBuild }) => ({
         copyPublicDir: false,
         target: "node20",
         rolldownOptions: {
-          input: { "entry-server": "client/entry-server.tsx", index: "server/index.ts" },
+          // The ops command is built too, so it runs where only production dependencies are installed.
+          input: { "entry-server": "client/entry-server.tsx", index: "server/index.ts", "privacy-requests": "server/cli/privacy-requests.ts" },
           output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
         },
       }

@@ -1,17 +1,50 @@
 /** The browser entry: hydrates the server's HTML with the same routes and the server's router state. */
 import { StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
-import { createBrowserRouter, RouterProvider } from "react-router-dom";
+import { createBrowserRouter, matchRoutes, RouterProvider, type RouteObject } from "react-router-dom";
 import { routes } from "./routes";
 import "./styles.css";
 
-const router = createBrowserRouter(routes);
-const container = document.getElementById("root");
-if (!container) throw new Error("The page has no #root element to hydrate");
+/**
+ * Code-split routes (`lazy`, e.g. the legal pages) that the current address matches are loaded
+ * before hydration, as React Router documents for SSR: the server rendered them complete, so
+ * the first client render must have their components too, or React would find nothing to
+ * match the server's HTML and replace it (a flash and a hydration error).
+ */
+async function resolveLazyRoutes(table: RouteObject[], location: Location): Promise<void> {
+  const matches = matchRoutes(table, location) ?? [];
+  await Promise.all(
+    matches.map(async ({ route }) => {
+      const { lazy } = route;
+      if (!lazy) return;
+      if (typeof lazy === "function") {
+        Object.assign(route, { ...(await lazy()), lazy: undefined });
+        return;
+      }
+      // The object form: one loader per route property.
+      const loaded = await Promise.all(
+        Object.entries(lazy).map(async ([key, load]) => [key, typeof load === "function" ? await (load as () => Promise<unknown>)() : undefined] as const),
+      );
+      Object.assign(route, { ...Object.fromEntries(loaded), lazy: undefined });
+    }),
+  );
+}
 
-hydrateRoot(
-  container,
-  <StrictMode>
-    <RouterProvider router={router} />
-  </StrictMode>,
-);
+async function hydrate(): Promise<void> {
+  const container = document.getElementById("root");
+  if (!container) throw new Error("The page has no #root element to hydrate");
+  try {
+    await resolveLazyRoutes(routes, window.location);
+  } catch {
+    // A chunk that failed to load: the router loads the route again itself and shows the error page if it still fails.
+  }
+  const router = createBrowserRouter(routes);
+  hydrateRoot(
+    container,
+    <StrictMode>
+      <RouterProvider router={router} />
+    </StrictMode>,
+  );
+}
+
+void hydrate();

@@ -3,8 +3,6 @@ import type { RouteObject } from "react-router-dom";
 import { Shell, RootErrorBoundary } from "./components/Shell";
 import { LandingPage } from "./pages/LandingPage";
 import { QuotePage } from "./pages/QuotePage";
-import { PrivacyPolicyPage } from "./pages/PrivacyPolicyPage";
-import { TermsOfUsePage } from "./pages/TermsOfUsePage";
 import { pageTitle, type RouteHandle } from "./page-meta";
 import { site } from "../shared/site";
 
@@ -34,13 +32,26 @@ export const routes: RouteObject[] = [
       },
       {
         path: "privacy-policy",
-        Component: PrivacyPolicyPage,
+        // The legal pages are code-split (their text is long and most visitors never read it): the
+        // server resolves `lazy` while rendering; entry-client.tsx resolves it before hydrating.
+        lazy: () => import("./pages/PrivacyPolicyPage").then((module) => ({ Component: module.PrivacyPolicyPage })),
         handle: handle(pageTitle("Auto Insurance Quotes Privacy Policy"), `How ${site.productName} collects, uses and shares personal information, and the privacy rights you have.`),
       },
       {
         path: "terms-of-use",
-        Component: TermsOfUsePage,
+        lazy: () => import("./pages/TermsOfUsePage").then((module) => ({ Component: module.TermsOfUsePage })),
         handle: handle(pageTitle("Terms of Use"), `The terms that apply when you use ${site.productName} to compare car insurance quotes.`),
+      },
+      {
+        path: "do-not-sell",
+        // Code-split too: the form and its validation rules are not needed on the landing page.
+        lazy: () =>
+          import("./pages/DoNotSellPage").then((module) => ({ Component: module.DoNotSellPage, loader: module.loader, action: module.action })),
+        // The form carries this visitor's CSRF token: never cached.
+        handle: {
+          ...handle(pageTitle("Do Not Sell or Share My Personal Information"), `Opt out of the sale or sharing of your personal information, or ask ${site.productName} to show, delete or correct it.`),
+          noStore: true,
+        },
       },
     ],
   },

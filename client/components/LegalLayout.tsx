@@ -1,17 +1,31 @@
-import type { ReactNode } from "react";
 import { SiteHeader } from "./SiteHeader";
 import { SiteFooter } from "./SiteFooter";
-import { formatLegalDate } from "../../shared/site";
+import { LegalStyles } from "../legal/LegalStyles";
+import { LegalToc } from "../legal/LegalToc";
+import { LegalBody } from "../legal/LegalBody";
+import type { LegalDocument } from "../legal/legal-document";
 
-/** The frame both legal pages share: header with the logo to /zipcode, title, revision date, footer. */
-export function LegalLayout({ title, children }: { title: string; children: ReactNode }) {
+/**
+ * The frame both legal pages share: the site header (logo to /zipcode), the title and revision
+ * date, "On this page", the compiled text, the site footer. One h1; the text brings the h2
+ * sections and h3 subsections.
+ */
+export function LegalLayout({ content }: { content: LegalDocument }) {
   return (
     <div className="page">
+      <LegalStyles />
       <SiteHeader />
-      <main id="main" className="container legal">
-        <h1>{title}</h1>
-        <p className="legal-revised">Last revised: {formatLegalDate()}</p>
-        {children}
+      <main id="main" className="legal-page">
+        <div className="legal-page-grid">
+          <div className="legal-page-heading">
+            <h1>{content.title}</h1>
+            <p className="legal-page-revised">
+              Last revised: <time dateTime={content.lastRevisedIso}>{content.lastRevised}</time>
+            </p>
+          </div>
+          <LegalToc headings={content.headings} />
+          <LegalBody html={content.html} />
+        </div>
       </main>
       <SiteFooter />
     </div>

@@ -109,7 +109,7 @@ describe("the Do Not Sell form in a real browser", () => {
     const context = await harness.newContext({ viewport: { width: 375, height: 740 } });
     const page = await context.newPage();
     await page.goto(harness.url("/zipcode"));
-    await waitForHydration(page);
+    await waitForHydration(page, "footer a");
     await page.getByRole("link", { name: "Do Not Sell or Share My Personal Information" }).click();
     await page.waitForURL(/\/do-not-sell$/);
     await page.getByRole("heading", { name: "Do Not Sell or Share My Personal Information" }).waitFor();
