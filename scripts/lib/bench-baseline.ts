@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { projectRoot } from "./production-server";
+import { projectRoot, stopChild } from "./production-server";
 
 export const baselineScript = path.join(projectRoot, "scripts", "static-baseline.ts");
 
@@ -67,12 +67,7 @@ export async function startStaticBaseline(directory: string, timeoutMs = 15_000)
     exited,
     async stop() {
       process.off("exit", stopOnExit);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-        await exited;
-        clearTimeout(killer);
-      }
+      await stopChild(child, exited);
     },
   };
 }

@@ -34,7 +34,16 @@ export interface StartOptions {
 
 const PROBLEM_LEVEL = /"level":"(warn|error|fatal)"/;
 
-export async function startProductionServer(env: Record<string, string> = {}, { keepLogs = "all", timeoutMs = 15_000 }: StartOptions = {}): Promise<RunningServer> {
+/** SIGTERM, then SIGKILL if the child is still there after 5 s; resolves once it has exited. */
+export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(killer);
+}
+
+export async function startProductionServer(env: Record<string, string> = {}, { keepLogs = "all", timeoutMs = 45_000 }: StartOptions = {}): Promise<RunningServer> {
   if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run \`npm run build\` first`);
   // Each server gets its own embedded store unless the caller names one (or a DATABASE_URL).
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), "quote-site-data-"));
@@ -96,12 +105,7 @@ export async function startProductionServer(env: Record<string, string> = {}, { 
     exited,
     async stop() {
       process.off("exit", stopOnExit);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-        await exited;
-        clearTimeout(killer);
-      }
+      await stopChild(child, exited);
     },
   };
 }

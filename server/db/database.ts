@@ -122,7 +122,8 @@ function lockDirectory(dataDir: string): () => void {
   throw new Error(`Could not lock ${dataDir}`);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it exists, but belongs to another user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

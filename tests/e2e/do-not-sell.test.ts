@@ -14,7 +14,7 @@ beforeAll(async () => {
   harness = await startHarness({ DATA_DIR: dataDir });
 });
 afterAll(async () => {
-  await harness.close();
+  await harness?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

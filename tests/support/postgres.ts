@@ -12,6 +12,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { isAlive } from "../../server/db/database";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -135,14 +136,6 @@ function freePort(): Promise<number> {
   });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 function readPid(file: string): number | undefined {
   try {
