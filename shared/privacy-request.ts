@@ -43,7 +43,21 @@ export function normalizeUsPhone(input: string): string | undefined {
   return `+1${digits}`;
 }
 
-const emailCheck = z.string().check(z.maxLength(EMAIL_MAX_LENGTH), z.email());
+/** Each field's rule as a zod schema; validatePrivacyRequest below gives each its message. */
+export const privacyFieldSchemas = {
+  requestType: z.enum(PRIVACY_REQUEST_TYPES),
+  email: z.string().check(z.maxLength(EMAIL_MAX_LENGTH), z.email()),
+  phone: z.pipe(
+    z.string(),
+    z.transform((value, ctx) => {
+      const normalized = normalizeUsPhone(value);
+      if (normalized === undefined) ctx.issues.push({ code: "custom", input: value, message: "not a US phone number" });
+      return normalized ?? "";
+    }),
+  ),
+  state: z.string().check(z.refine((code) => Object.hasOwn(US_STATES, code))),
+  details: z.string().check(z.maxLength(DETAILS_MAX_LENGTH)),
+};
 
 export type PrivacyRequestField = "requestType" | "email" | "phone" | "state" | "details";
 export type FieldErrors = Partial<Record<PrivacyRequestField, string>>;
@@ -66,8 +80,8 @@ function text(value: unknown): string | undefined {
 }
 
 /**
- * Validates the form with a message per field, in plain words. Unknown fields are ignored;
- * a field sent twice (an array) is refused.
+ * Validates the form with the field schemas above and a message per field, in plain words.
+ * Unknown fields are ignored; a field sent twice (an array) is refused.
  */
 export function validatePrivacyRequest(raw: RawPrivacyRequest): { ok: true; value: PrivacyRequestInput } | { ok: false; errors: FieldErrors } {
   const errors: FieldErrors = {};
@@ -80,16 +94,18 @@ export function validatePrivacyRequest(raw: RawPrivacyRequest): { ok: true; valu
   const state = text(raw.state)?.toUpperCase();
   const details = text(raw.details);
 
+  const { requestType: typeRule, email: emailRule, phone: phoneRule, state: stateRule, details: detailsRule } = privacyFieldSchemas;
   if (!requestType) errors.requestType ??= "Choose what you would like us to do.";
-  else if (!(PRIVACY_REQUEST_TYPES as readonly string[]).includes(requestType)) errors.requestType ??= "Choose one of the listed requests.";
+  else if (!typeRule.safeParse(requestType).success) errors.requestType ??= "Choose one of the listed requests.";
 
-  if (email !== undefined && !emailCheck.safeParse(email).success) errors.email ??= "Enter an email address like name@example.com.";
-  const phone = phoneText === undefined ? undefined : normalizeUsPhone(phoneText);
-  if (phoneText !== undefined && phone === undefined) errors.phone ??= "Enter a 10-digit US phone number, like (415) 555-0134.";
+  if (email !== undefined && !emailRule.safeParse(email).success) errors.email ??= "Enter an email address like name@example.com.";
+  const parsedPhone = phoneText === undefined ? undefined : phoneRule.safeParse(phoneText);
+  const phone = parsedPhone?.success ? parsedPhone.data : undefined;
+  if (parsedPhone && !parsedPhone.success) errors.phone ??= "Enter a 10-digit US phone number, like (415) 555-0134.";
   if (email === undefined && phoneText === undefined) errors.email ??= "Give an email address or a phone number so we can find your information.";
 
-  if (state !== undefined && !(state in US_STATES)) errors.state ??= "Choose a state from the list.";
-  if (details !== undefined && requestType === "correction" && details.length > DETAILS_MAX_LENGTH) {
+  if (state !== undefined && !stateRule.safeParse(state).success) errors.state ??= "Choose a state from the list.";
+  if (details !== undefined && requestType === "correction" && !detailsRule.safeParse(details).success) {
     errors.details ??= `Keep this under ${DETAILS_MAX_LENGTH} characters.`;
   }
 

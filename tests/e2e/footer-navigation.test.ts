@@ -43,7 +43,7 @@ describe("footer links from the landing page", () => {
     await clickFooterLink(page, "Privacy Policy");
     await page.waitForURL(harness.url("/privacy-policy"));
     await expect.poll(() => page.title(), { timeout: 5_000 }).toBe(PRIVACY_TITLE);
-    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Auto Insurance Quotes Privacy Policy");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: 5_000 }).toBe("Auto Insurance Quotes Privacy Policy");
     expect(await hasWindowMarker(page)).toBe(true);
     await page.close();
   });
@@ -53,7 +53,7 @@ describe("footer links from the landing page", () => {
     await clickFooterLink(page, "Terms of Use");
     await page.waitForURL(harness.url("/terms-of-use"));
     await expect.poll(() => page.title(), { timeout: 5_000 }).toBe(TERMS_TITLE);
-    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Terms of Use");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: 5_000 }).toBe("Terms of Use");
     expect(await hasWindowMarker(page)).toBe(true);
     await page.close();
   });
@@ -63,7 +63,7 @@ describe("footer links from the landing page", () => {
     await clickFooterLink(page, "California Privacy Rights");
     await page.waitForURL(harness.url("/privacy-policy#california-rights"));
     await page.locator("#california-rights").waitFor();
-    await expect(page.locator("#california-rights").textContent()).resolves.toContain("California Privacy Rights");
+    await expect.poll(() => page.locator("#california-rights").textContent(), { timeout: 5_000 }).toContain("California Privacy Rights");
     await expect.poll(() => page.title(), { timeout: 5_000 }).toBe(PRIVACY_TITLE);
     expect(await hasWindowMarker(page)).toBe(true);
     await page.close();
@@ -74,7 +74,7 @@ describe("footer links from the landing page", () => {
     await clickFooterLink(page, "Cookie Policy");
     await page.waitForURL(harness.url("/privacy-policy#cookies"));
     await page.locator("#cookies").waitFor();
-    await expect(page.locator("#cookies").textContent()).resolves.toContain("Cookies");
+    await expect.poll(() => page.locator("#cookies").textContent(), { timeout: 5_000 }).toContain("Cookies");
     await expect.poll(() => page.title(), { timeout: 5_000 }).toBe(PRIVACY_TITLE);
     expect(await hasWindowMarker(page)).toBe(true);
     await page.close();

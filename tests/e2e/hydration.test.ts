@@ -11,6 +11,7 @@ import {
   hasWindowMarker,
   setWindowMarker,
   startHarness,
+  waitForHydration,
   type CollectedMessage,
   type Harness,
   type ProblemCollector,
@@ -37,6 +38,8 @@ async function visit(path: string): Promise<Visit> {
   const page = await context.newPage();
   const problems = await collectProblems(context, page);
   const response = await page.goto(harness.url(path));
+  // Clicks before hydration would be plain page loads; wait until React owns the page.
+  await waitForHydration(page, "main");
   return { page, problems, status: response?.status() };
 }
 
@@ -136,7 +139,7 @@ describe("the not-found page", () => {
     const current = await visit("/no-such-page");
     const { page } = current;
     expect(current.status).toBe(404);
-    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("404");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: 5_000 }).toBe("404");
     await expect(page.getByText("Oops! Page not found", { exact: true }).isVisible()).resolves.toBe(true);
     const home = page.getByRole("link", { name: "Return to Home" });
     await expect(home.getAttribute("href")).resolves.toBe("/");

@@ -126,7 +126,7 @@ describe("the table of contents", () => {
       const href = (await link.getAttribute("href"))!;
       await link.click();
       await expect.poll(() => isFullyInViewport(page, href), { timeout: 3_000, message: `${href} in view` }).toBe(true);
-      await expect(page.locator(href).textContent()).resolves.toBe(name);
+      await expect.poll(() => page.locator(href).textContent(), { timeout: 5_000 }).toBe(name);
     }
     await page.close();
   });
@@ -173,7 +173,7 @@ describe("anchors", () => {
     await setWindowMarker(page);
     await page.getByRole("navigation", { name: "Legal" }).getByRole("link", { name: linkName, exact: true }).click();
     await page.waitForURL(harness.url(`/privacy-policy${hash}`));
-    await expect(page.locator(hash).textContent()).resolves.toBe(heading);
+    await expect.poll(() => page.locator(hash).textContent(), { timeout: 5_000 }).toBe(heading);
     await expect.poll(() => isFullyInViewport(page, hash), { timeout: 3_000 }).toBe(true);
     expect(await hasWindowMarker(page)).toBe(true);
     await page.close();
@@ -254,7 +254,7 @@ describe("client-side navigation", () => {
     await setWindowMarker(page);
     await page.getByRole("navigation", { name: "Legal" }).getByRole("link", { name: "Privacy Policy", exact: true }).click();
     await page.waitForURL(harness.url("/privacy-policy"));
-    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe(PRIVACY_TITLE);
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: 5_000 }).toBe(PRIVACY_TITLE);
     expect(await hasWindowMarker(page)).toBe(true);
     const fetchedLater = scripts.slice(atLoad.length).filter((script) => !atLoad.includes(script));
     expect(fetchedLater.length, "the legal chunk was fetched on navigation").toBeGreaterThan(0);
@@ -274,7 +274,8 @@ describe("client-side navigation", () => {
     await setWindowMarker(page);
     await page.locator(".legal-body").getByRole("link", { name: "Terms of Use", exact: true }).first().click();
     await page.waitForURL(harness.url("/terms-of-use"));
-    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Terms of Use");
+    // The address changes as the navigation commits; React paints the new page in a transition.
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: 5_000 }).toBe("Terms of Use");
     expect(await hasWindowMarker(page)).toBe(true);
     await page.locator(".legal-body").getByRole("link", { name: "Opting Out", exact: true }).click();
     await page.waitForURL(harness.url("/privacy-policy#opting-out"));
