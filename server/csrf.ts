@@ -10,8 +10,7 @@ import type { Request, Response } from "express";
 import { parse, serialize } from "cookie";
 
 export const CSRF_COOKIE = "qr_csrf";
-export const CSRF_FIELD = "_csrf";
-export const CSRF_HEADER = "x-csrf-token";
+export { CSRF_FIELD, CSRF_HEADER } from "../shared/routes";
 const SEED_PATTERN = /^[A-Za-z0-9_-]{24}$/;
 
 export interface Csrf {

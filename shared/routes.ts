@@ -17,3 +17,7 @@ export const paths = {
 
 /** /go sends a visitor back to the landing page with this when the ZIP was not 5 digits. */
 export const INVALID_ZIP_FLAG = { key: "error", value: "invalid-zip" } as const;
+
+/** How forms carry their CSRF token: a hidden field (no JavaScript) or a header (fetch). */
+export const CSRF_FIELD = "_csrf";
+export const CSRF_HEADER = "x-csrf-token";

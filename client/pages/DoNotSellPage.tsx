@@ -10,9 +10,9 @@ import { SiteHeader } from "../components/SiteHeader";
 import { SiteFooter } from "../components/SiteFooter";
 import { notify } from "../components/Notifications";
 import { PRIVACY_REQUEST_LABELS, PRIVACY_REQUEST_TYPES, US_STATES, DETAILS_MAX_LENGTH, type FieldErrors, type PrivacyRequestField } from "../../shared/privacy-request";
-import { paths } from "../../shared/routes";
+import { CSRF_FIELD, paths } from "../../shared/routes";
 import { site } from "../../shared/site";
-import { CSRF_FIELD, SUBMISSION_FIELD, type DoNotSellActionData, type DoNotSellLoaderData } from "./do-not-sell-data";
+import { SUBMISSION_FIELD, type DoNotSellActionData, type DoNotSellLoaderData } from "./do-not-sell-data";
 
 export { loader, action } from "./do-not-sell-data";
 

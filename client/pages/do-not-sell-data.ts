@@ -5,10 +5,9 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "react-router-dom";
 import type { ServerContext } from "../render-contract";
 import { PRIVACY_REFERENCE_PATTERN, type FieldErrors } from "../../shared/privacy-request";
-import { paths } from "../../shared/routes";
+import { CSRF_FIELD, CSRF_HEADER, paths } from "../../shared/routes";
 import { randomId } from "../../shared/random-id";
 
-export const CSRF_FIELD = "_csrf";
 export const SUBMISSION_FIELD = "submissionId";
 export const RECEIVED_PARAM = "received";
 
@@ -76,7 +75,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   const response = await fetch(paths.privacyApi, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": typeof csrfToken === "string" ? csrfToken : "" },
+    headers: { "Content-Type": "application/json", Accept: "application/json", [CSRF_HEADER]: typeof csrfToken === "string" ? csrfToken : "" },
     body: JSON.stringify({ ...fields, submissionId }),
   });
   const body = (await response.json().catch(() => ({}))) as { reference?: string; dueAt?: string; errors?: FieldErrors; error?: string };
