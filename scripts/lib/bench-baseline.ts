@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { projectRoot, stopChild } from "./production-server";
+import { onJsonLines, parseJson, projectRoot, stopChild } from "./production-server";
 
 export const baselineScript = path.join(projectRoot, "scripts", "static-baseline.ts");
 
@@ -32,23 +32,11 @@ export async function startStaticBaseline(directory: string, timeoutMs = 15_000)
 
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`static baseline did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
-    let buffered = "";
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      buffered += chunk;
-      let newline = buffered.indexOf("\n");
-      while (newline !== -1) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        newline = buffered.indexOf("\n");
-        try {
-          const entry = JSON.parse(line) as { event?: unknown; port?: unknown };
-          if (entry.event === "baseline_started" && typeof entry.port === "number" && entry.port > 0) {
-            clearTimeout(timer);
-            resolve(entry.port);
-          }
-        } catch {
-          // Not JSON: ignore.
-        }
+    onJsonLines(child, (line) => {
+      const entry = parseJson(line);
+      if (entry?.event === "baseline_started" && typeof entry.port === "number" && entry.port > 0) {
+        clearTimeout(timer);
+        resolve(entry.port);
       }
     });
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
+import { createInterface } from "node:readline";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -39,6 +40,21 @@ export interface StartOptions {
 
 const PROBLEM_LEVEL = /"level":"(warn|error|fatal)"/;
 
+/** Calls `onLine` with each line the child writes to stdout. */
+export function onJsonLines(child: ChildProcess, onLine: (line: string) => void): void {
+  createInterface({ input: child.stdout!, crlfDelay: Infinity }).on("line", onLine);
+}
+
+/** The line as a JSON object, or undefined when it is not one. */
+export function parseJson(line: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** SIGTERM, then SIGKILL if the child is still there after 5 s; resolves once it has exited. */
 export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -71,26 +87,15 @@ export async function startProductionServer(env: Record<string, string> = {}, { 
   let listening = false;
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
-    let buffered = "";
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      buffered += chunk;
-      let newline = buffered.indexOf("\n");
-      while (newline !== -1) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        newline = buffered.indexOf("\n");
-        if (listening && keepLogs === "problems" && !PROBLEM_LEVEL.test(line)) continue;
-        try {
-          const entry = JSON.parse(line) as Record<string, unknown>;
-          logs.push(entry);
-          if (entry.event === "server_started" && typeof entry.port === "number") {
-            listening = true;
-            clearTimeout(timer);
-            resolve(entry.port);
-          }
-        } catch {
-          // Not JSON: ignore.
-        }
+    onJsonLines(child, (line) => {
+      if (listening && keepLogs === "problems" && !PROBLEM_LEVEL.test(line)) return;
+      const entry = parseJson(line);
+      if (!entry) return;
+      logs.push(entry);
+      if (entry.event === "server_started" && typeof entry.port === "number") {
+        listening = true;
+        clearTimeout(timer);
+        resolve(entry.port);
       }
     });
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
