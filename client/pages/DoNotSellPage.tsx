@@ -9,7 +9,15 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "react-r
 import { SiteHeader } from "../components/SiteHeader";
 import { SiteFooter } from "../components/SiteFooter";
 import { notify } from "../components/Notifications";
-import { PRIVACY_REQUEST_LABELS, PRIVACY_REQUEST_TYPES, US_STATES, DETAILS_MAX_LENGTH, type FieldErrors, type PrivacyRequestField } from "../../shared/privacy-request";
+import {
+  DETAILS_MAX_LENGTH,
+  EMAIL_MAX_LENGTH,
+  PRIVACY_REQUEST_LABELS,
+  PRIVACY_REQUEST_TYPES,
+  US_STATES,
+  type FieldErrors,
+  type PrivacyRequestField,
+} from "../../shared/privacy-request";
 import { CSRF_FIELD, paths } from "../../shared/routes";
 import { site } from "../../shared/site";
 import { SUBMISSION_FIELD, type DoNotSellActionData, type DoNotSellLoaderData } from "./do-not-sell-data";
@@ -37,6 +45,36 @@ function ErrorText({ field, errors }: { field: PrivacyRequestField; errors: Fiel
 function describedBy(field: PrivacyRequestField, errors: FieldErrors, hint?: string): string | undefined {
   const ids = [hint, errors[field] ? `${field}-error` : undefined].filter(Boolean);
   return ids.length > 0 ? ids.join(" ") : undefined;
+}
+
+/** The email and phone inputs: either may identify the person, so both point at the shared hint. */
+function ContactInput(props: {
+  field: "email" | "phone";
+  label: string;
+  type: "email" | "tel";
+  autoComplete: string;
+  maxLength: number;
+  values: Record<string, string>;
+  errors: FieldErrors;
+}) {
+  const { field, label, type, autoComplete, maxLength, values, errors } = props;
+  return (
+    <div className="field">
+      <label htmlFor={FIELD_IDS[field]}>{label}</label>
+      <input
+        id={FIELD_IDS[field]}
+        name={field}
+        type={type}
+        autoComplete={autoComplete}
+        inputMode={type}
+        maxLength={maxLength}
+        defaultValue={values[field] ?? ""}
+        aria-invalid={errors[field] ? true : undefined}
+        aria-describedby={describedBy(field, errors, "contact-hint")}
+      />
+      <ErrorText field={field} errors={errors} />
+    </div>
+  );
 }
 
 export function DoNotSellPage() {
@@ -150,36 +188,8 @@ export function DoNotSellPage() {
           <p id="contact-hint" className="hint">
             Give an email address, a phone number, or both: the ones you used with us.
           </p>
-          <div className="field">
-            <label htmlFor="privacy-email">Email address</label>
-            <input
-              id="privacy-email"
-              name="email"
-              type="email"
-              autoComplete="email"
-              inputMode="email"
-              maxLength={254}
-              defaultValue={values.email ?? ""}
-              aria-invalid={errors.email ? true : undefined}
-              aria-describedby={describedBy("email", errors, "contact-hint")}
-            />
-            <ErrorText field="email" errors={errors} />
-          </div>
-          <div className="field">
-            <label htmlFor="privacy-phone">Phone number</label>
-            <input
-              id="privacy-phone"
-              name="phone"
-              type="tel"
-              autoComplete="tel-national"
-              inputMode="tel"
-              maxLength={20}
-              defaultValue={values.phone ?? ""}
-              aria-invalid={errors.phone ? true : undefined}
-              aria-describedby={describedBy("phone", errors, "contact-hint")}
-            />
-            <ErrorText field="phone" errors={errors} />
-          </div>
+          <ContactInput field="email" label="Email address" type="email" autoComplete="email" maxLength={EMAIL_MAX_LENGTH} values={values} errors={errors} />
+          <ContactInput field="phone" label="Phone number" type="tel" autoComplete="tel-national" maxLength={20} values={values} errors={errors} />
           <div className="field">
             <label htmlFor="privacy-state">State (optional)</label>
             <select
