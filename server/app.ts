@@ -14,6 +14,7 @@ import type { RenderSource } from "./render-source";
 import type { Csrf } from "./csrf";
 import { hasGpc, type PrivacyService } from "./privacy/service";
 import { privacyRoutes } from "./routes/privacy";
+import { leadRoutes, type LeadRouteOptions } from "./routes/leads";
 import type { ServerContext } from "../client/render-contract";
 import { errorPageHtml } from "./error-pages";
 import { logNotFound } from "./events";
@@ -27,9 +28,11 @@ export interface AppDependencies {
   /** Static files: the production build's, or Vite's dev middleware. */
   assets: RequestHandler[];
   privacy: { service: PrivacyService; csrf: Csrf };
+  /** The quote form's API; it shares the privacy form's CSRF protection. */
+  leads: Omit<LeadRouteOptions, "csrf" | "leadRateLimit" | "eventsRateLimit">;
 }
 
-export function createApp({ config, logger, lifecycle, source, assets, privacy }: AppDependencies): express.Express {
+export function createApp({ config, logger, lifecycle, source, assets, privacy, leads }: AppDependencies): express.Express {
   const app = express();
   // We sit behind a load balancer: req.ip and req.protocol come from its X-Forwarded-* headers,
   // but only for the hops the operator configured.
@@ -63,10 +66,12 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy }
   const renderPage = createRenderHandler(source, config, { cache: config.NODE_ENV !== "development", contextFor });
   // 7. Privacy requests: the form's POST and its JSON API (CSRF, size and rate checks).
   app.use(privacyRoutes({ service: privacy.service, csrf: privacy.csrf, rateLimit: config.PRIVACY_RATE_LIMIT, renderPage }));
-  // 8. Files, then every other GET/HEAD is a page.
+  // 8. The quote form's API: session, ZIP lookup, quote requests, funnel events.
+  app.use(leadRoutes({ ...leads, csrf: privacy.csrf, leadRateLimit: config.LEAD_RATE_LIMIT, eventsRateLimit: config.EVENTS_RATE_LIMIT }));
+  // 9. Files, then every other GET/HEAD is a page.
   if (assets.length > 0) app.use(assets);
   app.get("/{*splat}", renderPage);
-  // 9. Other methods on pages are not supported.
+  // 10. Other methods on pages are not supported.
   app.use((req, res) => {
     res.setHeader("Allow", "GET, HEAD");
     res.status(405).type("html").send(errorPageHtml(405, String(req.id)));

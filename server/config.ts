@@ -66,6 +66,12 @@ export const configSchema = z.object({
   CSRF_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Privacy-request submissions allowed per client (IP) per 10 minutes. */
   PRIVACY_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** Quote requests (POST /api/leads) per client per 10 minutes. */
+  LEAD_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  /** Funnel events (POST /api/events) per client per 10 minutes: a visitor sends about five. */
+  EVENTS_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(200),
+  /** A quote form sent sooner than this after it opened is a bot's (no person fills three steps that fast). */
+  LEAD_MIN_FILL_MS: milliseconds(4_000),
   /** After SIGTERM: how long to keep serving (readiness failing) so the balancer stops routing. */
   SHUTDOWN_DELAY_MS: milliseconds(0),
   /** After the delay: how long in-flight requests get to finish before sockets are destroyed. */

@@ -4,7 +4,9 @@
  * validated or cut to length, never as a key.
  */
 import type { Request } from "express";
-import { parseCampaignSearch, type ParsedCampaignQuery, type RejectedParam } from "../shared/campaign";
+import { parseCampaignSearch, type Campaign, type ParsedCampaignQuery, type RejectedParam } from "../shared/campaign";
+import type { FunnelEvent } from "../shared/lead";
+import { paths } from "../shared/routes";
 import { truncate } from "./logger";
 
 export type ZipOutcome = "accepted" | "invalid_zip" | "missing_zip";
@@ -50,3 +52,58 @@ export function logZipSubmitted(req: Request, parsed: ParsedCampaignQuery, outco
   );
 }
 
+
+/** `quote_page_view`: the quote page (/) was served; the first step of the analysts' funnel. */
+export function logQuotePageView(req: Request, url: URL): void {
+  const parsed = parseCampaignSearch(url.searchParams);
+  req.log.info(
+    { event: "quote_page_view", path: pathOf(req), ...(parsed.zip ? { zip: parsed.zip } : {}), campaign: parsed.campaign },
+    "quote page view",
+  );
+}
+
+/** The page events of a served page: a campaign hit, and the quote page's view. */
+export function logPageEvents(req: Request, url: URL): void {
+  logCampaignHit(req, url);
+  if (url.pathname === paths.quote && req.method === "GET") logQuotePageView(req, url);
+}
+
+/** `form_started` / `form_step_completed`: reported by the quote form's beacon (POST /api/events). */
+export function logFunnelEvent(req: Request, event: FunnelEvent): void {
+  const { event: name, step, zip, sid, tid } = event;
+  req.log.info(
+    { event: name, ...(step === undefined ? {} : { step }), ...(zip ? { zip } : {}), campaign: campaignOf(sid, tid) },
+    name.replaceAll("_", " "),
+  );
+}
+
+/** `lead_submitted`: a quote request was stored. Never the person's details: the reference finds them. */
+export function logLeadSubmitted(
+  req: Request,
+  lead: { reference: string; duplicateOf: string | null; zip: string; state: string; gpc: boolean; sid?: string | undefined; tid?: string | undefined },
+): void {
+  req.log.info(
+    {
+      event: "lead_submitted",
+      reference: lead.reference,
+      duplicate: lead.duplicateOf !== null,
+      ...(lead.duplicateOf ? { duplicateOf: lead.duplicateOf } : {}),
+      zip: lead.zip,
+      state: lead.state,
+      gpc: lead.gpc,
+      campaign: campaignOf(lead.sid, lead.tid),
+    },
+    "lead submitted",
+  );
+}
+
+export type LeadRejection = "honeypot" | "too_fast" | "form_expired" | "bad_envelope" | "stale_disclosure" | "invalid_fields" | "already_sent";
+
+/** `lead_rejected`: a quote request was refused before storing; `fields` names the invalid ones, never their values. */
+export function logLeadRejected(req: Request, reason: LeadRejection, details: { fields?: string[]; reference?: string } = {}): void {
+  req.log.info({ event: "lead_rejected", reason, ...details }, "lead rejected");
+}
+
+function campaignOf(sid: string | undefined, tid: string | undefined): Campaign {
+  return { ...(sid ? { sid } : {}), ...(tid ? { tid } : {}) };
+}

@@ -18,6 +18,7 @@ import { privacyRequestRepository } from "./db/privacy-requests";
 import { createPrivacyService } from "./privacy/service";
 import { createCsrf } from "./csrf";
 import { randomBytes } from "node:crypto";
+import { createLeadCapture } from "./leads/capture";
 
 function readConfig(): Config {
   try {
@@ -104,8 +105,10 @@ async function main(): Promise<void> {
   const lifecycle = createLifecycle();
   const db = await openStore(config, logger);
   const rendering = await buildRendering(config);
-  const privacy = { service: createPrivacyService(privacyRequestRepository(db)), csrf: createCsrf(csrfSecret(config, logger)) };
-  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy });
+  const secret = csrfSecret(config, logger);
+  const privacy = { service: createPrivacyService(privacyRequestRepository(db)), csrf: createCsrf(secret) };
+  const leads = await createLeadCapture(db, secret, config);
+  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads });
   const server = http.createServer(app);
   applyTimeouts(server, config);
   handleShutdown(server, config, logger, lifecycle, async () => {

@@ -12,7 +12,7 @@ import type { RenderSource } from "./render-source";
 import type { PreparedPage, ServerContext } from "../client/render-contract";
 import { errorPageHtml } from "./error-pages";
 import { fillTemplate, renderHead, type DocumentParts } from "./template";
-import { logCampaignHit, logNotFound } from "./events";
+import { logNotFound, logPageEvents } from "./events";
 import { isSafeRelativeLocation } from "./routes/redirects";
 import { PageCache } from "./page-cache";
 
@@ -56,7 +56,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       const cacheKey = req.method === "POST" ? undefined : cache.keyFor(req.originalUrl);
       const cached = cacheKey === undefined ? undefined : cache.get(cacheKey, nonce);
       if (cached !== undefined) {
-        logCampaignHit(req, url);
+        logPageEvents(req, url);
         startHtmlResponse(res, 200);
         if (req.method === "HEAD") res.end();
         else res.setHeader("Content-Length", Buffer.byteLength(cached)).end(cached);
@@ -75,7 +75,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       }
 
       if (page.status === 404) logNotFound(req);
-      if (page.status < 400) logCampaignHit(req, url);
+      if (page.status < 400) logPageEvents(req, url);
       startHtmlResponse(res, page.status);
       if (!page.cacheable) res.setHeader("Cache-Control", "no-store");
       if (req.method === "HEAD") {

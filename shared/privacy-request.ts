@@ -3,6 +3,9 @@
  * its fields and rules, shared by the page (field messages) and the server (the real check).
  */
 import * as z from "zod/mini";
+import { emailSchema, trimmedText as text, usPhoneSchema } from "./contact";
+
+export { EMAIL_MAX_LENGTH, normalizeUsPhone } from "./contact";
 
 export const PRIVACY_REQUEST_TYPES = ["opt_out_sale_sharing", "nevada_opt_out", "access", "deletion", "correction"] as const;
 export type PrivacyRequestType = (typeof PRIVACY_REQUEST_TYPES)[number];
@@ -27,34 +30,13 @@ export const US_STATES: Readonly<Record<string, string>> = {
   UT: "Utah", VT: "Vermont", VA: "Virginia", WA: "Washington", WV: "West Virginia", WI: "Wisconsin", WY: "Wyoming",
 };
 
-export const EMAIL_MAX_LENGTH = 254;
 export const DETAILS_MAX_LENGTH = 1000;
-
-/**
- * A US phone number as people type it ("(415) 555-0134", "415.555.0134", "+1 415 555 0134"),
- * normalised to E.164 (+14155550134). NANP rules: area code and exchange start with 2–9.
- * Returns undefined when it is not a valid US number.
- */
-export function normalizeUsPhone(input: string): string | undefined {
-  if (!/^[\d\s().+-]{10,20}$/.test(input.trim())) return undefined;
-  let digits = input.replace(/\D/g, "");
-  if (digits.length === 11 && digits.startsWith("1")) digits = digits.slice(1);
-  if (!/^[2-9]\d{2}[2-9]\d{6}$/.test(digits)) return undefined;
-  return `+1${digits}`;
-}
 
 /** Each field's rule as a zod schema; validatePrivacyRequest below gives each its message. */
 export const privacyFieldSchemas = {
   requestType: z.enum(PRIVACY_REQUEST_TYPES),
-  email: z.string().check(z.maxLength(EMAIL_MAX_LENGTH), z.email()),
-  phone: z.pipe(
-    z.string(),
-    z.transform((value, ctx) => {
-      const normalized = normalizeUsPhone(value);
-      if (normalized === undefined) ctx.issues.push({ code: "custom", input: value, message: "not a US phone number" });
-      return normalized ?? "";
-    }),
-  ),
+  email: emailSchema,
+  phone: usPhoneSchema,
   state: z.string().check(z.refine((code) => Object.hasOwn(US_STATES, code))),
   details: z.string().check(z.maxLength(DETAILS_MAX_LENGTH)),
 };
@@ -72,12 +54,6 @@ export interface PrivacyRequestInput {
 
 /** What the form sends: every value a string (absent or empty when not filled). */
 export type RawPrivacyRequest = Partial<Record<PrivacyRequestField, unknown>>;
-
-function text(value: unknown): string | undefined {
-  if (typeof value !== "string") return undefined;
-  const trimmed = value.trim();
-  return trimmed === "" ? undefined : trimmed;
-}
 
 /**
  * Validates the form with the field schemas above and a message per field, in plain words.

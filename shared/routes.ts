@@ -11,6 +11,10 @@ export const paths = {
   doNotSell: "/do-not-sell",
   privacyApi: "/api/privacy-requests",
   privacySession: "/api/privacy-requests/session",
+  leadsApi: "/api/leads",
+  leadsSession: "/api/leads/session",
+  zipCodesApi: "/api/zip-codes",
+  eventsApi: "/api/events",
   healthz: "/healthz",
   readyz: "/readyz",
 } as const;

@@ -21,7 +21,7 @@ export function QuotePage() {
           className="quote-frame"
           src={frameSrc}
           title="Car insurance quote form"
-          sandbox="allow-scripts allow-same-origin allow-forms"
+          sandbox="allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox"
         />
       </main>
     </div>

@@ -9,12 +9,12 @@
  * the embedded store can only be opened while the server is stopped).
  */
 import { parseArgs } from "node:util";
-import { pathToFileURL } from "node:url";
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/database";
 import { migrate } from "../db/migrate";
 import { privacyRequestRepository, type PrivacyRequestRecord, type PrivacyRequestStatus } from "../db/privacy-requests";
 import { PRIVACY_REFERENCE_PATTERN } from "../../shared/privacy-request";
+import { csv, parseDay, runAsScript, UsageError } from "./common";
 
 const USAGE = `Usage: npm run privacy-requests -- <command> [options]
   list      [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--status received|completed|denied] [--format table|csv|json]
@@ -22,8 +22,6 @@ const USAGE = `Usage: npm run privacy-requests -- <command> [options]
   complete  <reference> [--note TEXT]      mark a request as done
   deny      <reference> --note TEXT        close a request you could not honour (say why)
   purge     [--older-than-months N]        delete closed requests received more than N months ago (default 24)`;
-
-class UsageError extends Error {}
 
 const COLUMNS: Array<[string, (row: PrivacyRequestRecord) => string]> = [
   ["reference", (row) => row.reference],
@@ -40,15 +38,9 @@ const COLUMNS: Array<[string, (row: PrivacyRequestRecord) => string]> = [
   ["note", (row) => row.resolutionNote ?? ""],
 ];
 
-/** RFC 4180 quoting; a leading = + - @ is defused so spreadsheets do not run it as a formula. */
-function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
 export function formatRows(rows: PrivacyRequestRecord[], format: string): string {
   if (format === "json") return `${JSON.stringify(rows.map((row) => Object.fromEntries(COLUMNS.map(([name, get]) => [name, get(row)]))), null, 2)}\n`;
-  if (format === "csv") return `${[COLUMNS.map(([name]) => name), ...rows.map((row) => COLUMNS.map(([, get]) => get(row)))].map((line) => line.map(csvCell).join(",")).join("\r\n")}\r\n`;
+  if (format === "csv") return csv([COLUMNS.map(([name]) => name), ...rows.map((row) => COLUMNS.map(([, get]) => get(row)))]);
   if (format === "table") {
     if (rows.length === 0) return "No privacy requests.\n";
     const shown = COLUMNS.slice(0, 7);
@@ -57,12 +49,6 @@ export function formatRows(rows: PrivacyRequestRecord[], format: string): string
     return `${cells.map((line) => line.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd()).join("\n")}\n${rows.length} request(s)\n`;
   }
   throw new UsageError(`Unknown format ${format}: use table, csv or json.`);
-}
-
-function parseDay(value: string | undefined, name: string): Date | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new UsageError(`--${name} must be a date like 2026-01-31.`);
-  return new Date(`${value}T00:00:00Z`);
 }
 
 function reference(value: string | undefined): string {
@@ -139,13 +125,4 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
   }
 }
 
-// Run when executed directly (not when imported by tests).
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  run(process.argv.slice(2), (text) => process.stdout.write(text)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(error instanceof UsageError || (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? 2 : 1);
-    },
-  );
-}
+runAsScript(import.meta.url, run);

@@ -2,7 +2,7 @@
  * The privacy_requests table: the one place that reads and writes it (pages, routes and the
  * ops command all come through here).
  */
-import { randomBytes } from "node:crypto";
+import { newReference } from "./references";
 import type { Database } from "./database";
 import type { PrivacyRequestInput, PrivacyRequestType } from "../../shared/privacy-request";
 
@@ -48,15 +48,6 @@ interface Row {
   resolution_note: string | null;
 }
 
-/** Crockford's base32: no I, L, O, U, so references read aloud and type cleanly. */
-const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-
-export function newReference(): string {
-  const bytes = randomBytes(8);
-  const chars = [...bytes].map((byte) => ALPHABET[byte % 32]).join("");
-  return `PR-${chars.slice(0, 4)}-${chars.slice(4, 8)}`;
-}
-
 const toDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
 
 function fromRow(row: Row): PrivacyRequestRecord {
@@ -83,7 +74,7 @@ export function privacyRequestRepository(db: Database) {
     /** Stores a request once; the same submissionId again reports the first one's reference. */
     async create(request: NewPrivacyRequest): Promise<CreateResult> {
       for (let attempt = 0; attempt < 5; attempt += 1) {
-        const reference = newReference();
+        const reference = newReference("PR");
         const { rows } = await db.query<{ reference: string }>(
           `INSERT INTO privacy_requests (reference, submission_id, request_type, email, phone, state, details, gpc, received_at, due_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)

@@ -7,12 +7,13 @@
  * - GET /api/privacy-requests/session: a CSRF token (and the GPC state) for a page reached by
  *   client-side navigation.
  */
-import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
+import express, { type RequestHandler } from "express";
 import { rateLimit } from "express-rate-limit";
 import type { Csrf } from "../csrf";
 import { CSRF_FIELD, CSRF_HEADER } from "../csrf";
 import { hasGpc, type PrivacyService } from "../privacy/service";
 import { errorMessage, errorPageHtml } from "../error-pages";
+import { jsonParseErrors, noStore, requireType, sameOriginOnly } from "./api-guards";
 import type { PrivacySubmitOutcome } from "../../client/render-contract";
 import { paths } from "../../shared/routes";
 
@@ -27,19 +28,6 @@ export interface PrivacyRouteOptions {
   rateLimit: number;
   /** Renders the /do-not-sell page for a form POST (the route action does the work). */
   renderPage: RequestHandler;
-}
-
-function noStore(res: Response): Response {
-  return res.setHeader("Cache-Control", "no-store");
-}
-
-function requireType(type: string, json: boolean): RequestHandler {
-  return (req, res, next) => {
-    if (req.is(type)) return next();
-    noStore(res).status(415);
-    if (json) res.json({ error: `Send the request as ${type}.` });
-    else res.type("html").send(errorPageHtml(415, String(req.id), paths.doNotSell));
-  };
 }
 
 const API_STATUS: Record<PrivacySubmitOutcome["kind"], number> = { created: 201, duplicate: 409, invalid: 422, expired: 400 };
@@ -67,6 +55,7 @@ export function privacyRoutes({ service, csrf, rateLimit: limit, renderPage }: P
   router.post(
     paths.privacyApi,
     limiter,
+    sameOriginOnly,
     requireType("application/json", true),
     express.json({ limit: BODY_LIMIT, strict: true }),
     async (req, res, next) => {
@@ -97,7 +86,7 @@ export function privacyRoutes({ service, csrf, rateLimit: limit, renderPage }: P
   router.post(
     paths.doNotSell,
     limiter,
-    requireType("application/x-www-form-urlencoded", false),
+    requireType("application/x-www-form-urlencoded", false, paths.doNotSell),
     express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: 20 }),
     (req, res, next) => {
       const token = (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
@@ -109,12 +98,6 @@ export function privacyRoutes({ service, csrf, rateLimit: limit, renderPage }: P
   );
 
   // Parser errors (too large, malformed JSON) on the API answer in JSON; the form's, as pages.
-  const apiErrors: ErrorRequestHandler = (error: { status?: number; type?: string }, req, res, next) => {
-    const status = error.status;
-    if (!req.path.startsWith("/api/") || typeof status !== "number" || status >= 500) return next(error);
-    req.log.warn({ err: error, status }, "client error");
-    noStore(res).status(status).json({ error: status === 413 ? errorMessage(413) : "The request body is not valid JSON." });
-  };
-  router.use(apiErrors);
+  router.use(jsonParseErrors);
   return router;
 }

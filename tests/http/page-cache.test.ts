@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import request from "supertest";
 import { createApp } from "../../server/app";
-import { testPrivacy } from "../support/privacy";
+import { testServices } from "../support/services";
 import { loadConfig } from "../../server/config";
 import { createLogger } from "../../server/logger";
 import { createLifecycle } from "../../server/routes/health";
@@ -35,7 +35,7 @@ async function countingApp(env: Record<string, string> = {}) {
     },
   });
   const config = loadConfig({ NODE_ENV: "production", ...env });
-  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: staticAssets(build.clientDir), privacy: testPrivacy() });
+  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: staticAssets(build.clientDir), ...testServices() });
   return { app, renders: () => renders, events };
 }
 

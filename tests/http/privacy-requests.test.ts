@@ -9,7 +9,7 @@ beforeAll(async () => {
   t = await createTestApp({ PRIVACY_RATE_LIMIT: "1000" });
 });
 afterAll(async () => {
-  await t.privacy.close();
+  await t.services.close();
 });
 
 let submissionCounter = 0;
@@ -30,7 +30,7 @@ async function openForm(headers: Record<string, string> = {}) {
 }
 
 async function rows() {
-  return (await t.privacy.repository()).list();
+  return (await t.services.repository()).list();
 }
 
 async function postForm(fields: Record<string, string>, { cookie, headers = {} }: { cookie: string; headers?: Record<string, string> }) {
@@ -201,7 +201,7 @@ describe("POST /api/privacy-requests (the form with JavaScript)", () => {
     expect(response.status).toBe(201);
     expect(response.body.reference).toMatch(PRIVACY_REFERENCE_PATTERN);
     expect(new Date(response.body.dueAt).getTime()).toBeGreaterThan(Date.now() + 59 * 86_400_000);
-    const stored = await (await t.privacy.repository()).findByReference(response.body.reference);
+    const stored = await (await t.services.repository()).findByReference(response.body.reference);
     expect(stored).toMatchObject({ requestType: "nevada_opt_out", phone: "+17025550188", email: null, state: "NV", gpc: false });
   });
 
@@ -287,7 +287,7 @@ describe("rate limiting", () => {
       expect(form.text).toContain("Too many requests");
       expect(limited.events("privacy_request_rate_limited").length).toBe(2);
     } finally {
-      await limited.privacy.close();
+      await limited.services.close();
     }
   });
 });

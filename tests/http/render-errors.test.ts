@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import request from "supertest";
 import type { PipeableStream } from "react-dom/server";
 import { createApp } from "../../server/app";
-import { testPrivacy } from "../support/privacy";
+import { testServices } from "../support/services";
 import { loadConfig } from "../../server/config";
 import { createLogger } from "../../server/logger";
 import { createLifecycle } from "../../server/routes/health";
@@ -27,7 +27,7 @@ function appWith(entry: EntryServer, env: Record<string, string> = {}) {
   });
   const config = loadConfig({ NODE_ENV: "production", ...env });
   const source: RenderSource = { template: async () => TEMPLATE, entry: async () => entry };
-  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: [], privacy: testPrivacy() });
+  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: [], ...testServices() });
   return { app, lines };
 }
 

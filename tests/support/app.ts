@@ -11,7 +11,8 @@ import { createLifecycle, type Lifecycle } from "../../server/routes/health";
 import { loadProductionBuild } from "../../server/render-source";
 import { staticAssets } from "../../server/static";
 import { projectRoot } from "../../scripts/lib/production-server";
-import { testPrivacy, type TestPrivacy } from "./privacy";
+import { testServices, type TestServices } from "./services";
+import type { TestStore } from "./databases";
 
 export type LogLine = Record<string, unknown> & { level: string; msg?: string; event?: string; requestId?: string };
 
@@ -24,11 +25,18 @@ export interface TestApp {
   events(name: string): LogLine[];
   /** Everything logged, as the raw text written to stdout. */
   rawLogs(): string;
-  /** The privacy-request store behind the app (created on first use). */
-  privacy: TestPrivacy;
+  /** The store and services behind the app (the store is opened on first use). */
+  services: TestServices;
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** The store behind privacy and quote requests (default: a temporary embedded store). */
+  store?: TestStore;
+  /** The quote form's minimum fill time (default 0: tests submit at once). */
+  minFillMs?: number;
+}
+
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "debug", ...env });
   const raw: string[] = [];
   const logs: LogLine[] = [];
@@ -43,8 +51,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const logger = createLogger(config, sink);
   const lifecycle = createLifecycle();
   const build = await loadProductionBuild(path.join(projectRoot, "dist"));
-  const privacy = testPrivacy();
-  const app = createApp({ config, logger, lifecycle, source: build.source, assets: staticAssets(build.clientDir), privacy });
+  const services = testServices(options);
+  const app = createApp({ config, logger, lifecycle, source: build.source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads });
   return {
     app,
     logs,
@@ -52,6 +60,6 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     config,
     events: (name) => logs.filter((line) => line.event === name),
     rawLogs: () => raw.join(""),
-    privacy,
+    services,
   };
 }

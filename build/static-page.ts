@@ -1,0 +1,24 @@
+/**
+ * Vite writes `html.cspNonce`'s placeholder into every HTML entry it builds. The SSR template
+ * (index.html) gets each response's nonce from the server; a page served as a plain file
+ * (rapidfire.html) never would, so its placeholder attributes are removed. Its scripts are
+ * external files from our origin, which the CSP's script-src 'self' allows without a nonce.
+ */
+import type { Plugin } from "vite";
+import { CSP_NONCE_PLACEHOLDER } from "../server/template.ts";
+
+export function staticPageWithoutNonce(fileName: string): Plugin {
+  const attribute = new RegExp(`\\s+nonce="${CSP_NONCE_PLACEHOLDER}"`, "g");
+  const metaTag = new RegExp(`\\s*<meta[^>]*property="csp-nonce"[^>]*>`, "g");
+  return {
+    name: "static-page-without-nonce",
+    apply: "build",
+    enforce: "post",
+    generateBundle(_options, bundle) {
+      const page = bundle[fileName];
+      if (!page || page.type !== "asset" || typeof page.source !== "string") return;
+      page.source = page.source.replace(metaTag, "").replace(attribute, "");
+      if (page.source.includes(CSP_NONCE_PLACEHOLDER)) this.error(`${fileName} still holds the CSP nonce placeholder`);
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * Receiving a quote request: the anti-bot checks, the shared field rules again, the ZIP's city
+ * and state, then one transaction for the lead and its consent record. Logs the outcome with
+ * the campaign ids and the reference, never the person's details.
+ */
+import type { Request } from "express";
+import { HONEYPOT_FIELD, leadEnvelopeSchema, validateLead, type LeadErrors, type RawLead } from "../../shared/lead";
+import type { LeadRepository } from "../db/leads";
+import type { ZipDirectory } from "../zip-codes";
+import type { FormTokens } from "./form-token";
+import type { CurrentDisclosure } from "./disclosure";
+import { hasGpc } from "../privacy/service";
+import { logLeadRejected, logLeadSubmitted } from "../events";
+import { truncate } from "../logger";
+import { paths } from "../../shared/routes";
+
+export type LeadOutcome =
+  | { kind: "created"; reference: string; duplicate: boolean }
+  | { kind: "already_sent"; reference: string }
+  | { kind: "invalid"; errors: LeadErrors }
+  /** Refused before any field was looked at; `message` is for the visitor. */
+  | { kind: "rejected"; status: 400 | 409; message: string };
+
+export interface LeadService {
+  submit(req: Request, body: Record<string, unknown>): Promise<LeadOutcome>;
+}
+
+export interface LeadServiceOptions {
+  repository: LeadRepository;
+  zipCodes: ZipDirectory;
+  formTokens: FormTokens;
+  disclosure: CurrentDisclosure;
+}
+
+const RELOAD = "This form is out of date. Reload the page and send it again.";
+const TOO_FAST = "That was quicker than we expected. Check your answers, then send the form again.";
+const NOT_ACCEPTED = "We could not accept this request. Reload the page and try again.";
+const STALE_DISCLOSURE = "We have updated the wording beside the consent box. Reload the page, read it, and send the form again.";
+
+/** The consent record's URLs must be the quote form, framed by a page of the same site. */
+function isFormAddress(formUrl: string, pageUrl: string): boolean {
+  const form = new URL(formUrl);
+  const page = new URL(pageUrl);
+  return form.pathname === paths.quoteForm && page.origin === form.origin;
+}
+
+export function createLeadService({ repository, zipCodes, formTokens, disclosure }: LeadServiceOptions): LeadService {
+  return {
+    async submit(req, body) {
+      const envelope = leadEnvelopeSchema.safeParse(body);
+      if (!envelope.success) {
+        logLeadRejected(req, "bad_envelope", { fields: [...new Set(envelope.error.issues.map((issue) => String(issue.path[0])))] });
+        return { kind: "rejected", status: 400, message: RELOAD };
+      }
+      const meta = envelope.data;
+      if (!isFormAddress(meta.formUrl, meta.pageUrl)) {
+        logLeadRejected(req, "bad_envelope", { fields: ["formUrl", "pageUrl"] });
+        return { kind: "rejected", status: 400, message: RELOAD };
+      }
+      if (meta[HONEYPOT_FIELD]) {
+        logLeadRejected(req, "honeypot");
+        return { kind: "rejected", status: 400, message: NOT_ACCEPTED };
+      }
+      const token = formTokens.check(meta.formToken);
+      if (token !== "ok") {
+        logLeadRejected(req, token === "too_fast" ? "too_fast" : "form_expired");
+        return { kind: "rejected", status: 400, message: token === "too_fast" ? TOO_FAST : RELOAD };
+      }
+      if (meta.consentVersion !== disclosure.version) {
+        logLeadRejected(req, "stale_disclosure");
+        return { kind: "rejected", status: 409, message: STALE_DISCLOSURE };
+      }
+
+      const receivedAt = new Date();
+      const checked = validateLead(body as RawLead, receivedAt);
+      const errors: LeadErrors = checked.ok ? {} : { ...checked.errors };
+      // A well-formed ZIP is looked up even when other answers are wrong, so every message comes at once.
+      const zip = typeof body.zip === "string" ? body.zip.trim() : "";
+      const location = errors.zip ? undefined : zipCodes.lookup(zip);
+      if (!errors.zip && !location) errors.zip = `We could not find ZIP code ${zip}. Check it and try again.`;
+      if (!checked.ok || !location) {
+        logLeadRejected(req, "invalid_fields", { fields: Object.keys(errors) });
+        return { kind: "invalid", errors };
+      }
+
+      const lead = checked.value;
+      const gpc = hasGpc(req);
+      const result = await repository.create({
+        lead,
+        location,
+        idempotencyKey: meta.idempotencyKey.toLowerCase(),
+        sid: meta.sid,
+        tid: meta.tid,
+        gpc,
+        receivedAt,
+        consent: {
+          disclosureVersion: disclosure.version,
+          disclosureSha256: disclosure.sha256,
+          checkboxChecked: lead.consent,
+          ip: req.ip ?? req.socket.remoteAddress ?? "unknown",
+          userAgent: truncate(req.get("user-agent") ?? "", 1024),
+          formUrl: meta.formUrl,
+          pageUrl: meta.pageUrl,
+        },
+      });
+      if (!result.created) {
+        logLeadRejected(req, "already_sent", { reference: result.existingReference });
+        return { kind: "already_sent", reference: result.existingReference };
+      }
+      logLeadSubmitted(req, { reference: result.reference, duplicateOf: result.duplicateOf, zip: lead.zip, state: location.state, gpc, sid: meta.sid, tid: meta.tid });
+      return { kind: "created", reference: result.reference, duplicate: result.duplicateOf !== null };
+    },
+  };
+}

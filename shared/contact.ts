@@ -1,0 +1,47 @@
+/**
+ * Contact details as every form on the site takes them: US phone numbers normalised to E.164 and
+ * email addresses. Shared by the privacy-request form and the quote form, in the browser and on
+ * the server, so a number or address accepted on one side is never refused on the other.
+ */
+import * as z from "zod/mini";
+
+/** RFC 5321's limit on a forward path. */
+export const EMAIL_MAX_LENGTH = 254;
+
+/**
+ * A US phone number as people type it ("(415) 555-0134", "415.555.0134", "+1 415 555 0134"),
+ * normalised to E.164 (+14155550134). NANP rules: area code and exchange start with 2–9.
+ * Returns undefined when it is not a valid US number.
+ */
+export function normalizeUsPhone(input: string): string | undefined {
+  if (!/^[\d\s().+-]{10,20}$/.test(input.trim())) return undefined;
+  let digits = input.replace(/\D/g, "");
+  if (digits.length === 11 && digits.startsWith("1")) digits = digits.slice(1);
+  if (!/^[2-9]\d{2}[2-9]\d{6}$/.test(digits)) return undefined;
+  return `+1${digits}`;
+}
+
+/** "+14155550134" → "(415) 555-0134", as the thank-you step reads the number back. */
+export function formatUsPhone(e164: string): string {
+  const digits = e164.replace(/^\+1/, "");
+  return `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`;
+}
+
+export const emailSchema = z.string().check(z.maxLength(EMAIL_MAX_LENGTH), z.email());
+
+/** Text in, E.164 out; an issue when it is not a US number. */
+export const usPhoneSchema = z.pipe(
+  z.string(),
+  z.transform((value, ctx) => {
+    const normalized = normalizeUsPhone(value);
+    if (normalized === undefined) ctx.issues.push({ code: "custom", input: value, message: "not a US phone number" });
+    return normalized ?? "";
+  }),
+);
+
+/** Trimmed text, or undefined when the value is not a string or is blank. */
+export function trimmedText(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const trimmed = value.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
