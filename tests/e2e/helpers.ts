@@ -2,6 +2,7 @@
  * Shared pieces of the browser tests: one production server and one Chromium per test file,
  * a console/CSP collector, and small page helpers. Not a test file itself (no `.test.ts`).
  */
+import { expect } from "vitest";
 import type { Browser, BrowserContext, BrowserContextOptions, ConsoleMessage, Page } from "playwright";
 import { launchChromium } from "../support/browser";
 import { startProductionServer, type RunningServer } from "../../scripts/lib/production-server";
@@ -137,3 +138,15 @@ export async function isFullyInViewport(page: Page, selector: string): Promise<b
     return box.top >= 0 && box.bottom <= window.innerHeight && box.left >= 0 && box.right <= window.innerWidth;
   }, selector);
 }
+
+/** Fails on anything collectProblems recorded, except console messages `allowed` accepts. */
+export async function expectNoProblems(page: Page, problems: ProblemCollector, allowed: (message: CollectedMessage) => boolean = () => false): Promise<void> {
+  expect(problems.pageErrors, "uncaught exceptions").toEqual([]);
+  expect(problems.consoleProblems.filter((message) => !allowed(message)), "console errors and warnings").toEqual([]);
+  expect(problems.cspConsole, "CSP reports in the console").toEqual([]);
+  expect(await problems.cspViolations(page), "securitypolicyviolation events").toEqual([]);
+}
+
+/** The one console note the quote page's frame is expected to cause (see SANDBOX_ESCAPE_WARNING). */
+export const isSandboxNote = (message: CollectedMessage): boolean =>
+  message.type === "warning" && message.text === SANDBOX_ESCAPE_WARNING && new URL(message.url).pathname === "/rapidfire.html";

@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BrowserContext, Page } from "playwright";
 import {
   collectProblems,
+  expectNoProblems,
   hasWindowMarker,
   isFullyInViewport,
   setWindowMarker,
   startHarness,
   waitForHydration,
   type Harness,
-  type ProblemCollector,
 } from "./helpers";
 
 let harness: Harness;
@@ -59,12 +59,6 @@ async function removedContent(page: Page): Promise<string[]> {
   return page.evaluate((key: string) => (window as unknown as Record<string, string[]>)[key] ?? [], REMOVED_KEY);
 }
 
-async function expectNoProblems(page: Page, problems: ProblemCollector): Promise<void> {
-  expect(problems.pageErrors, "uncaught exceptions").toEqual([]);
-  expect(problems.consoleProblems, "console errors and warnings").toEqual([]);
-  expect(problems.cspConsole, "CSP reports in the console").toEqual([]);
-  expect(await problems.cspViolations(page), "securitypolicyviolation events").toEqual([]);
-}
 
 /** JavaScript files the page requested, in order. */
 function trackScripts(page: Page): string[] {

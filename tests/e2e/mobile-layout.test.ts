@@ -37,7 +37,7 @@ describe("on a 375×740 phone screen", () => {
   it("lets the quote form frame fill the screen below the header", async () => {
     const page = await open("/?zip=90210&sid=a1&tid=b2");
     const frame = page.locator("iframe.quote-frame");
-    await page.frameLocator("iframe.quote-frame").locator("#zip-status strong").waitFor();
+    await page.frameLocator("iframe.quote-frame").locator(".rf-place").waitFor();
     const frameBox = await frame.boundingBox();
     const headerBox = await page.locator("header.site-header").boundingBox();
     expect(frameBox).not.toBeNull();
@@ -62,7 +62,7 @@ describe("on a 375×740 phone screen", () => {
     const page = await open("/?zip=90210");
     const frame = page.locator("iframe.quote-frame");
     await expect(frame.getAttribute("title")).resolves.toBe("Car insurance quote form");
-    await expect(frame.getAttribute("sandbox")).resolves.toBe("allow-scripts allow-same-origin allow-forms");
+    await expect(frame.getAttribute("sandbox")).resolves.toBe("allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox");
     await expect(page.getByTitle("Car insurance quote form").count()).resolves.toBe(1);
     await page.close();
   });

@@ -114,7 +114,9 @@ describe("/, the quote page", () => {
     const frame = doc.querySelector("iframe");
     expect(attr(frame, "src")).toBe("/rapidfire.html?zip=90210&sid=a1&tid=b2");
     expect(attr(frame, "title")).toBe("Car insurance quote form");
-    expect(attr(frame, "sandbox")).toBe("allow-scripts allow-same-origin allow-forms");
+    // Scripts, same-origin and forms as specified; popups so the consent text's legal links open
+    // in a new tab without losing the form (docs/decisions/006-quote-form.md).
+    expect(attr(frame, "sandbox")).toBe("allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox");
     expect(doc.querySelector("header")?.text).toContain(site.productName);
   });
 
@@ -130,20 +132,31 @@ describe("/, the quote page", () => {
 });
 
 describe("the quote form, rapidfire.html", () => {
-  it("is a static page with a form and only external scripts", async () => {
+  it("is a static page, titled as a rapidfire form, whose only scripts are external files of our own", async () => {
     const response = await request(t.app).get("/rapidfire.html?zip=90210");
     expect(response.status).toBe(200);
     expect(response.headers["content-type"]).toMatch(/text\/html/);
     const doc = parse(response.text);
-    expect(doc.querySelector("form input[name=zip]")).not.toBeNull();
+    expect(doc.querySelector("title")?.text).toMatch(/rapidfire/i);
+    expect(doc.querySelector("#rf-app")).not.toBeNull();
+    // No nonce placeholder (it is a plain file) and nothing inline for the CSP to refuse.
+    expect(response.text).not.toContain("__CSP_NONCE__");
+    expect(response.text).not.toMatch(/\sstyle=/);
     const scripts = doc.querySelectorAll("script");
-    expect(scripts.length).toBeGreaterThan(0);
+    expect(scripts.length).toBe(1);
     for (const script of scripts) {
-      expect(attr(script, "src")).toMatch(/^\/[\w.-]+\.js$/);
+      expect(attr(script, "src")).toMatch(/^\/assets\/[\w.-]+\.js$/);
+      expect(attr(script, "type")).toBe("module");
       expect(script.text.trim()).toBe("");
     }
     const js = await request(t.app).get(attr(scripts[0]!, "src")!);
     expect(js.status).toBe(200);
+    expect(js.headers["cache-control"]).toContain("immutable");
+  });
+
+  it("tells visitors without JavaScript how to ask for quotes by phone", async () => {
+    const doc = parse((await request(t.app).get("/rapidfire.html")).text);
+    expect(doc.querySelector("noscript")?.text).toContain(site.phone);
   });
 
   it("gets the site's CSP and stays framable by the site only", async () => {

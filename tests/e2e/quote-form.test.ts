@@ -1,0 +1,283 @@
+/**
+ * The quote form in a real Chromium, inside the quote page's frame, on a 375×740 phone screen:
+ * from the landing page with a campaign to a stored lead with its consent record; field messages
+ * focused and announced, Back keeping answers, keyboard-only use, no horizontal scroll, and no
+ * console errors or CSP violations. The server runs on PostgreSQL so the test can read the row.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Frame, FrameLocator, Page } from "playwright";
+import { collectProblems, expectNoProblems, isSandboxNote, startHarness, waitForHydration, type Harness, type ProblemCollector } from "./helpers";
+import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
+import { openDatabase, type Database } from "../../server/db/database";
+import { leadRepository } from "../../server/db/leads";
+import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
+import { LEAD_REFERENCE_PATTERN } from "../../shared/lead";
+
+const PHONE = { width: 375, height: 740 };
+let harness: Harness;
+let postgres: FreshPostgres;
+let db: Database;
+
+beforeAll(async () => {
+  postgres = await freshPostgresUrl();
+  // A short minimum fill time: the browser fills the form faster than a person would.
+  harness = await startHarness({ DATABASE_URL: postgres.url, LEAD_MIN_FILL_MS: "300" });
+  db = await openDatabase({ DATABASE_URL: postgres.url, DATA_DIR: "unused" });
+}, 90_000);
+
+afterAll(async () => {
+  await db?.close();
+  await harness?.close();
+  await postgres?.drop();
+});
+
+interface Visit {
+  context: BrowserContext;
+  page: Page;
+  problems: ProblemCollector;
+  form: FrameLocator;
+  frame(): Frame;
+}
+
+/** From /zipcode?sid=a1&tid=b2, enter a ZIP and land on the quote page with the form framed. */
+async function arrive(zip = "90210"): Promise<Visit> {
+  const context = await harness.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  const problems = await collectProblems(context, page);
+  await page.goto(harness.url("/zipcode?sid=a1&tid=b2"));
+  await waitForHydration(page, "#zip");
+  await page.locator("#zip").fill(zip);
+  await page.getByRole("button", { name: "Get Your Quote" }).click();
+  await page.waitForURL((url) => url.pathname === "/");
+  const form = page.frameLocator("iframe.quote-frame");
+  await form.locator("#rf-form").waitFor();
+  const frame = () => page.frames().find((candidate) => new URL(candidate.url()).pathname === "/rapidfire.html")!;
+  return { context, page, problems, form, frame };
+}
+
+/** The id of the focused element inside the frame. */
+const focusedId = (visit: Visit) => visit.frame().evaluate(() => document.activeElement?.id ?? "");
+
+async function expectNoHorizontalScroll(visit: Visit): Promise<void> {
+  const widths = await visit.frame().evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  expect(widths.scroll, "the form scrolls sideways").toBeLessThanOrEqual(widths.client);
+  const page = await visit.page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  expect(page.scroll).toBeLessThanOrEqual(page.client);
+}
+
+async function fillVehicle(form: FrameLocator): Promise<void> {
+  await form.getByLabel("Year").selectOption("2020");
+  await form.getByLabel("Make").selectOption("Toyota");
+  await form.getByLabel("Model").fill("Camry");
+  await form.getByLabel("Financing it").check();
+  await form.getByLabel("Commuting to work or school").check();
+}
+
+async function fillDriver(form: FrameLocator): Promise<void> {
+  await form.getByLabel("First name").fill("Ana");
+  await form.getByLabel("Last name").fill("Diaz-Ortega");
+  // Typed digit by digit: the field adds the slashes.
+  await form.getByLabel("Date of birth").fill("");
+  await form.getByLabel("Date of birth").pressSequentially("04151990");
+  await form.getByLabel("Driver's license status").selectOption("active");
+  await form.getByRole("group", { name: /Accidents, tickets/ }).getByLabel("None").check();
+  await form.getByRole("group", { name: "Is the car insured today?" }).getByLabel("Yes").check();
+  await form.getByLabel("Current insurance company").selectOption("GEICO");
+}
+
+async function fillContact(form: FrameLocator): Promise<void> {
+  await form.getByLabel("Street address").fill("123 Main St Apt 4");
+  // exact: the consent box's label (the disclosure) mentions "the phone number and email address".
+  await form.getByLabel("Email address", { exact: true }).fill("Ana.Diaz@Example.com");
+  await form.getByLabel("Phone number", { exact: true }).fill("(415) 555-0134");
+}
+
+const stepHeading = (form: FrameLocator, step: number) => form.getByRole("heading", { name: new RegExp(`^Step ${step} of 3`) });
+
+describe("the quote form on a phone, from the landing page with a campaign", () => {
+  it("completes all three steps in the frame, shows the reference, and stores the lead with sid, tid, place and consent", async () => {
+    const visit = await arrive();
+    const { form, page } = visit;
+    await form.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
+    await expect(form.getByRole("progressbar").getAttribute("aria-valuenow")).resolves.toBe("1");
+    await expectNoHorizontalScroll(visit);
+
+    await fillVehicle(form);
+    await form.getByRole("button", { name: "Next" }).click();
+    await stepHeading(form, 2).waitFor();
+    await expect.poll(() => focusedId(visit).then(async () => visit.frame().evaluate(() => document.activeElement?.tagName))).toBe("H2");
+    await expect(form.getByRole("progressbar").getAttribute("aria-valuenow")).resolves.toBe("2");
+    await fillDriver(form);
+    await expect(form.getByLabel("Date of birth").inputValue()).resolves.toBe("04/15/1990");
+    await expectNoHorizontalScroll(visit);
+    await form.getByRole("button", { name: "Next" }).click();
+
+    await stepHeading(form, 3).waitFor();
+    await fillContact(form);
+    const consent = form.getByRole("checkbox");
+    await expect(consent.isChecked(), "the consent box starts unticked").resolves.toBe(false);
+    await expect(form.locator(".rf-consent a[href='/terms-of-use']").count()).resolves.toBe(1);
+    await expect(form.locator(".rf-consent a[href='/privacy-policy']").count()).resolves.toBe(1);
+    await consent.check();
+    await expectNoHorizontalScroll(visit);
+    await form.getByRole("button", { name: "Get My Quotes" }).click();
+
+    await form.getByRole("heading", { name: "Thank you, Ana!" }).waitFor();
+    const reference = (await form.locator(".rf-reference").textContent()) ?? "";
+    expect(reference).toMatch(LEAD_REFERENCE_PATTERN);
+    await expect(form.getByText("What happens next").count()).resolves.toBe(1);
+    await expect(form.getByText("(415) 555-0134").count()).resolves.toBe(1);
+    await expectNoHorizontalScroll(visit);
+
+    const lead = await leadRepository(db).findByReference(reference);
+    expect(lead).toMatchObject({
+      sid: "a1",
+      tid: "b2",
+      zip: "90210",
+      city: "Beverly Hills",
+      state: "CA",
+      vehicleYear: 2020,
+      vehicleMake: "Toyota",
+      vehicleModel: "Camry",
+      ownership: "finance",
+      primaryUse: "commute",
+      firstName: "Ana",
+      lastName: "Diaz-Ortega",
+      dateOfBirth: "1990-04-15",
+      currentlyInsured: true,
+      currentInsurer: "GEICO",
+      email: "ana.diaz@example.com",
+      phone: "+14155550134",
+      duplicateOf: null,
+    });
+    expect(lead?.consent).toMatchObject({
+      disclosureVersion: CONSENT_DISCLOSURE.version,
+      disclosureSha256: CONSENT_DISCLOSURE_SHA256,
+      checkboxChecked: true,
+      // The form's own address and the page that framed it, both with the campaign.
+      formUrl: harness.url("/rapidfire.html?zip=90210&sid=a1&tid=b2"),
+      pageUrl: harness.url("/?zip=90210&sid=a1&tid=b2"),
+    });
+    expect(lead?.consent?.userAgent).toMatch(/Chrome/);
+    expect(lead?.consent?.ip).toMatch(/127\.0\.0\.1$/);
+    expect(Math.abs(lead!.consent!.consentedAt.getTime() - Date.now())).toBeLessThan(60_000);
+
+    // The analysts' funnel, in the server's log, with the campaign and request ids.
+    const funnel = () => harness.server.logs.filter((line) => line.campaign && (line.campaign as { tid?: string }).tid === "b2");
+    await expect.poll(() => funnel().filter((line) => line.event === "form_step_completed").map((line) => line.step)).toEqual([1, 2, 3]);
+    for (const name of ["quote_page_view", "form_started", "lead_submitted"]) {
+      expect(funnel().filter((line) => line.event === name).length, name).toBeGreaterThanOrEqual(1);
+    }
+    expect(funnel().find((line) => line.event === "lead_submitted")).toMatchObject({ reference, duplicate: false, campaign: { sid: "a1", tid: "b2" } });
+    expect(JSON.stringify(harness.server.logs)).not.toMatch(/Diaz-Ortega|ana\.diaz@example\.com|4155550134|123 Main St|1990-04-15/);
+
+    await expectNoProblems(page, visit.problems, isSandboxNote);
+    await visit.context.close();
+  });
+
+  it("shows each problem, focuses the first and announces it; Back and a failed step keep every answer", async () => {
+    const visit = await arrive();
+    const { form } = visit;
+    await form.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
+
+    // Next with nothing chosen: messages on the step's fields, focus on the first.
+    await form.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => focusedId(visit)).toBe("rf-vehicleYear");
+    await expect(form.locator("#rf-vehicleYear-error").textContent()).resolves.toBe("Choose the car's model year.");
+    await expect(form.getByLabel("Year").getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect(form.getByLabel("Year").getAttribute("aria-describedby")).resolves.toContain("rf-vehicleYear-error");
+    await expect.poll(() => form.getByRole("status").textContent()).toMatch(/answers need attention/);
+
+    // A message on leaving a field that was filled in wrongly, gone once it is fixed.
+    await form.getByLabel("Model").fill("!!");
+    await form.getByLabel("Model").blur();
+    await expect.poll(() => form.locator("#rf-vehicleModel-error").textContent()).toMatch(/Enter the model/);
+    await form.getByLabel("Model").fill("Camry");
+    await expect.poll(() => form.locator("#rf-vehicleModel-error").textContent()).toBe("");
+
+    await fillVehicle(form);
+    await form.getByRole("button", { name: "Next" }).click();
+    await stepHeading(form, 2).waitFor();
+
+    // Under 18: refused on blur with the age message.
+    const eighteenYearsAgoTomorrow = new Date();
+    eighteenYearsAgoTomorrow.setFullYear(eighteenYearsAgoTomorrow.getFullYear() - 18);
+    eighteenYearsAgoTomorrow.setDate(eighteenYearsAgoTomorrow.getDate() + 2);
+    const typed = `${String(eighteenYearsAgoTomorrow.getMonth() + 1).padStart(2, "0")}/${String(eighteenYearsAgoTomorrow.getDate()).padStart(2, "0")}/${eighteenYearsAgoTomorrow.getFullYear()}`;
+    await form.getByLabel("First name").fill("Sam");
+    await form.getByLabel("Date of birth").fill(typed);
+    await form.getByLabel("Date of birth").blur();
+    await expect.poll(() => form.locator("#rf-dateOfBirth-error").textContent()).toBe("You must be 18 or older to request quotes.");
+
+    // Back: step 1 still holds every answer; forward again: so does step 2.
+    await form.getByRole("button", { name: "Back" }).click();
+    await stepHeading(form, 1).waitFor();
+    await expect(form.getByLabel("Model").inputValue()).resolves.toBe("Camry");
+    await expect(form.getByLabel("Make").inputValue()).resolves.toBe("Toyota");
+    await expect(form.getByLabel("Financing it").isChecked()).resolves.toBe(true);
+    await form.getByRole("button", { name: "Next" }).click();
+    await stepHeading(form, 2).waitFor();
+    await expect(form.getByLabel("First name").inputValue()).resolves.toBe("Sam");
+
+    await fillDriver(form);
+    await form.getByRole("button", { name: "Next" }).click();
+    await stepHeading(form, 3).waitFor();
+    await fillContact(form);
+
+    // Sending without consent: the box's message, focused; nothing typed is lost.
+    await form.getByRole("button", { name: "Get My Quotes" }).click();
+    await expect.poll(() => focusedId(visit)).toBe("rf-consent");
+    await expect(form.locator("#rf-consent-error").textContent()).resolves.toMatch(/tick the box/);
+    await expect(form.getByLabel("Email address", { exact: true }).inputValue()).resolves.toBe("Ana.Diaz@Example.com");
+    await expect(form.getByLabel("Street address").inputValue()).resolves.toBe("123 Main St Apt 4");
+    await expectNoHorizontalScroll(visit);
+    await expectNoProblems(visit.page, visit.problems, isSandboxNote);
+    await visit.context.close();
+  });
+
+  it("asks again, politely, for a ZIP code that does not exist, and takes a corrected one", async () => {
+    const context = await harness.newContext({ viewport: PHONE });
+    const page = await context.newPage();
+    await page.goto(harness.url("/?zip=99999&sid=a1"));
+    const form = page.frameLocator("iframe.quote-frame");
+    await expect.poll(() => form.locator("#rf-zip-error").textContent()).toBe("We could not find ZIP code 99999. Please check it and enter it again.");
+    await expect(form.getByLabel("ZIP code where the car is kept").isVisible()).resolves.toBe(true);
+    await form.getByLabel("ZIP code where the car is kept").fill("10001");
+    await fillVehicle(form);
+    await form.getByRole("button", { name: "Next" }).click();
+    await stepHeading(form, 2).waitFor();
+    await expect(form.getByText("Quotes for New York, NY 10001.").count()).resolves.toBe(1);
+    await context.close();
+  });
+
+  it("works with the keyboard alone: Tab order through step 1, choices by keys, Enter for Next", async () => {
+    const visit = await arrive();
+    const { form, page } = visit;
+    await form.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
+    await form.getByRole("button", { name: "Change ZIP code" }).focus();
+    const order: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      await page.keyboard.press("Tab");
+      order.push(await visit.frame().evaluate(() => (document.activeElement as HTMLInputElement | null)?.name ?? ""));
+    }
+    // The hidden ZIP field and the honeypot are skipped; one stop per radio group.
+    expect(order).toEqual(["vehicleYear", "vehicleMake", "vehicleModel", "ownership", "primaryUse"]);
+
+    await form.getByLabel("Year").focus();
+    await page.keyboard.press("ArrowDown"); // the newest year
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("Toy"); // type-ahead in the make list
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("Corolla");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Space"); // the first ownership choice
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Space");
+    await form.getByLabel("Model").focus();
+    await page.keyboard.press("Enter");
+    await stepHeading(form, 2).waitFor();
+    await expect(form.getByLabel("Make").inputValue()).resolves.toBe("Toyota");
+    await expect(form.getByLabel("Own it").isChecked()).resolves.toBe(true);
+    await visit.context.close();
+  });
+});
