@@ -19,6 +19,7 @@ import { runLoad, type LoadResult, type LoadRun } from "./lib/bench-autocannon";
 import { BROWSER_USER_AGENT, httpGet } from "./lib/bench-http";
 import { JS_GZIP_LEVEL, measureJsWeight, type JsWeight } from "./lib/bench-js-weight";
 import { cpuDelta, sampleCpu } from "./lib/bench-cpu";
+import { benchLeads, LEAD_CONNECTIONS, type LeadBench } from "./lib/bench-leads";
 
 const CONNECTIONS = 50;
 const ROUNDS = 3;
@@ -34,6 +35,8 @@ const TARGETS_BUDGET = {
   ssrToStaticRatio: 0.8,
   p99Ms: 100,
   landingJsGzipBytes: 100 * 1024,
+  leadsPerSecondOnPostgres: 300,
+  formJsGzipBytes: 35 * 1024,
 } as const;
 
 type TargetId = "ssr" | "ssrRender" | "staticInApp" | "static" | "go" | "notFound";
@@ -432,6 +435,11 @@ async function main(): Promise<number> {
     ];
 
     const serverWarnings = app.logs.filter((entry) => ["warn", "error", "fatal"].includes(String(entry.level)));
+
+    // 4. Quote requests: the page servers go first, so the lead load has the machine to itself.
+    await cleanup();
+    const leads = await benchLeads(log);
+    verdicts.push(...leadVerdicts(leads));
     const environment = {
       node: process.version,
       platform: `${os.platform()} ${os.release()} ${os.arch()}`,
@@ -442,7 +450,7 @@ async function main(): Promise<number> {
       loadAverageAtEnd: os.loadavg(),
     };
 
-    printReport({ startedAt, environment, probes, aggregates, runs, ratio, ratios, cpuRatio, verdicts, js, serverWarnings });
+    printReport({ startedAt, environment, probes, aggregates, runs, ratio, ratios, cpuRatio, verdicts, js, serverWarnings, leads });
 
     const json = {
       startedAt: startedAt.toISOString(),
@@ -469,6 +477,7 @@ async function main(): Promise<number> {
       ratios,
       ssrToStaticCpuPerRequestRatio: cpuRatio ?? null,
       javascript: js,
+      leads,
       verdicts,
       serverWarnings: serverWarnings.slice(0, 50),
     };
@@ -498,6 +507,7 @@ function printReport(report: {
   verdicts: Verdict[];
   js: JsWeight;
   serverWarnings: Array<Record<string, unknown>>;
+  leads: LeadBench;
 }): void {
   const { environment, aggregates, runs, ratios, cpuRatio, verdicts, js, probes } = report;
   const out: string[] = [];
@@ -635,6 +645,8 @@ function printReport(report: {
   for (const skipped of js.skipped) out.push(`  note: not counted (outside /assets/ or another origin): ${skipped}`);
   for (const note of js.notes) out.push(`  note: ${note}`);
 
+  out.push("", ...leadReport(report.leads));
+
   if (report.serverWarnings.length > 0) {
     out.push("", `The app logged ${report.serverWarnings.length} line(s) at warn or above during the run; first ones:`);
     for (const entry of report.serverWarnings.slice(0, 5)) out.push(`  ${JSON.stringify(entry).slice(0, 300)}`);
@@ -655,7 +667,74 @@ function printReport(report: {
   process.stdout.write(`${out.join("\n")}\n`);
 }
 
-main().then(
+function leadVerdicts({ results, formJs }: LeadBench): Verdict[] {
+  const postgres = results.find((result) => result.store === "postgres");
+  return [
+    {
+      name: `POST /api/leads on PostgreSQL ≥ ${TARGETS_BUDGET.leadsPerSecondOnPostgres} stored leads/s (${LEAD_CONNECTIONS} connections)`,
+      target: `≥ ${TARGETS_BUDGET.leadsPerSecondOnPostgres}/s`,
+      actual: postgres ? `${fmt.int(postgres.leadsPerSecond)}/s` : "not run",
+      pass: postgres !== undefined && postgres.leadsPerSecond >= TARGETS_BUDGET.leadsPerSecondOnPostgres,
+    },
+    ...results.map((result) => ({
+      name: `POST /api/leads (${result.store}): zero errors, every 201 stored`,
+      target: "0 errors; stored = 201s",
+      actual: `${fmt.int(result.errors)} errors; ${fmt.int(result.stored)} rows for ${fmt.int(result.createdIncludingWarmUp)} 201s`,
+      pass: result.errors === 0 && result.stored === result.createdIncludingWarmUp,
+    })),
+    {
+      name: "quote form (rapidfire.html) JS at load ≤ 35 KiB gzip",
+      target: `≤ ${fmt.int(TARGETS_BUDGET.formJsGzipBytes)} B`,
+      actual: `${fmt.int(formJs.atLoad.gzipBytes)} B (${fmt.kb(formJs.atLoad.gzipBytes)})`,
+      pass: formJs.atLoad.gzipBytes <= TARGETS_BUDGET.formJsGzipBytes,
+    },
+  ];
+}
+
+function leadReport({ results, formJs }: LeadBench): string[] {
+  return [
+    `POST /api/leads (${LEAD_CONNECTIONS} connections, each request a new visitor: lead + consent record in one transaction):`,
+    table(
+      ["store", "stored leads/s", "p50 ms", "p99 ms", "errors", "201s", "201s incl. warm-up", "rows after", "statuses"],
+      results.map((result) => [
+        result.store,
+        fmt.int(result.leadsPerSecond),
+        fmt.ms(result.p50Ms),
+        fmt.ms(result.p99Ms),
+        fmt.int(result.errors),
+        fmt.int(result.created),
+        fmt.int(result.createdIncludingWarmUp),
+        fmt.int(result.stored),
+        JSON.stringify(result.statusCounts),
+      ]),
+      [false, true, true, true, true, true, true, true, false],
+    ),
+    "  rows after = leads counted with SQL once the server stopped: it must equal the 201s, warm-up included.",
+    "",
+    "JavaScript of the quote form, /rapidfire.html:",
+    table(
+      ["file", "raw B", "gzip B", "reached via"],
+      formJs.atLoad.files.map((file) => [file.path, fmt.int(file.rawBytes), fmt.int(file.gzipBytes), file.via]),
+      [false, true, true, false],
+    ),
+    `  at load: ${fmt.int(formJs.atLoad.gzipBytes)} B gzip = ${fmt.kb(formJs.atLoad.gzipBytes)}; lazy: ${fmt.int(formJs.lazy.gzipBytes)} B; inline scripts: ${formJs.inlineScripts.count}`,
+  ];
+}
+
+/** `npm run bench -- --leads-only`: just the quote-request part (a minute instead of several). */
+async function leadsOnly(): Promise<number> {
+  const leads = await benchLeads((message) => process.stderr.write(`[bench] ${message}\n`));
+  const verdicts = leadVerdicts(leads);
+  const lines = [
+    ...leadReport(leads),
+    "",
+    table(["", "target", "budget", "measured"], verdicts.map((verdict) => [verdict.pass ? "PASS" : "MISS", verdict.name, verdict.target, verdict.actual]), [false, false, false, false]),
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+(process.argv.includes("--leads-only") ? leadsOnly() : main()).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`[bench] FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

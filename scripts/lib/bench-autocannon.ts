@@ -14,6 +14,16 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Replace `[<id>]` in the URL with a new id for every request. */
   idReplacement?: boolean;
+  method?: "GET" | "POST";
+  /** Per-request shaping: autocannon calls setupRequest before each request (e.g. a unique body). */
+  requests?: Array<{ method?: "GET" | "POST"; setupRequest?: (request: AutocannonRequest) => AutocannonRequest }>;
+}
+
+export interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
 }
 
 interface Histogram {
