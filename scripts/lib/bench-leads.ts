@@ -123,7 +123,7 @@ async function benchStore(store: LeadBenchResult["store"], location: DatabaseOpt
   const server = await startProductionServer(env, { keepLogs: "problems" });
   const counter = { n: 0 };
   let result;
-  let warmUpCreated = 0;
+  let warmUpCreated: number;
   try {
     log(`leads (${store}): warm-up ${LEAD_WARMUP_SECONDS} s, then ${LEAD_SECONDS} s at ${LEAD_CONNECTIONS} connections…`);
     warmUpCreated = (await loadLeads(server, LEAD_WARMUP_SECONDS, counter)).statusCodeStats["201"]?.count ?? 0;
