@@ -1,0 +1,301 @@
+/**
+ * The analysts' funnel from the server's side: the quote page view (`/`), the form's beacon
+ * (POST /api/events: form_started, form_step_completed), and the two small APIs the form calls
+ * first (its session, the ZIP lookup). Events are log lines with sid/tid and the request id.
+ */
+import path from "node:path";
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import request from "supertest";
+import { createTestApp, type LogLine, type TestApp } from "../support/app";
+import { testServices } from "../support/services";
+import { createApp } from "../../server/app";
+import { loadConfig } from "../../server/config";
+import { createLogger } from "../../server/logger";
+import { createLifecycle } from "../../server/routes/health";
+import { loadProductionBuild, type RenderSource } from "../../server/render-source";
+import { staticAssets } from "../../server/static";
+import { projectRoot } from "../../scripts/lib/production-server";
+import { CONSENT_DISCLOSURE } from "../../shared/consent-disclosure";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ EVENTS_RATE_LIMIT: "100000" });
+});
+afterAll(async () => {
+  await t.services.close();
+});
+
+const linesFor = (app: { logs: LogLine[] }, id: unknown) => app.logs.filter((line) => line.requestId === id);
+
+function beacon(body: unknown, headers: Record<string, string> = {}, target = t.app) {
+  return request(target)
+    .post("/api/events")
+    .set({ "Sec-Fetch-Site": "same-origin", ...headers })
+    .send(body as object);
+}
+
+describe("POST /api/events", () => {
+  it("answers form_started with 204 and logs it with the campaign, the ZIP and the request id", async () => {
+    const response = await beacon({ event: "form_started", zip: "90210", sid: "a1", tid: "b2" });
+    expect(response.status).toBe(204);
+    expect(response.text ?? "").toBe("");
+    expect(response.headers["cache-control"]).toBe("no-store");
+    const id = response.headers["x-request-id"] as string;
+    const lines = linesFor(t, id).filter((line) => line.event === "form_started");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: "info", event: "form_started", zip: "90210", campaign: { sid: "a1", tid: "b2" }, requestId: id });
+    expect(lines[0]).not.toHaveProperty("step");
+  });
+
+  it.each([1, 2, 3])("answers form_step_completed for step %i with 204 and logs the step", async (step) => {
+    const response = await beacon({ event: "form_step_completed", step, sid: "a1", tid: "b2" });
+    expect(response.status).toBe(204);
+    const line = linesFor(t, response.headers["x-request-id"]).find((entry) => entry.event === "form_step_completed");
+    expect(line).toMatchObject({ step, campaign: { sid: "a1", tid: "b2" }, requestId: response.headers["x-request-id"] });
+  });
+
+  it("logs an empty campaign when the visitor came without sid and tid", async () => {
+    const response = await beacon({ event: "form_started" });
+    expect(response.status).toBe(204);
+    const line = linesFor(t, response.headers["x-request-id"]).find((entry) => entry.event === "form_started");
+    expect(line?.campaign).toEqual({});
+    expect(line).not.toHaveProperty("zip");
+  });
+
+  it("never lets a beacon's own keys into the log line", async () => {
+    const response = await beacon({ event: "form_started", sid: "a1", level: "fatal", msg: "pwned", requestId: "forged", reference: "LD-AAAA-AAAA" });
+    expect(response.status).toBe(204);
+    const line = linesFor(t, response.headers["x-request-id"]).find((entry) => entry.event === "form_started")!;
+    expect(line).toMatchObject({ level: "info", msg: "form started", requestId: response.headers["x-request-id"] });
+    expect(line).not.toHaveProperty("reference");
+  });
+
+  it.each([
+    ["an unknown event", { event: "form_abandoned" }],
+    ["a server-side event name (lead_submitted)", { event: "lead_submitted" }],
+    ["a server-side event name (quote_page_view)", { event: "quote_page_view" }],
+    ["an event in another case", { event: "FORM_STARTED" }],
+    ["no event", { step: 1 }],
+    ["an event that is not text", { event: 1 }],
+    ["form_step_completed without a step", { event: "form_step_completed" }],
+    ["step 0", { event: "form_step_completed", step: 0 }],
+    ["step 4", { event: "form_step_completed", step: 4 }],
+    ["step -1", { event: "form_step_completed", step: -1 }],
+    ["a fractional step", { event: "form_step_completed", step: 1.5 }],
+    ["a step as text", { event: "form_step_completed", step: "2" }],
+    ["a step as null", { event: "form_step_completed", step: null }],
+    ["form_started with a step", { event: "form_started", step: 1 }],
+    ["a malformed ZIP", { event: "form_started", zip: "9021" }],
+    ["a ZIP as a number", { event: "form_started", zip: 90210 }],
+    ["a sid with markup", { event: "form_started", sid: "<script>" }],
+    ["a sid that is too long", { event: "form_started", sid: "a".repeat(65) }],
+    ["a tid that is an object", { event: "form_started", tid: { $ne: "" } }],
+    ["a tid that is an array", { event: "form_started", tid: ["a", "b"] }],
+    ["an array", [{ event: "form_started" }]],
+    ["null", null],
+  ])("refuses %s with 400 and logs no event", async (_name, body) => {
+    const response = await request(t.app)
+      .post("/api/events")
+      .set({ "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin" })
+      .send(JSON.stringify(body));
+    expect(response.status).toBe(400);
+    expect(response.headers["content-type"]).toMatch(/^application\/json/);
+    expect((response.body as { error?: unknown }).error).toEqual(expect.any(String));
+    const events = linesFor(t, response.headers["x-request-id"]).map((line) => line.event);
+    expect(events).not.toContain("form_started");
+    expect(events).not.toContain("form_step_completed");
+  });
+
+  it("refuses malformed JSON with 400 in JSON", async () => {
+    const response = await request(t.app).post("/api/events").set("Content-Type", "application/json").send('{"event": "form_started"');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: "The request body is not valid JSON." });
+  });
+
+  it.each([
+    ["text/plain", JSON.stringify({ event: "form_started" })],
+    ["application/x-www-form-urlencoded", "event=form_started"],
+  ])("refuses a %s body with 415", async (type, payload) => {
+    const response = await request(t.app).post("/api/events").set("Content-Type", type).send(payload);
+    expect(response.status).toBe(415);
+    expect(response.body).toEqual({ error: "Send the request as application/json." });
+    expect(linesFor(t, response.headers["x-request-id"]).some((line) => line.event === "form_started")).toBe(false);
+  });
+
+  it("refuses a body over 2 KB with 413", async () => {
+    const response = await beacon({ event: "form_started", padding: "x".repeat(3000) });
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ error: expect.any(String) });
+  });
+
+  it("refuses cross-site calls with 403", async () => {
+    const crossSite = await beacon({ event: "form_started" }, { "Sec-Fetch-Site": "cross-site" });
+    expect(crossSite.status).toBe(403);
+    const foreign = await request(t.app).post("/api/events").set("Origin", "https://evil.example").send({ event: "form_started" });
+    expect(foreign.status).toBe(403);
+    for (const response of [crossSite, foreign]) {
+      expect(linesFor(t, response.headers["x-request-id"]).some((line) => line.event === "form_started")).toBe(false);
+    }
+  });
+
+  it("only accepts POST (GET is a 404 and logs no event)", async () => {
+    const response = await request(t.app).get("/api/events?event=form_started");
+    expect(response.status).toBe(404);
+    expect(t.events("form_started").some((line) => line.requestId === response.headers["x-request-id"])).toBe(false);
+  });
+
+  describe("rate limit", () => {
+    let limited: TestApp;
+    beforeAll(async () => {
+      limited = await createTestApp({ EVENTS_RATE_LIMIT: "3" });
+    });
+    afterAll(async () => {
+      await limited.services.close();
+    });
+
+    it("answers with 429 once EVENTS_RATE_LIMIT beacons were sent, and logs no event for it", async () => {
+      for (let i = 0; i < 3; i += 1) expect((await beacon({ event: "form_started" }, {}, limited.app)).status).toBe(204);
+      const fourth = await beacon({ event: "form_step_completed", step: 1 }, {}, limited.app);
+      expect(fourth.status).toBe(429);
+      expect(fourth.headers["cache-control"]).toBe("no-store");
+      expect(limited.events("form_started")).toHaveLength(3);
+      expect(limited.events("form_step_completed")).toHaveLength(0);
+      expect(limited.events("events_rate_limited")).toHaveLength(1);
+      // The quote requests have their own budget.
+      expect((await request(limited.app).get("/api/leads/session")).status).toBe(200);
+    });
+  });
+});
+
+/** The real built app, counting how often the React router renders (to tell a cache hit from a render). */
+async function countingApp() {
+  const build = await loadProductionBuild(path.join(projectRoot, "dist"));
+  let renders = 0;
+  const source: RenderSource = {
+    template: build.source.template,
+    entry: async () => {
+      const entry = await build.source.entry();
+      return {
+        prepare: (fetchRequest, context) => {
+          renders += 1;
+          return entry.prepare(fetchRequest, context);
+        },
+      };
+    },
+  };
+  const logs: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString().split("\n").filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
+      callback();
+    },
+  });
+  const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "debug" });
+  const services = testServices();
+  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: staticAssets(build.clientDir), ...services });
+  return { app, logs, renders: () => renders, close: () => services.close() };
+}
+
+describe("quote_page_view", () => {
+  it("is logged for every view of / with the campaign, the ZIP and the request id, also when served from the page cache", async () => {
+    const counting = await countingApp();
+    try {
+      const first = await request(counting.app).get("/?zip=90210&sid=a1&tid=b2");
+      const second = await request(counting.app).get("/?zip=90210&sid=a1&tid=b2");
+      expect(first.status).toBe(200);
+      expect(second.status).toBe(200);
+      expect(counting.renders()).toBe(1); // the second came from the cache
+      const views = counting.logs.filter((line) => line.event === "quote_page_view");
+      expect(views).toHaveLength(2);
+      for (const [index, response] of [first, second].entries()) {
+        expect(views[index]).toMatchObject({
+          level: "info",
+          event: "quote_page_view",
+          path: "/",
+          zip: "90210",
+          campaign: { sid: "a1", tid: "b2" },
+          requestId: response.headers["x-request-id"],
+        });
+      }
+    } finally {
+      await counting.close();
+    }
+  });
+
+  it("is logged without campaign ids too, and keeps only valid ones", async () => {
+    const plain = await request(t.app).get("/?zip=10001");
+    const view = linesFor(t, plain.headers["x-request-id"]).find((line) => line.event === "quote_page_view");
+    expect(view).toMatchObject({ path: "/", zip: "10001", campaign: {} });
+    const bad = await request(t.app).get("/?zip=90210&sid=a1&tid=bad%20value");
+    expect(linesFor(t, bad.headers["x-request-id"]).find((line) => line.event === "quote_page_view")).toMatchObject({ campaign: { sid: "a1" } });
+  });
+
+  it("is not logged for the landing page, other pages, files or the APIs", async () => {
+    const before = t.events("quote_page_view").length;
+    const landing = await request(t.app).get("/zipcode?zip=90210&sid=a1&tid=b2");
+    expect(landing.status).toBe(200);
+    expect(linesFor(t, landing.headers["x-request-id"]).some((line) => line.event === "campaign_hit")).toBe(true);
+    await request(t.app).get("/terms-of-use?sid=a1");
+    await request(t.app).get("/rapidfire.html?zip=90210&sid=a1&tid=b2");
+    await request(t.app).get("/api/leads/session");
+    await request(t.app).get("/nope?sid=a1");
+    await request(t.app).head("/?sid=a1");
+    expect(t.events("quote_page_view")).toHaveLength(before);
+  });
+});
+
+describe("GET /api/leads/session", () => {
+  it("gives a CSRF token and cookie, a signed form token, the disclosure version and the GPC signal, never cached", async () => {
+    const response = await request(t.app).get("/api/leads/session");
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^application\/json/);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expect(response.body).toEqual({
+      csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      formToken: expect.stringMatching(/^[0-9a-z]{1,12}\.[A-Za-z0-9_-]{43}$/),
+      consentVersion: CONSENT_DISCLOSURE.version,
+      gpc: false,
+    });
+    const setCookie = String(response.headers["set-cookie"]);
+    expect(setCookie).toMatch(/^qr_csrf=[A-Za-z0-9_-]{24}; Path=\/; HttpOnly; SameSite=Strict$/);
+    // The form token carries the time it was issued.
+    const issuedAt = parseInt((response.body as { formToken: string }).formToken.split(".")[0]!, 36);
+    expect(Math.abs(Date.now() - issuedAt)).toBeLessThan(10_000);
+  });
+
+  it("keeps a visitor's cookie and token, and reports Sec-GPC: 1", async () => {
+    const first = await request(t.app).get("/api/leads/session");
+    const cookie = String((first.headers["set-cookie"] as unknown as string[])[0]).split(";")[0]!;
+    const again = await request(t.app).get("/api/leads/session").set({ Cookie: cookie, "Sec-GPC": "1" });
+    expect(again.headers["set-cookie"]).toBeUndefined();
+    expect((again.body as { csrfToken: string }).csrfToken).toBe((first.body as { csrfToken: string }).csrfToken);
+    expect((again.body as { gpc: boolean }).gpc).toBe(true);
+  });
+});
+
+describe("GET /api/zip-codes/:zip", () => {
+  it("answers a known ZIP with its city and state, cacheable for a day", async () => {
+    const response = await request(t.app).get("/api/zip-codes/90210");
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^application\/json/);
+    expect(response.body).toEqual({ zip: "90210", city: "Beverly Hills", state: "CA" });
+    expect(response.headers["cache-control"]).toBe("public, max-age=86400");
+    const newYork = await request(t.app).get("/api/zip-codes/10001");
+    expect(newYork.body).toEqual({ zip: "10001", city: "New York", state: "NY" });
+  });
+
+  it("answers an unknown ZIP with 404 (also cacheable)", async () => {
+    const response = await request(t.app).get("/api/zip-codes/99999");
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: expect.stringContaining("99999") });
+    expect(response.headers["cache-control"]).toBe("public, max-age=86400");
+  });
+
+  it.each(["9021", "902100", "abcde", "9021%20", "%3Cscript%3E"])("answers %s with 400", async (zip) => {
+    const response = await request(t.app).get(`/api/zip-codes/${zip}`);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: "A ZIP code is exactly 5 digits." });
+    expect(response.headers["cache-control"]).not.toBe("public, max-age=86400");
+  });
+});

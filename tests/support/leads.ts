@@ -1,0 +1,94 @@
+/**
+ * The quote form's API as a browser uses it, for HTTP tests: open a session (the CSRF cookie, the
+ * signed form token, the disclosure version), build a valid quote request, send it.
+ *
+ * Every valid body gets its own idempotency key, phone number and email address, so tests sharing
+ * one app (and one store) never turn each other's leads into duplicates or repeats.
+ */
+import { randomUUID } from "node:crypto";
+import request from "supertest";
+import { CSRF_HEADER } from "../../shared/routes";
+
+/** What supertest accepts: an Express app, or an http.Server (one listening server for bulk tests). */
+export type Target = Parameters<typeof request>[0];
+
+export interface LeadSession {
+  /** The Cookie header to send back (qr_csrf=…). */
+  cookie: string;
+  csrfToken: string;
+  formToken: string;
+  consentVersion: number;
+  gpc: boolean;
+}
+
+/** GET /api/leads/session, as the form does when it loads. */
+export async function openLeadSession(target: Target, headers: Record<string, string> = {}): Promise<LeadSession> {
+  const response = await request(target).get("/api/leads/session").set(headers);
+  if (response.status !== 200) throw new Error(`GET /api/leads/session answered ${response.status}`);
+  const setCookie = (response.headers["set-cookie"] as unknown as string[] | undefined) ?? [];
+  const body = response.body as Omit<LeadSession, "cookie">;
+  return { cookie: setCookie.map((line) => line.split(";")[0]).join("; "), ...body };
+}
+
+let counter = 0;
+
+/** A contact no other body of this test file uses: a valid NANP number ((415) 2xx-xxxx) and an email. */
+export function uniqueContact(): { phone: string; e164: string; email: string } {
+  counter += 1;
+  const exchange = String(200 + Math.floor(counter / 10_000));
+  const line = String(counter % 10_000).padStart(4, "0");
+  return { phone: `(415) ${exchange}-${line}`, e164: `+1415${exchange}${line}`, email: `driver${counter}@example.com` };
+}
+
+/** The form's address and the framing page's, as the browser reports them. */
+export const FORM_URL = "https://www.quoteridge.test/rapidfire.html?zip=90210&sid=a1&tid=b2";
+export const PAGE_URL = "https://www.quoteridge.test/?zip=90210&sid=a1&tid=b2";
+
+/** The fields of a complete, valid quote request (a new phone and email each call). */
+export function leadFields(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const contact = uniqueContact();
+  return {
+    zip: "90210",
+    vehicleYear: "2019",
+    vehicleMake: "Toyota",
+    vehicleModel: "Camry",
+    ownership: "own",
+    primaryUse: "commute",
+    firstName: "Jordan",
+    lastName: "Rivera",
+    dateOfBirth: "04/15/1990",
+    licenseStatus: "active",
+    incidents: "none",
+    currentlyInsured: "yes",
+    currentInsurer: "GEICO",
+    streetAddress: "123 Main St Apt 4",
+    email: contact.email,
+    phone: contact.phone,
+    consent: true,
+    ...overrides,
+  };
+}
+
+/** A whole request body: the fields plus the envelope for `session` (a new idempotency key). */
+export function leadBody(session: LeadSession, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ...leadFields(),
+    idempotencyKey: randomUUID(),
+    formToken: session.formToken,
+    consentVersion: session.consentVersion,
+    formUrl: FORM_URL,
+    pageUrl: PAGE_URL,
+    sid: "a1",
+    tid: "b2",
+    website: "",
+    ...overrides,
+  };
+}
+
+/** POST /api/leads with the session's cookie and CSRF header, like the form's fetch (same-origin). */
+export function postLead(target: Target, session: LeadSession, body: unknown, headers: Record<string, string> = {}) {
+  return request(target)
+    .post("/api/leads")
+    .set({ Cookie: session.cookie, [CSRF_HEADER]: session.csrfToken, "Sec-Fetch-Site": "same-origin", ...headers })
+    .send(body as object);
+}
