@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request } from "express";
-import { pino, stdTimeFunctions, type DestinationStream, type Logger } from "pino";
+import { pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger } from "pino";
 import { pinoHttp, type HttpLogger } from "pino-http";
 import type { Config } from "./config";
 import { paths } from "../shared/routes";
@@ -47,6 +47,27 @@ export function truncate(value: string, max = MAX_LOGGED_URL): string {
   return value.length > max ? `${value.slice(0, max)}…` : value;
 }
 
+/**
+ * The `err` serializer: pino's, minus what could carry a visitor's data. body-parser attaches the
+ * raw request body to its errors (`body`), and V8's JSON.parse messages quote a piece of the input
+ * (`…"99 Juniper Lane",}" is not valid JSON`), so for body errors neither the body nor the message
+ * (nor the stack, which repeats it) is logged: only the kind of failure.
+ */
+export function serializeError(error: unknown): unknown {
+  // pino-http hands its err serializer pino's already-serialized error, whose `raw` is the original.
+  const original = error instanceof Error ? error : (error as { raw?: unknown } | null)?.raw;
+  if (!(original instanceof Error)) return error;
+  const serialized = { ...(stdSerializers.err(original) as unknown as Record<string, unknown>) };
+  delete serialized.body;
+  const bodyErrorType = (original as { type?: unknown }).type;
+  if (typeof bodyErrorType === "string" && bodyErrorType.startsWith("entity.")) {
+    serialized.message = `request body refused (${bodyErrorType}); its content is not logged`;
+    serialized.stack = undefined;
+    serialized.bodyError = bodyErrorType;
+  }
+  return serialized;
+}
+
 export function createLogger(config: Pick<Config, "LOG_LEVEL" | "NODE_ENV">, destination?: DestinationStream): Logger {
   const pretty = config.NODE_ENV === "development" && !destination;
   return pino(
@@ -54,6 +75,7 @@ export function createLogger(config: Pick<Config, "LOG_LEVEL" | "NODE_ENV">, des
       level: config.LOG_LEVEL,
       timestamp: stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: serializeError },
       // Belt and braces: the serializers below never include headers, but any future line that
       // logs a request or response object must not leak credentials either.
       redact: {
@@ -95,6 +117,7 @@ export function createHttpLogger(logger: Logger): HttpLogger {
       return "info";
     },
     serializers: {
+      err: serializeError,
       req(req: LoggedRequest) {
         const raw = req as LoggedRequest & { raw?: LoggedRequest };
         const source = raw.raw ?? raw;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { anonymizeIp, isAcceptableRequestId, truncate } from "../../server/logger";
+import { stdSerializers } from "pino";
+import { anonymizeIp, isAcceptableRequestId, serializeError, truncate } from "../../server/logger";
 
 describe("anonymizeIp", () => {
   it("keeps only the /24 of an IPv4 address", () => {
@@ -46,5 +47,31 @@ describe("truncate", () => {
   it("cuts long values and marks the cut", () => {
     expect(truncate("abcdef", 3)).toBe("abc…");
     expect(truncate("abc", 3)).toBe("abc");
+  });
+});
+
+describe("serializeError", () => {
+  const bodyError = () =>
+    Object.assign(new SyntaxError('Unexpected token \'}\', ..."ain St",}" is not valid JSON'), {
+      type: "entity.parse.failed",
+      body: '{"email":"jo@example.com","street":"1 Main St",}',
+      status: 400,
+    });
+
+  it("keeps a request body, and the message and stack that quote it, out of the log", () => {
+    const line = JSON.stringify(serializeError(bodyError()));
+    expect(line).not.toContain("jo@example.com");
+    expect(line).not.toContain("Main St");
+    expect(serializeError(bodyError())).toMatchObject({ bodyError: "entity.parse.failed", status: 400 });
+  });
+
+  it("does the same for an error pino has already serialized (as pino-http passes it)", () => {
+    const once = stdSerializers.err(bodyError());
+    expect(JSON.stringify(serializeError(once))).not.toContain("jo@example.com");
+  });
+
+  it("leaves other errors as pino writes them", () => {
+    expect(serializeError(new TypeError("boom"))).toMatchObject({ type: "TypeError", message: "boom" });
+    expect(serializeError("not an error")).toBe("not an error");
   });
 });
