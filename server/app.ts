@@ -68,6 +68,11 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
   app.use(privacyRoutes({ service: privacy.service, csrf: privacy.csrf, rateLimit: config.PRIVACY_RATE_LIMIT, renderPage }));
   // 8. The quote form's API: session, ZIP lookup, quote requests, funnel events.
   app.use(leadRoutes({ ...leads, csrf: privacy.csrf, leadRateLimit: config.LEAD_RATE_LIMIT, eventsRateLimit: config.EVENTS_RATE_LIMIT }));
+  // Any other /api/ address: a JSON 404 (API callers parse JSON), never the not-found page.
+  app.all("/api/{*splat}", (req, res) => {
+    logNotFound(req);
+    res.status(404).setHeader("Cache-Control", "no-store").json({ error: "No such API endpoint." });
+  });
   // 9. Files, then every other GET/HEAD is a page.
   if (assets.length > 0) app.use(assets);
   app.get("/{*splat}", renderPage);

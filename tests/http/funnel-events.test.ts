@@ -145,6 +145,18 @@ describe("POST /api/events", () => {
     expect(t.events("form_started").some((line) => line.requestId === response.headers["x-request-id"])).toBe(false);
   });
 
+  it.each([
+    ["GET", "/api/events"],
+    ["POST", "/api/no-such-endpoint"],
+    ["DELETE", "/api/leads"],
+  ] as const)("answers %s %s with a JSON 404, not the not-found page, and logs not_found", async (method, path) => {
+    const response = await request(t.app)[method === "GET" ? "get" : method === "POST" ? "post" : "delete"](path);
+    expect(response.status).toBe(404);
+    expect(response.headers["content-type"]).toMatch(/application\/json/);
+    expect(response.body).toEqual({ error: "No such API endpoint." });
+    expect(t.events("not_found").some((line) => line.requestId === response.headers["x-request-id"] && line.path === path)).toBe(true);
+  });
+
   describe("rate limit", () => {
     let limited: TestApp;
     beforeAll(async () => {
