@@ -1,0 +1,453 @@
+/**
+ * `npm run leads` (server/cli/leads.ts): the export for partners and ops, and the retention job,
+ * against both stores. The command opens the store itself from its environment, as in
+ * production; the embedded store can only be open once, so each step here opens, works and
+ * closes before the command runs.
+ */
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { run } from "../../server/cli/leads";
+import { UsageError } from "../../server/cli/common";
+import { openDatabase, type DatabaseOptions } from "../../server/db/database";
+import { migrate } from "../../server/db/migrate";
+import { leadRepository, type LeadRepository, type NewLead } from "../../server/db/leads";
+import { currentDisclosure } from "../../server/leads/disclosure";
+import { retentionCutoffs } from "../../server/leads/retention";
+import type { LeadInput } from "../../shared/lead";
+import { freshDataDir, freshPostgresUrl } from "../support/databases";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const DISCLOSURE = currentDisclosure();
+const DAY_MS = 86_400_000;
+
+const COLUMNS = [
+  "reference",
+  "received_at",
+  "duplicate_of",
+  "sid",
+  "tid",
+  "zip",
+  "city",
+  "state",
+  "vehicle_year",
+  "vehicle_make",
+  "vehicle_model",
+  "ownership",
+  "primary_use",
+  "first_name",
+  "last_name",
+  "date_of_birth",
+  "license_status",
+  "incidents",
+  "currently_insured",
+  "current_insurer",
+  "street_address",
+  "email",
+  "phone",
+  "gpc",
+  "consent_disclosure_version",
+  "consent_disclosure_sha256",
+  "consent_checkbox",
+  "consented_at",
+  "consent_ip",
+  "consent_user_agent",
+  "consent_form_url",
+  "consent_page_url",
+];
+
+/** A store the command can reach through its environment, and how to remove it. */
+interface Location {
+  env: NodeJS.ProcessEnv;
+  options: DatabaseOptions;
+  remove(): Promise<void>;
+}
+
+const LOCATIONS: { kind: string; make(): Promise<Location> }[] = [
+  {
+    kind: "embedded",
+    async make() {
+      const data = await freshDataDir();
+      return { env: { DATA_DIR: data.dir }, options: { DATA_DIR: data.dir }, remove: data.remove };
+    },
+  },
+  {
+    kind: "postgres",
+    async make() {
+      const database = await freshPostgresUrl();
+      return { env: { DATABASE_URL: database.url, DATA_DIR: "unused" }, options: { DATABASE_URL: database.url, DATA_DIR: "unused" }, remove: database.drop };
+    },
+  },
+];
+
+/** Opens the store, works with the repository, and closes it again (before the command opens it). */
+async function withRepository<T>(location: Location, work: (repo: LeadRepository) => Promise<T>): Promise<T> {
+  const db = await openDatabase(location.options);
+  try {
+    await migrate(db);
+    const repo = leadRepository(db);
+    await repo.registerDisclosure(DISCLOSURE.version, DISCLOSURE.sha256, DISCLOSURE.text);
+    return await work(repo);
+  } finally {
+    await db.close();
+  }
+}
+
+const CONSENT: NewLead["consent"] = {
+  disclosureVersion: DISCLOSURE.version,
+  disclosureSha256: DISCLOSURE.sha256,
+  checkboxChecked: true,
+  ip: "203.0.113.7",
+  userAgent: "Mozilla/5.0 (X11; Linux x86_64)",
+  formUrl: "https://www.quoteridge.com/rapidfire.html?zip=90210",
+  pageUrl: "https://www.quoteridge.com/zipcode?zip=90210",
+};
+
+let serial = 0;
+function newLead(receivedAt: Date, overrides: { lead?: Partial<LeadInput> } & Partial<Omit<NewLead, "lead">> = {}): NewLead {
+  serial += 1;
+  const { lead, ...rest } = overrides;
+  return {
+    lead: {
+      zip: "90210",
+      vehicleYear: 2019,
+      vehicleMake: "Toyota",
+      vehicleModel: "Camry",
+      ownership: "own",
+      primaryUse: "commute",
+      firstName: "Ana",
+      lastName: "O'Brien",
+      dateOfBirth: "1990-04-15",
+      licenseStatus: "active",
+      incidents: "none",
+      currentlyInsured: true,
+      currentInsurer: "GEICO",
+      streetAddress: "123 Main St Apt 4",
+      email: `lead${serial}@example.com`,
+      phone: `+1312555${String(1000 + serial).padStart(4, "0")}`,
+      consent: true,
+      ...lead,
+    },
+    location: { city: "Beverly Hills", state: "CA" },
+    idempotencyKey: randomUUID(),
+    sid: "a1",
+    tid: "b2",
+    gpc: false,
+    receivedAt,
+    consent: CONSENT,
+    ...rest,
+  };
+}
+
+async function create(repo: LeadRepository, input: NewLead): Promise<string> {
+  const result = await repo.create(input);
+  if (!result.created) throw new Error("expected a new lead");
+  return result.reference;
+}
+
+/** RFC 4180: quoted fields may hold commas, doubled quotes and line breaks; records end with CRLF. */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i]!;
+    if (quoted) {
+      if (char === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i += 1;
+      } else if (char === '"') quoted = false;
+      else cell += char;
+    } else if (char === '"' && cell === "") quoted = true;
+    else if (char === ",") {
+      record.push(cell);
+      cell = "";
+    } else if (char === "\r" && text[i + 1] === "\n") {
+      record.push(cell);
+      records.push(record);
+      record = [];
+      cell = "";
+      i += 1;
+    } else cell += char;
+  }
+  if (cell !== "" || record.length > 0) throw new Error(`CSV does not end with CRLF: ${JSON.stringify(text.slice(-40))}`);
+  return records;
+}
+
+describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
+  describe("export", () => {
+    let location: Location;
+    const refs: Record<string, string> = {};
+
+    async function cli(...argv: string[]) {
+      let output = "";
+      const code = await run(argv, (text) => (output += text), location.env);
+      return { code, output };
+    }
+
+    beforeAll(async () => {
+      location = await make();
+      await withRepository(location, async (repo) => {
+        refs.before = await create(repo, newLead(new Date("2026-01-31T23:59:59.999Z")));
+        refs.first = await create(
+          repo,
+          newLead(new Date("2026-02-01T00:00:00.000Z"), {
+            lead: {
+              firstName: "José",
+              lastName: "Núñez",
+              streetAddress: "12 O'Connell St, Apt #4",
+              phone: "+14155550134",
+              email: "jose@example.com",
+              currentlyInsured: false,
+              currentInsurer: undefined,
+              dateOfBirth: "2000-02-29",
+            },
+            sid: "-2+3",
+            tid: undefined,
+            gpc: true,
+            consent: { ...CONSENT, userAgent: '=HYPERLINK("http://x","y")', ip: "2001:db8::1", formUrl: "https://www.quoteridge.com/rapidfire.html?zip=90210&sid=-2%2B3" },
+          }),
+        );
+        refs.repeat = await create(repo, newLead(new Date("2026-02-15T12:30:00.000Z"), { lead: { phone: "+14155550134", email: "other@example.com" } }));
+        refs.atUntil = await create(repo, newLead(new Date("2026-03-01T00:00:00.000Z")));
+      });
+    });
+    afterAll(async () => {
+      await location?.remove();
+    });
+
+    it("writes CSV with a header of the lead's and the consent record's columns, CRLF lines, in [since, until)", async () => {
+      const { code, output } = await cli("export", "--since", "2026-02-01", "--until", "2026-03-01", "--format", "csv");
+      expect(code).toBe(0);
+      expect(output.endsWith("\r\n")).toBe(true);
+      const [header, ...rows] = parseCsv(output);
+      expect(header).toEqual(COLUMNS);
+      expect(rows.map((row) => row[0])).toEqual([refs.first, refs.repeat]);
+      for (const row of rows) expect(row).toHaveLength(COLUMNS.length);
+    });
+
+    it("exports every field of a lead and its consent record, quoted per RFC 4180 and defused for spreadsheets", async () => {
+      const { output } = await cli("export", "--since", "2026-02-01", "--until", "2026-02-02");
+      const [header, row] = parseCsv(output);
+      const cells = Object.fromEntries(header!.map((name, i) => [name, row![i]]));
+      expect(cells).toEqual({
+        reference: refs.first,
+        received_at: "2026-02-01T00:00:00.000Z",
+        duplicate_of: "",
+        sid: "'-2+3",
+        tid: "",
+        zip: "90210",
+        city: "Beverly Hills",
+        state: "CA",
+        vehicle_year: "2019",
+        vehicle_make: "Toyota",
+        vehicle_model: "Camry",
+        ownership: "own",
+        primary_use: "commute",
+        first_name: "José",
+        last_name: "Núñez",
+        date_of_birth: "2000-02-29",
+        license_status: "active",
+        incidents: "none",
+        currently_insured: "false",
+        current_insurer: "",
+        street_address: "12 O'Connell St, Apt #4",
+        email: "jose@example.com",
+        // A leading + is defused like = - @: a spreadsheet would otherwise read the number as a formula.
+        phone: "'+14155550134",
+        gpc: "true",
+        consent_disclosure_version: String(DISCLOSURE.version),
+        consent_disclosure_sha256: DISCLOSURE.sha256,
+        consent_checkbox: "true",
+        consented_at: "2026-02-01T00:00:00.000Z",
+        consent_ip: "2001:db8::1",
+        consent_user_agent: `'=HYPERLINK("http://x","y")`,
+        consent_form_url: "https://www.quoteridge.com/rapidfire.html?zip=90210&sid=-2%2B3",
+        consent_page_url: "https://www.quoteridge.com/zipcode?zip=90210",
+      });
+      // The raw text: a cell with a comma or a quote is quoted, its quotes doubled.
+      expect(output).toContain(`,"12 O'Connell St, Apt #4",`);
+      expect(output).toContain(`,"'=HYPERLINK(""http://x"",""y"")",`);
+    });
+
+    it("marks a repeat from the same phone with the original's reference", async () => {
+      const { output } = await cli("export", "--since", "2026-02-15", "--until", "2026-02-16");
+      const [header, row] = parseCsv(output);
+      expect(row![header!.indexOf("reference")]).toBe(refs.repeat);
+      expect(row![header!.indexOf("duplicate_of")]).toBe(refs.first);
+    });
+
+    it("writes NDJSON: one JSON object per line, with the consent record", async () => {
+      const { code, output } = await cli("export", "--since", "2026-02-01", "--format", "ndjson");
+      expect(code).toBe(0);
+      expect(output.endsWith("\n")).toBe(true);
+      const lines = output.slice(0, -1).split("\n");
+      expect(lines).toHaveLength(3);
+      const records = lines.map((line) => JSON.parse(line) as Record<string, unknown> & { consent: Record<string, unknown> });
+      expect(records.map((record) => record.reference)).toEqual([refs.first, refs.repeat, refs.atUntil]);
+      expect(records[0]).toMatchObject({
+        receivedAt: "2026-02-01T00:00:00.000Z",
+        firstName: "José",
+        streetAddress: "12 O'Connell St, Apt #4",
+        phone: "+14155550134",
+        dateOfBirth: "2000-02-29",
+        currentlyInsured: false,
+        currentInsurer: null,
+        sid: "-2+3",
+        tid: null,
+        gpc: true,
+        duplicateOf: null,
+        consent: {
+          disclosureVersion: DISCLOSURE.version,
+          disclosureSha256: DISCLOSURE.sha256,
+          checkboxChecked: true,
+          consentedAt: "2026-02-01T00:00:00.000Z",
+          ip: "2001:db8::1",
+          userAgent: '=HYPERLINK("http://x","y")',
+        },
+      });
+      expect(records[1]).toMatchObject({ duplicateOf: refs.first });
+    });
+
+    it("treats --since as inclusive and --until as exclusive, in UTC days", async () => {
+      const refsOf = async (...argv: string[]) =>
+        (await cli("export", ...argv, "--format", "ndjson")).output
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => (JSON.parse(line) as { reference: string }).reference);
+      expect(await refsOf("--since", "2026-01-31", "--until", "2026-02-01")).toEqual([refs.before]);
+      expect(await refsOf("--since", "2026-02-01", "--until", "2026-03-01")).toEqual([refs.first, refs.repeat]);
+      expect(await refsOf("--since", "2026-02-01", "--until", "2026-03-02")).toEqual([refs.first, refs.repeat, refs.atUntil]);
+      expect(await refsOf("--since", "2026-03-01")).toEqual([refs.atUntil]);
+      expect(await refsOf("--since", "2026-03-02")).toEqual([]);
+    });
+
+    it("writes just the header, or nothing in NDJSON, when no lead is in range", async () => {
+      expect((await cli("export", "--since", "2030-01-01")).output).toBe(`${COLUMNS.join(",")}\r\n`);
+      expect(await cli("export", "--since", "2030-01-01", "--format", "ndjson")).toEqual({ code: 0, output: "" });
+    });
+  });
+
+  describe("purge", () => {
+    let location: Location;
+    const refs: Record<string, string> = {};
+
+    async function cli(...argv: string[]) {
+      let output = "";
+      const code = await run(argv, (text) => (output += text), location.env);
+      return { code, output };
+    }
+    const counts = () => withRepository(location, (repo) => repo.counts());
+    const references = () => withRepository(location, async (repo) => (await repo.list()).map((record) => record.reference));
+
+    beforeAll(async () => {
+      location = await make();
+      const { leadCutoff, consentCutoff } = retentionCutoffs(new Date());
+      await withRepository(location, async (repo) => {
+        refs.sixYears = await create(repo, newLead(new Date(consentCutoff.getTime() - 365 * DAY_MS)));
+        refs.fourYears = await create(repo, newLead(new Date(leadCutoff.getTime() - 365 * DAY_MS)));
+        refs.threeYearsAndADay = await create(repo, newLead(new Date(leadCutoff.getTime() - DAY_MS)));
+        refs.justUnderThreeYears = await create(repo, newLead(new Date(leadCutoff.getTime() + DAY_MS)));
+        refs.yesterday = await create(repo, newLead(new Date(Date.now() - DAY_MS)));
+      });
+    });
+    afterAll(async () => {
+      await location?.remove();
+    });
+
+    it("with --dry-run, says how many leads it would delete and deletes nothing", async () => {
+      const { code, output } = await cli("purge", "--dry-run");
+      expect(code).toBe(0);
+      expect(output).toMatch(/^Would delete 3 lead\(s\) received before \d{4}-\d{2}-\d{2}T[\d:.]+Z and consent records given before \d{4}-\d{2}-\d{2}T[\d:.]+Z\.\n$/);
+      expect(await counts()).toEqual({ leads: 5, consents: 5, duplicates: 0 });
+    });
+
+    it("deletes leads older than 3 years and consent records older than 5, keeping the rest", async () => {
+      const { code, output } = await cli("purge");
+      expect(code).toBe(0);
+      expect(output).toMatch(/^Deleted 3 lead\(s\) received before .+ and 1 consent record\(s\) given before .+\.\n$/);
+      const [leadCutoff, consentCutoff] = [...output.matchAll(/before (\S+?Z)/g)].map((match) => new Date(match[1]!));
+      const expected = retentionCutoffs(new Date());
+      expect(Math.abs(leadCutoff!.getTime() - expected.leadCutoff.getTime())).toBeLessThan(60_000);
+      expect(Math.abs(consentCutoff!.getTime() - expected.consentCutoff.getTime())).toBeLessThan(60_000);
+
+      expect(await references()).toEqual([refs.justUnderThreeYears, refs.yesterday]);
+      expect(await counts()).toEqual({ leads: 2, consents: 4, duplicates: 0 });
+      const db = await openDatabase(location.options);
+      try {
+        const { rows } = await db.query<{ lead_reference: string; lead_id: string | null }>("SELECT lead_reference, lead_id::text FROM lead_consents ORDER BY consented_at");
+        expect(rows.map((row) => [row.lead_reference, row.lead_id === null])).toEqual([
+          [refs.fourYears, true],
+          [refs.threeYearsAndADay, true],
+          [refs.justUnderThreeYears, false],
+          [refs.yesterday, false],
+        ]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it("deletes nothing more when run again the same day", async () => {
+      expect((await cli("purge")).output).toMatch(/^Deleted 0 lead\(s\) .* and 0 consent record\(s\) /);
+      expect(await counts()).toEqual({ leads: 2, consents: 4, duplicates: 0 });
+    });
+  });
+});
+
+describe("npm run leads: the command line", () => {
+  /** A store that cannot be reached: every refusal below must come before the command opens it. */
+  const unreachable = { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", DATA_DIR: "unused" };
+  async function cli(...argv: string[]) {
+    let output = "";
+    const code = await run(argv, (text) => (output += text), unreachable);
+    return { code, output };
+  }
+
+  it("prints the usage with exit code 2 without a command, 0 with --help", async () => {
+    const none = await cli();
+    expect(none.code).toBe(2);
+    expect(none.output).toMatch(/^Usage: npm run leads -- <command>/);
+    expect(none.output).toMatch(/export\s+--since YYYY-MM-DD/);
+    expect(none.output).toMatch(/purge\s+\[--dry-run\]/);
+    expect(await cli("--help")).toEqual({ code: 0, output: none.output });
+  });
+
+  it("refuses an export without --since, before touching the database", async () => {
+    await expect(cli("export")).rejects.toBeInstanceOf(UsageError);
+    await expect(cli("export", "--format", "ndjson")).rejects.toThrow("Say where the export starts with --since YYYY-MM-DD.");
+  });
+
+  it("refuses an unknown format, a bad date, an empty range and an unknown command", async () => {
+    await expect(cli("export", "--since", "2026-02-01", "--format", "xlsx")).rejects.toThrow(new UsageError("Unknown format xlsx: use csv or ndjson."));
+    await expect(cli("export", "--since", "yesterday")).rejects.toThrow(new UsageError("--since must be a date like 2026-01-31."));
+    await expect(cli("export", "--since", "2026-02-01", "--until", "2026-1-5")).rejects.toThrow(new UsageError("--until must be a date like 2026-01-31."));
+    await expect(cli("export", "--since", "2026-02-01", "--until", "2026-02-01")).rejects.toThrow(new UsageError("--until must be after --since."));
+    await expect(cli("export", "--since", "2026-02-02", "--until", "2026-02-01")).rejects.toThrow(UsageError);
+    await expect(cli("frobnicate")).rejects.toThrow(/^Unknown command frobnicate\./);
+    await expect(cli("export", "--since", "2026-02-01", "--sinse", "x")).rejects.toMatchObject({ code: "ERR_PARSE_ARGS_UNKNOWN_OPTION" });
+  });
+
+  // BUG (server/cli/common.ts parseDay): the check is `Date.parse(...)` being a number, and V8
+  // rolls impossible days over instead of refusing them: "2026-02-30" becomes 2 March, so an
+  // export for "February 30" silently starts two days late. A usage error is expected.
+  it("refuses an impossible calendar date instead of rolling it over to the next month", async () => {
+    await expect(cli("export", "--since", "2026-02-30")).rejects.toThrow(new UsageError("--since must be a date like 2026-01-31."));
+    await expect(cli("export", "--since", "2026-02-01", "--until", "2026-04-31")).rejects.toThrow(new UsageError("--until must be a date like 2026-01-31."));
+  });
+
+  it("exits with code 2 and the message on stderr when run as a script with a usage mistake", () => {
+    const script = path.join(ROOT, "server/cli/leads.ts");
+    const result = spawnSync(process.execPath, ["--import", "tsx", script, "export", "--format", "csv"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, ...unreachable },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe("Say where the export starts with --since YYYY-MM-DD.\n");
+    expect(result.stdout).toBe("");
+  });
+});

@@ -1,0 +1,893 @@
+/**
+ * The quote form's field rules (shared/lead.ts): what checkLeadFields and validateLead accept,
+ * how they normalise it, and the exact message for everything they refuse. The same functions
+ * run in the browser on blur/Next and on the server before storing, so these are both sides' rules.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { formatUsPhone } from "../../shared/contact";
+import {
+  CURRENT_INSURERS,
+  FUNNEL_EVENTS,
+  HONEYPOT_FIELD,
+  INCIDENTS,
+  LEAD_FIELDS,
+  LEAD_MESSAGES,
+  LEAD_STEPS,
+  LEAD_URL_MAX_LENGTH,
+  LICENSE_STATUS,
+  OWNERSHIP,
+  PRIMARY_USE,
+  ageOn,
+  checkLeadFields,
+  funnelEventSchema,
+  leadEnvelopeSchema,
+  parseDateOfBirth,
+  validateLead,
+  type LeadField,
+  type RawLead,
+} from "../../shared/lead";
+import { VEHICLE_MAKES } from "../../shared/vehicles";
+import { carriers } from "../../shared/site";
+
+/** The messages, word for word: a visitor reads these, so a change here should be deliberate. */
+const MESSAGES = {
+  once: "Send this field once, as text.",
+  zip: "Enter the 5-digit ZIP code where the car is kept.",
+  vehicleYear: "Choose the car's model year.",
+  vehicleMake: "Choose the make from the list (or “Other”).",
+  vehicleModel: "Enter the model, like Camry or F-150 (letters and numbers, up to 40 characters).",
+  ownership: "Tell us whether you own, finance or lease the car.",
+  primaryUse: "Choose what the car is mostly used for.",
+  firstName: "Enter your first name (letters, spaces, hyphens and apostrophes, up to 50 characters).",
+  lastName: "Enter your last name (letters, spaces, hyphens and apostrophes, up to 50 characters).",
+  dateOfBirth: "Enter your date of birth as MM/DD/YYYY, like 04/15/1990.",
+  underAge: "You must be 18 or older to request quotes.",
+  tooOld: "Check the year of your date of birth.",
+  licenseStatus: "Choose your driver's license status.",
+  incidents: "Tell us how many accidents or violations you had in the past 3 years.",
+  currentlyInsured: "Tell us whether the car is insured today.",
+  currentInsurer: "Choose your current insurance company (or “Other company”).",
+  streetAddress: "Enter your street address with the house number, like 123 Main St Apt 4.",
+  email: "Enter an email address like name@example.com.",
+  phone: "Enter a 10-digit US phone number, like (415) 555-0134.",
+  consent: "To send your request, tick the box to agree to be contacted. Prefer not to? Call us at 1-800-555-0142.",
+} as const;
+
+/** Mid-afternoon in New York, mid-June: far from any day or year boundary. */
+const NOW = new Date("2026-06-15T18:00:00Z");
+
+const VALID: Readonly<Record<LeadField, unknown>> = {
+  zip: "90210",
+  vehicleYear: "2019",
+  vehicleMake: "Toyota",
+  vehicleModel: "Camry",
+  ownership: "finance",
+  primaryUse: "commute",
+  firstName: "Ana",
+  lastName: "O'Brien",
+  dateOfBirth: "04/15/1990",
+  licenseStatus: "active",
+  incidents: "none",
+  currentlyInsured: "yes",
+  currentInsurer: "GEICO",
+  streetAddress: "123 Main St Apt 4",
+  email: "Ana.OBrien@Example.com",
+  phone: "(415) 555-0134",
+  consent: true,
+};
+
+function errorsOf(raw: RawLead, now: Date = NOW) {
+  const result = validateLead(raw, now);
+  if (result.ok) throw new Error(`expected errors, got ${JSON.stringify(result.value)}`);
+  return result.errors;
+}
+
+function valueOf(raw: RawLead, now: Date = NOW) {
+  const result = validateLead(raw, now);
+  if (!result.ok) throw new Error(`expected a valid lead, got ${JSON.stringify(result.errors)}`);
+  return result.value;
+}
+
+/** One field checked alone (as on blur), with the rest of VALID as context. */
+function check(field: LeadField, value: unknown, now: Date = NOW, context: RawLead = VALID) {
+  const { values, errors } = checkLeadFields({ ...context, [field]: value }, [field], now);
+  return { value: values[field], error: errors[field] };
+}
+
+const accepted = (field: LeadField, value: unknown, now: Date = NOW) => {
+  const result = check(field, value, now);
+  if (result.error !== undefined) throw new Error(`${field} ${JSON.stringify(value)} refused: ${result.error}`);
+  return result.value;
+};
+const refusal = (field: LeadField, value: unknown, now: Date = NOW) => check(field, value, now).error;
+
+// ---------------------------------------------------------------------------------------------
+// Calendar helpers for the date-of-birth properties (UTC dates standing for calendar days).
+
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const daysIn = (year: number, month: number) => [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+interface Day {
+  year: number;
+  month: number;
+  day: number;
+}
+const isoOf = (d: Day) => `${pad(d.year, 4)}-${pad(d.month)}-${pad(d.day)}`;
+const usOf = (d: Day, padded = true) => (padded ? `${pad(d.month)}/${pad(d.day)}/${pad(d.year, 4)}` : `${d.month}/${d.day}/${pad(d.year, 4)}`);
+const dayFromUtc = (date: Date): Day => ({ year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() });
+function addDays(d: Day, days: number): Day {
+  const date = new Date(0);
+  date.setUTCFullYear(d.year, d.month - 1, d.day); // unlike Date.UTC, takes years 0–99 literally
+  date.setUTCDate(date.getUTCDate() + days);
+  return dayFromUtc(date);
+}
+const compare = (a: Day, b: Day) => isoOf(a).localeCompare(isoOf(b));
+
+/** The calendar date in New York at `now`, worked out independently of shared/lead.ts. */
+function newYorkDay(now: Date): Day {
+  const text = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York", year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
+  const [year, month, day] = text.split("-").map(Number) as [number, number, number];
+  return { year, month, day };
+}
+
+/**
+ * The latest birth date of someone who is at least `years` old on `today`: the same month and
+ * day `years` earlier, or 28 February when that year has no 29th (born 29 Feb: a year older on 1 March).
+ */
+function latestBirthForAge(today: Day, years: number): Day {
+  const year = today.year - years;
+  return today.month === 2 && today.day === 29 && !isLeap(year) ? { year, month: 2, day: 28 } : { year, month: today.month, day: today.day };
+}
+
+const nowArbitrary = fc.date({ min: new Date("1995-01-01T00:00:00Z"), max: new Date("2099-12-31T23:59:59Z"), noInvalidDate: true });
+
+// ---------------------------------------------------------------------------------------------
+
+describe("LEAD_MESSAGES", () => {
+  it("are the plain-words messages the form shows", () => {
+    const { once: _once, ...fieldMessages } = MESSAGES;
+    expect(LEAD_MESSAGES).toEqual(fieldMessages);
+  });
+});
+
+describe("validateLead", () => {
+  it("accepts a complete request and returns it normalised", () => {
+    expect(valueOf(VALID)).toEqual({
+      zip: "90210",
+      vehicleYear: 2019,
+      vehicleMake: "Toyota",
+      vehicleModel: "Camry",
+      ownership: "finance",
+      primaryUse: "commute",
+      firstName: "Ana",
+      lastName: "O'Brien",
+      dateOfBirth: "1990-04-15",
+      licenseStatus: "active",
+      incidents: "none",
+      currentlyInsured: true,
+      currentInsurer: "GEICO",
+      streetAddress: "123 Main St Apt 4",
+      email: "ana.obrien@example.com",
+      phone: "+14155550134",
+      consent: true,
+    });
+  });
+
+  it("returns currentlyInsured as a boolean, and no insurer for someone not insured", () => {
+    expect(valueOf(VALID).currentlyInsured).toBe(true);
+    const uninsured = valueOf({ ...VALID, currentlyInsured: "no", currentInsurer: "GEICO" });
+    expect(uninsured.currentlyInsured).toBe(false);
+    expect(uninsured).not.toHaveProperty("currentInsurer");
+  });
+
+  it("reports every field of an empty request (the insurer is only asked of the insured)", () => {
+    const errors = errorsOf({});
+    expect(Object.keys(errors).sort()).toEqual(LEAD_FIELDS.filter((field) => field !== "currentInsurer").sort());
+    expect(errors).toMatchObject({ zip: MESSAGES.zip, vehicleYear: MESSAGES.vehicleYear, dateOfBirth: MESSAGES.dateOfBirth, consent: MESSAGES.consent });
+  });
+
+  it("reports every bad field at once, and only those", () => {
+    expect(errorsOf({ ...VALID, zip: "9021", email: "nope", phone: "555-0134", consent: false })).toEqual({
+      zip: MESSAGES.zip,
+      email: MESSAGES.email,
+      phone: MESSAGES.phone,
+      consent: MESSAGES.consent,
+    });
+  });
+
+  it("ignores fields it does not know", () => {
+    const raw = { ...VALID, admin: "true", website: "spam" } as RawLead;
+    expect(valueOf(raw)).toEqual(valueOf(VALID));
+  });
+
+  it("covers each of the three steps' fields exactly once", () => {
+    expect(LEAD_STEPS.flatMap((step) => step.fields).sort()).toEqual([...LEAD_FIELDS].sort());
+  });
+});
+
+describe("checkLeadFields", () => {
+  it("checks only the fields asked for (one on blur, a step on Next)", () => {
+    expect(checkLeadFields({ zip: "nope", email: "nope" }, ["zip"], NOW)).toEqual({ values: {}, errors: { zip: MESSAGES.zip } });
+    const step1 = checkLeadFields(VALID, LEAD_STEPS[0]!.fields, NOW);
+    expect(step1.errors).toEqual({});
+    expect(Object.keys(step1.values).sort()).toEqual([...LEAD_STEPS[0]!.fields].sort());
+  });
+
+  it("defaults to the current time", () => {
+    const thisYear = new Date().getUTCFullYear();
+    expect(checkLeadFields({ vehicleYear: thisYear + 1 }, ["vehicleYear"]).errors).toEqual({});
+    expect(checkLeadFields({ vehicleYear: thisYear + 2 }, ["vehicleYear"]).errors).toEqual({ vehicleYear: MESSAGES.vehicleYear });
+  });
+});
+
+describe("a text field sent twice (an array), as an object, a number or null", () => {
+  const TEXT_FIELDS: LeadField[] = [
+    "zip",
+    "vehicleMake",
+    "vehicleModel",
+    "ownership",
+    "primaryUse",
+    "firstName",
+    "lastName",
+    "dateOfBirth",
+    "licenseStatus",
+    "incidents",
+    "currentlyInsured",
+    "currentInsurer",
+    "streetAddress",
+    "email",
+    "phone",
+  ];
+
+  it.each(TEXT_FIELDS)("refuses %s as an array, naming only that field", (field) => {
+    const errors = errorsOf({ ...VALID, [field]: [VALID[field], VALID[field]] });
+    expect(errors).toEqual({ [field]: MESSAGES.once });
+  });
+
+  it.each(TEXT_FIELDS)("refuses %s as an object, a number, a boolean or null", (field) => {
+    for (const value of [{ value: VALID[field] }, 90210, true, null]) {
+      expect(refusal(field, value), JSON.stringify(value)).toBe(MESSAGES.once);
+    }
+  });
+
+  it("refuses a repeated currentlyInsured without asking for an insurer", () => {
+    expect(errorsOf({ ...VALID, currentlyInsured: ["yes", "yes"], currentInsurer: undefined })).toEqual({ currentlyInsured: MESSAGES.once });
+  });
+});
+
+describe("whitespace", () => {
+  it("is trimmed and runs of it collapse to one space", () => {
+    expect(valueOf({
+      ...VALID,
+      zip: " 90210 ",
+      vehicleMake: "  Land Rover ",
+      vehicleModel: " Grand\n  Cherokee ",
+      ownership: " own ",
+      firstName: "  Mary   Ann ",
+      lastName: "\tde  la\u00a0Cruz ",
+      dateOfBirth: " 04/15/1990 ",
+      streetAddress: " 123   Main\tSt ",
+      email: "  ana@example.com\n",
+      phone: " (415)   555-0134 ",
+      currentlyInsured: " yes ",
+      currentInsurer: " State Farm ",
+    })).toMatchObject({
+      zip: "90210",
+      vehicleMake: "Land Rover",
+      vehicleModel: "Grand Cherokee",
+      ownership: "own",
+      firstName: "Mary Ann",
+      lastName: "de la Cruz",
+      dateOfBirth: "1990-04-15",
+      streetAddress: "123 Main St",
+      email: "ana@example.com",
+      phone: "+14155550134",
+      currentlyInsured: true,
+      currentInsurer: "State Farm",
+    });
+  });
+
+  it("alone counts as not answered", () => {
+    for (const field of ["zip", "vehicleModel", "firstName", "streetAddress", "email", "phone", "dateOfBirth"] as const) {
+      expect(refusal(field, "   "), field).toBe(MESSAGES[field]);
+      expect(refusal(field, ""), field).toBe(MESSAGES[field]);
+      expect(refusal(field, undefined), field).toBe(MESSAGES[field]);
+    }
+  });
+});
+
+describe("phone", () => {
+  const digit = fc.integer({ min: 0, max: 9 }).map(String);
+  const leading = fc.integer({ min: 2, max: 9 }).map(String);
+  const badLeading = fc.constantFrom("0", "1");
+  const threeDigits = (first: fc.Arbitrary<string>) => fc.tuple(first, digit, digit).map((parts) => parts.join(""));
+  const lineNumber = fc.tuple(digit, digit, digit, digit).map((parts) => parts.join(""));
+  /** How people type a US number. */
+  const STYLES: ((a: string, e: string, l: string) => string)[] = [
+    (a, e, l) => `${a}${e}${l}`,
+    (a, e, l) => `${a}-${e}-${l}`,
+    (a, e, l) => `${a}.${e}.${l}`,
+    (a, e, l) => `${a} ${e} ${l}`,
+    (a, e, l) => `(${a}) ${e}-${l}`,
+    (a, e, l) => `(${a})${e}-${l}`,
+    (a, e, l) => `1${a}${e}${l}`,
+    (a, e, l) => `1-${a}-${e}-${l}`,
+    (a, e, l) => `1 (${a}) ${e}-${l}`,
+    (a, e, l) => `+1${a}${e}${l}`,
+    (a, e, l) => `+1 ${a} ${e} ${l}`,
+    (a, e, l) => `+1 (${a}) ${e}-${l}`,
+    (a, e, l) => `+1-${a}-${e}-${l}`,
+    (a, e, l) => `+1.${a}.${e}.${l}`,
+  ];
+  const style = fc.constantFrom(...STYLES);
+  const padding = fc.constantFrom("", " ", "  ", "\t", "\n");
+
+  it("turns any valid NANP number, typed in a common style, into E.164", () => {
+    fc.assert(
+      fc.property(threeDigits(leading), threeDigits(leading), lineNumber, style, padding, padding, (area, exchange, line, typed, before, after) => {
+        expect(accepted("phone", `${before}${typed(area, exchange, line)}${after}`)).toBe(`+1${area}${exchange}${line}`);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("refuses an area code or exchange starting with 0 or 1, with the phone message", () => {
+    const badArea = fc.tuple(threeDigits(badLeading), threeDigits(fc.oneof(leading, badLeading)));
+    const badExchange = fc.tuple(threeDigits(leading), threeDigits(badLeading));
+    fc.assert(
+      fc.property(fc.oneof(badArea, badExchange), lineNumber, style, ([area, exchange], line, typed) => {
+        expect(refusal("phone", typed(area, exchange, line))).toBe(MESSAGES.phone);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("round-trips: the stored number, and the number as the thank-you step reads it back, are accepted as themselves", () => {
+    fc.assert(
+      fc.property(threeDigits(leading), threeDigits(leading), lineNumber, style, (area, exchange, line, typed) => {
+        const e164 = accepted("phone", typed(area, exchange, line)) as string;
+        expect(accepted("phone", e164)).toBe(e164);
+        expect(accepted("phone", formatUsPhone(e164))).toBe(e164);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("accepts nothing but a +1 and ten digits", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: fc.constantFrom(..."0123456789 ().+-x"), maxLength: 24 }), fc.string()), (input) => {
+        const { value, error } = check("phone", input);
+        if (error !== undefined) expect(error).toBe(MESSAGES.phone);
+        else expect(value).toMatch(/^\+1[2-9]\d{2}[2-9]\d{6}$/);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("refuses short, long, lettered and extension numbers", () => {
+    for (const phone of ["555-0134", "415-555-013", "415-555-01345", "1-800-FLOWERS", "415 555 0134 ext 2", "+44 20 7946 0958", "2-415-555-0134", "phone"]) {
+      expect(refusal("phone", phone), phone).toBe(MESSAGES.phone);
+    }
+  });
+
+  // BUG (shared/contact.ts normalizeUsPhone): a leading "+" is treated as decoration, so a number
+  // written with another country code whose digits happen to total ten becomes a US number:
+  // "+45 32 12 34 56" (Copenhagen) is stored as +14532123456, someone else's US line, and the
+  // partners would call and text that person under this visitor's consent.
+  it("refuses a number written with another country's code instead of reading it as a US number", () => {
+    for (const phone of ["+45 32 12 34 56", "+47 22 12 34 56", "+4532123456"]) {
+      expect(refusal("phone", phone), phone).toBe(MESSAGES.phone);
+    }
+  });
+});
+
+describe("email", () => {
+  const localChar = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'+-");
+  const lastLocalChar = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-");
+  const atom = fc.string({ unit: localChar, minLength: 1, maxLength: 10 });
+  const localPart = fc.tuple(fc.array(atom, { maxLength: 3 }), fc.string({ unit: localChar, maxLength: 6 }), lastLocalChar).map(([atoms, tail, last]) => [...atoms.map((a) => `${a}.`), tail, last].join(""));
+  const label = fc.tuple(
+    fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"),
+    fc.string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"), maxLength: 12 }),
+  ).map(([first, rest]) => first + rest);
+  const tld = fc.string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"), minLength: 2, maxLength: 6 });
+  const address = fc.tuple(localPart, fc.array(label, { minLength: 1, maxLength: 3 }), tld).map(([local, labels, top]) => `${local}@${labels.join(".")}.${top}`);
+
+  /** A syntactically valid address of exactly `length` characters (labels of at most 63). */
+  function emailOfLength(length: number): string {
+    let domain = "example.com";
+    while (1 + 1 + domain.length < length) {
+      const room = length - (2 + domain.length) - 1;
+      domain = `${"d".repeat(Math.max(1, Math.min(63, room)))}.${domain}`;
+    }
+    const email = `a@${domain}`;
+    if (email.length !== length) throw new Error(`built ${email.length} characters, not ${length}`);
+    return email;
+  }
+
+  it("accepts any well-formed address, trimmed and lower-cased", () => {
+    fc.assert(
+      fc.property(address, fc.constantFrom("", " ", "\t"), (email, space) => {
+        expect(accepted("email", `${space}${email}${space}`)).toBe(email.toLowerCase());
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("accepts 254 characters and refuses 255 (RFC 5321), whitespace around not counted", () => {
+    expect(accepted("email", emailOfLength(254))).toHaveLength(254);
+    expect(accepted("email", `  ${emailOfLength(254).toUpperCase()} `)).toBe(emailOfLength(254));
+    expect(refusal("email", emailOfLength(255))).toBe(MESSAGES.email);
+  });
+
+  it("refuses what is not an address", () => {
+    for (const email of [
+      "ana",
+      "ana@",
+      "@example.com",
+      "ana@example",
+      "ana@example.c",
+      "ana example@example.com",
+      "ana@exa mple.com",
+      "ana@@example.com",
+      ".ana@example.com",
+      "ana.@example.com",
+      "an..a@example.com",
+      "ana@.example.com",
+      "ana@-example.com",
+      "ana@example..com",
+      "<ana@example.com>",
+      "Ana <ana@example.com>",
+      "ana@example.com, bob@example.com",
+      "ana@[127.0.0.1]",
+      "ana@example.123",
+    ]) {
+      expect(refusal("email", email), email).toBe(MESSAGES.email);
+    }
+  });
+
+  it("refuses any text without an @", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }).filter((text) => !text.includes("@") && text.trim() !== ""), (text) => {
+        expect(refusal("email", text)).toBe(MESSAGES.email);
+      }),
+    );
+  });
+});
+
+describe("date of birth", () => {
+  it("accepts someone who turns 18 today in New York, and refuses them the day before, at any date and time", () => {
+    fc.assert(
+      fc.property(nowArbitrary, fc.integer({ min: 0, max: 2 }), (now, styleIndex) => {
+        const today = newYorkDay(now);
+        const birthday = latestBirthForAge(today, 18);
+        const oneDayShort = addDays(birthday, 1);
+        const styleOf = (d: Day) => [isoOf(d), usOf(d), usOf(d, false)][styleIndex]!;
+        expect(check("dateOfBirth", styleOf(birthday), now)).toEqual({ value: isoOf(birthday), error: undefined });
+        expect(check("dateOfBirth", styleOf(oneDayShort), now)).toEqual({ value: undefined, error: MESSAGES.underAge });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("decides every birth date by the calendar in New York: future, under 18, 18 to 110, or older", () => {
+    const offset = fc.integer({ min: -800, max: 800 });
+    fc.assert(
+      fc.property(nowArbitrary, fc.constantFrom<"today" | 18 | 111>("today", 18, 111), offset, fc.integer({ min: 0, max: 2 }), (now, anchor, days, styleIndex) => {
+        const today = newYorkDay(now);
+        const birth = addDays(anchor === "today" ? today : latestBirthForAge(today, anchor), days);
+        const typed = [isoOf(birth), usOf(birth), usOf(birth, false)][styleIndex]!;
+        const expected =
+          compare(birth, today) > 0
+            ? { value: undefined, error: MESSAGES.dateOfBirth }
+            : compare(birth, latestBirthForAge(today, 18)) > 0
+              ? { value: undefined, error: MESSAGES.underAge }
+              : compare(birth, latestBirthForAge(today, 111)) > 0
+                ? { value: isoOf(birth), error: undefined }
+                : { value: undefined, error: MESSAGES.tooOld };
+        expect(check("dateOfBirth", typed, now)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("uses New York's date, not UTC's: 18 from midnight Eastern on the birthday", () => {
+    // 15 June 2026 starts at 04:00 UTC in New York (EDT, UTC-4).
+    expect(refusal("dateOfBirth", "06/15/2008", new Date("2026-06-15T03:59:59.999Z"))).toBe(MESSAGES.underAge);
+    expect(accepted("dateOfBirth", "06/15/2008", new Date("2026-06-15T04:00:00Z"))).toBe("2008-06-15");
+    // In winter (EST, UTC-5).
+    expect(refusal("dateOfBirth", "01/10/2008", new Date("2026-01-10T04:59:59Z"))).toBe(MESSAGES.underAge);
+    expect(accepted("dateOfBirth", "01/10/2008", new Date("2026-01-10T05:00:00Z"))).toBe("2008-01-10");
+  });
+
+  it("counts someone born on 29 February as a year older on 1 March of a common year", () => {
+    expect(refusal("dateOfBirth", "02/29/2004", new Date("2022-02-28T17:00:00Z"))).toBe(MESSAGES.underAge);
+    expect(accepted("dateOfBirth", "02/29/2004", new Date("2022-03-01T17:00:00Z"))).toBe("2004-02-29");
+    expect(accepted("dateOfBirth", "2000-02-29", NOW)).toBe("2000-02-29");
+    // On a leap day, the 28 February of 18 years before turned 18 yesterday; 1 March is still 17.
+    expect(accepted("dateOfBirth", "02/28/2006", new Date("2024-02-29T17:00:00Z"))).toBe("2006-02-28");
+    expect(refusal("dateOfBirth", "03/01/2006", new Date("2024-02-29T17:00:00Z"))).toBe(MESSAGES.underAge);
+  });
+
+  it("accepts 110 years and refuses 111 with the check-the-year message", () => {
+    expect(accepted("dateOfBirth", "06/15/1916", NOW)).toBe("1916-06-15");
+    expect(refusal("dateOfBirth", "06/15/1915", NOW)).toBe(MESSAGES.tooOld);
+    expect(refusal("dateOfBirth", "01/01/1066", NOW)).toBe(MESSAGES.tooOld);
+  });
+
+  it("refuses dates in the future, and today, with the right message", () => {
+    expect(refusal("dateOfBirth", "06/16/2026", NOW)).toBe(MESSAGES.dateOfBirth);
+    expect(refusal("dateOfBirth", "2090-01-01", NOW)).toBe(MESSAGES.dateOfBirth);
+    expect(refusal("dateOfBirth", "06/15/2026", NOW)).toBe(MESSAGES.underAge);
+  });
+
+  it("refuses impossible calendar dates", () => {
+    for (const date of ["02/30/1990", "04/31/1990", "06/31/1990", "09/31/1990", "11/31/1990", "02/29/1990", "02/29/1900", "13/01/1990", "00/10/1990", "01/00/1990", "01/32/1990", "1990-02-30", "1990-13-01", "1990-00-01"]) {
+      expect(refusal("dateOfBirth", date), date).toBe(MESSAGES.dateOfBirth);
+    }
+  });
+
+  it("refuses any day past the end of its month, in either form", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1920, max: 2005 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), (year, month, over, iso) => {
+        const day = daysIn(year, month) + over;
+        const typed = iso ? `${year}-${pad(month)}-${pad(day)}` : `${pad(month)}/${pad(day)}/${year}`;
+        expect(refusal("dateOfBirth", typed, NOW)).toBe(MESSAGES.dateOfBirth);
+      }),
+    );
+  });
+
+  it("refuses other spellings: two-digit years, dashes in US order, words, times", () => {
+    for (const date of ["04/15/90", "04-15-1990", "1990/04/15", "1990-4-15", "15.04.1990", "April 15, 1990", "1990-04-15T00:00:00Z", "04/15/1990 12:00", "4/15/ 1990", "0x7C6"]) {
+      expect(refusal("dateOfBirth", date), date).toBe(MESSAGES.dateOfBirth);
+    }
+  });
+});
+
+describe("parseDateOfBirth", () => {
+  it("reads MM/DD/YYYY (with or without leading zeros) and ISO, giving ISO", () => {
+    expect(parseDateOfBirth("04/15/1990")).toBe("1990-04-15");
+    expect(parseDateOfBirth("4/5/1990")).toBe("1990-04-05");
+    expect(parseDateOfBirth("1990-04-15")).toBe("1990-04-15");
+    expect(parseDateOfBirth("02/29/2000")).toBe("2000-02-29");
+  });
+
+  it("returns undefined for what is not a real date in one of those forms", () => {
+    for (const input of ["", " 04/15/1990", "04/15/1990 ", "1990-4-15", "04/15/90", "004/15/1990", "02/29/2001", "04/31/2000", "2000-02-30", "00/01/2000", "13/01/2000", "01/01/0050"]) {
+      expect(parseDateOfBirth(input), input).toBeUndefined();
+    }
+  });
+
+  it("round-trips every real date from year 1000 on, in all three spellings", () => {
+    const date = fc.date({ min: new Date("1000-01-01T00:00:00Z"), max: new Date("9999-12-31T00:00:00Z"), noInvalidDate: true }).map(dayFromUtc);
+    fc.assert(
+      fc.property(date, (d) => {
+        expect(parseDateOfBirth(isoOf(d))).toBe(isoOf(d));
+        expect(parseDateOfBirth(usOf(d))).toBe(isoOf(d));
+        expect(parseDateOfBirth(usOf(d, false))).toBe(isoOf(d));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("ageOn", () => {
+  it("counts whole years on New York's calendar", () => {
+    expect(ageOn("2000-06-15", new Date("2018-06-15T04:00:00Z"))).toBe(18);
+    expect(ageOn("2000-06-15", new Date("2018-06-15T03:59:59Z"))).toBe(17);
+    expect(ageOn("2000-06-15", new Date("2018-06-14T12:00:00Z"))).toBe(17);
+    expect(ageOn("2000-06-15", new Date("2019-06-14T12:00:00Z"))).toBe(18);
+    expect(ageOn("2000-01-01", new Date("2000-01-01T12:00:00Z"))).toBe(0);
+    expect(ageOn("2000-01-02", new Date("2000-01-01T12:00:00Z"))).toBe(-1);
+  });
+
+  it("makes someone born on 29 February a year older on 1 March in a common year, on the 29th in a leap year", () => {
+    expect(ageOn("2004-02-29", new Date("2022-02-28T17:00:00Z"))).toBe(17);
+    expect(ageOn("2004-02-29", new Date("2022-03-01T17:00:00Z"))).toBe(18);
+    expect(ageOn("2004-02-29", new Date("2024-02-28T17:00:00Z"))).toBe(19);
+    expect(ageOn("2004-02-29", new Date("2024-02-29T17:00:00Z"))).toBe(20);
+  });
+
+  it("grows by exactly one on each birthday", () => {
+    fc.assert(
+      fc.property(nowArbitrary, fc.integer({ min: 0, max: 120 }), (now, years) => {
+        const birthday = latestBirthForAge(newYorkDay(now), years);
+        expect(ageOn(isoOf(birthday), now)).toBe(years);
+        expect(ageOn(isoOf(addDays(birthday, 1)), now)).toBe(years - 1);
+      }),
+    );
+  });
+});
+
+describe("zip", () => {
+  it("accepts any five digits (whether the ZIP exists is the server's ZIP directory's question)", () => {
+    fc.assert(fc.property(fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: 5, maxLength: 5 }), (zip) => {
+        expect(accepted("zip", zip)).toBe(zip);
+      }),
+    );
+  });
+
+  it("refuses anything else", () => {
+    const zipLike = fc.string({ unit: fc.constantFrom(..."0123456789 -a٣"), maxLength: 10 });
+    fc.assert(
+      fc.property(fc.oneof(zipLike, fc.string()), (text) => {
+        const trimmed = text.trim();
+        if (/^\d{5}$/.test(trimmed)) expect(accepted("zip", text)).toBe(trimmed);
+        else expect(refusal("zip", text)).toBe(MESSAGES.zip);
+      }),
+      { numRuns: 500 },
+    );
+    for (const zip of ["9021", "902100", "90210-1234", "9O21O", "K1A 0B1", "９０２１０", "90 210"]) expect(refusal("zip", zip), zip).toBe(MESSAGES.zip);
+  });
+});
+
+describe("vehicleYear", () => {
+  it("accepts 1981 through next year, as text or a number, and refuses the rest", () => {
+    const now = fc.date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2099-12-31T23:59:59Z"), noInvalidDate: true });
+    fc.assert(
+      fc.property(now, fc.integer({ min: 1900, max: 2150 }), fc.boolean(), (at, year, asText) => {
+        const ok = year >= 1981 && year <= at.getUTCFullYear() + 1;
+        const result = check("vehicleYear", asText ? String(year) : year, at);
+        expect(result).toEqual(ok ? { value: year, error: undefined } : { value: undefined, error: MESSAGES.vehicleYear });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("has its bounds at 1981 and next year", () => {
+    expect(accepted("vehicleYear", "1981")).toBe(1981);
+    expect(refusal("vehicleYear", "1980")).toBe(MESSAGES.vehicleYear);
+    expect(accepted("vehicleYear", 2027)).toBe(2027);
+    expect(refusal("vehicleYear", 2028)).toBe(MESSAGES.vehicleYear);
+    expect(accepted("vehicleYear", " 2020 ")).toBe(2020);
+  });
+
+  it("refuses what is not a whole four-digit year", () => {
+    for (const year of [2019.5, "2019.0", "19", "02019", "2k19", "", "0x7E3", NaN, Infinity, null, true, ["2019"], { year: 2019 }]) {
+      expect(refusal("vehicleYear", year), String(year)).toBe(MESSAGES.vehicleYear);
+    }
+  });
+});
+
+describe("vehicleMake", () => {
+  it("accepts every make on the list, exactly as listed", () => {
+    for (const make of VEHICLE_MAKES) expect(accepted("vehicleMake", make)).toBe(make);
+    expect(VEHICLE_MAKES).toContain("Other");
+  });
+
+  it("refuses makes that are not on the list, in other cases, or object property names", () => {
+    for (const make of ["toyota", "TOYOTA", "Tesla Motors", "Yugo", "Mercedes", "__proto__", "constructor", "toString"]) {
+      expect(refusal("vehicleMake", make), make).toBe(MESSAGES.vehicleMake);
+    }
+  });
+});
+
+describe("vehicleModel", () => {
+  it("accepts models with letters, digits, spaces and . & + / -", () => {
+    for (const model of ["Camry", "F-150", "CR-V", "3 Series", "Model 3", "Range Rover Sport", "e-tron", "C/K 1500", "M&M", "Q5 Sportback e+", "Mazda6", "Mégane", "9-3", "X5 M50i"]) {
+      expect(accepted("vehicleModel", model)).toBe(model);
+    }
+  });
+
+  it("accepts 40 characters and refuses 41", () => {
+    expect(accepted("vehicleModel", "A".repeat(40))).toBe("A".repeat(40));
+    expect(refusal("vehicleModel", "A".repeat(41))).toBe(MESSAGES.vehicleModel);
+  });
+
+  it("refuses markup, punctuation and a leading symbol", () => {
+    for (const model of ["<script>", "Camry!", "-Camry", ".Camry", "Camry; DROP TABLE", "Camry\u0000", "\"Camry\"", "Camry 🚗", "=1+1"]) {
+      expect(refusal("vehicleModel", model), model).toBe(MESSAGES.vehicleModel);
+    }
+  });
+});
+
+describe("names", () => {
+  it("accept letters with spaces, hyphens, apostrophes, periods and accents", () => {
+    for (const name of ["Ana", "O'Brien", "O’Brien", "Mary-Jane", "Mary Ann", "J. R.", "José", "Zoë", "Nguyễn", "Jose\u0301", "Åsa", "李", "Ngũgĩ wa Thiong'o"]) {
+      expect(accepted("firstName", name)).toBe(name);
+      expect(accepted("lastName", name)).toBe(name);
+    }
+  });
+
+  it("accept 50 characters and refuse 51, each with its own message", () => {
+    expect(accepted("firstName", "a".repeat(50))).toHaveLength(50);
+    expect(refusal("firstName", "a".repeat(51))).toBe(MESSAGES.firstName);
+    expect(refusal("lastName", "a".repeat(51))).toBe(MESSAGES.lastName);
+  });
+
+  it("refuse digits, markup, a leading symbol and other punctuation", () => {
+    for (const name of ["J0hn", "'Brien", "-Ann", ".Ann", "<b>Ann</b>", "Ann!", "Ann@example.com", "Ann_Lee", "Ann, Bob", "\u0301Ann", "😀"]) {
+      expect(refusal("firstName", name), name).toBe(MESSAGES.firstName);
+      expect(refusal("lastName", name), name).toBe(MESSAGES.lastName);
+    }
+  });
+});
+
+describe("streetAddress", () => {
+  it("accepts addresses with a house number and a street name", () => {
+    for (const street of ["123 Main St Apt 4", "1600 Pennsylvania Ave NW", "PO Box 12", "12 O'Connell St.", "4-B Elm Ct", "221B Baker St", "10 Rue d’Alésia", "12 Oak St, Apt #4", "1/2 Mile Rd 7"]) {
+      expect(accepted("streetAddress", street)).toBe(street);
+    }
+  });
+
+  it("accepts 5 to 100 characters and refuses 4 and 101", () => {
+    expect(accepted("streetAddress", "1 Elm")).toBe("1 Elm");
+    expect(refusal("streetAddress", "1 El")).toBe(MESSAGES.streetAddress);
+    const hundred = `1 ${"a".repeat(98)}`;
+    expect(accepted("streetAddress", hundred)).toBe(hundred);
+    expect(refusal("streetAddress", `${hundred}a`)).toBe(MESSAGES.streetAddress);
+  });
+
+  it("needs a number and a letter, and no markup or leading symbol", () => {
+    for (const street of ["Main Street", "12345", "#123 Main St", "-12 Main St", "123 Main St <b>", "123 Main St; --", "123 Main St (rear)", "123 Main St!"]) {
+      expect(refusal("streetAddress", street), street).toBe(MESSAGES.streetAddress);
+    }
+  });
+});
+
+describe("the choice fields", () => {
+  const CHOICES: [LeadField, readonly string[]][] = [
+    ["ownership", Object.keys(OWNERSHIP)],
+    ["primaryUse", Object.keys(PRIMARY_USE)],
+    ["licenseStatus", Object.keys(LICENSE_STATUS)],
+    ["incidents", Object.keys(INCIDENTS)],
+    ["currentlyInsured", ["yes", "no"]],
+  ];
+
+  it.each(CHOICES)("%s accepts exactly its listed keys", (field, keys) => {
+    for (const key of keys) expect(accepted(field, key)).toBe(key);
+    for (const other of ["", "other", keys[0]!.toUpperCase(), `${keys[0]}x`, "__proto__", "toString", "Own it", "Yes"]) {
+      expect(check(field, other).error, other).toBe(MESSAGES[field as keyof typeof MESSAGES]);
+    }
+  });
+
+  it("have the keys the database's CHECK constraints allow", () => {
+    expect(Object.keys(OWNERSHIP)).toEqual(["own", "finance", "lease"]);
+    expect(Object.keys(PRIMARY_USE)).toEqual(["commute", "pleasure", "business"]);
+    expect(Object.keys(LICENSE_STATUS)).toEqual(["active", "permit", "suspended", "foreign"]);
+    expect(Object.keys(INCIDENTS)).toEqual(["none", "one", "two_or_more"]);
+  });
+});
+
+describe("currentInsurer", () => {
+  it("is required when currently insured, from the list (carriers first, then others)", () => {
+    expect(errorsOf({ ...VALID, currentInsurer: undefined })).toEqual({ currentInsurer: MESSAGES.currentInsurer });
+    expect(errorsOf({ ...VALID, currentInsurer: "" })).toEqual({ currentInsurer: MESSAGES.currentInsurer });
+    for (const insurer of CURRENT_INSURERS) expect(valueOf({ ...VALID, currentInsurer: insurer }).currentInsurer).toBe(insurer);
+    expect(CURRENT_INSURERS.slice(0, carriers.length)).toEqual(carriers.map((carrier) => carrier.name));
+    expect(CURRENT_INSURERS).toContain("Other company");
+  });
+
+  it("refuses insurers not on the list", () => {
+    for (const insurer of ["Acme Mutual", "geico", "Other", "__proto__"]) {
+      expect(errorsOf({ ...VALID, currentInsurer: insurer }), insurer).toEqual({ currentInsurer: MESSAGES.currentInsurer });
+    }
+  });
+
+  it("is ignored, whatever was sent, when not insured or when the answer is missing or invalid", () => {
+    for (const currentInsurer of ["GEICO", "Acme Mutual", ["a", "b"], 42, undefined]) {
+      expect(valueOf({ ...VALID, currentlyInsured: "no", currentInsurer })).not.toHaveProperty("currentInsurer");
+      expect(checkLeadFields({ currentlyInsured: "maybe", currentInsurer }, ["currentInsurer"], NOW)).toEqual({ values: {}, errors: {} });
+      expect(checkLeadFields({ currentInsurer }, ["currentInsurer"], NOW)).toEqual({ values: {}, errors: {} });
+    }
+  });
+
+  it("is checked on its own (on blur) against the currentlyInsured answer sent with it", () => {
+    expect(checkLeadFields({ currentlyInsured: " yes ", currentInsurer: "Nope" }, ["currentInsurer"], NOW).errors).toEqual({ currentInsurer: MESSAGES.currentInsurer });
+    expect(checkLeadFields({ currentlyInsured: "yes", currentInsurer: "USAA" }, ["currentInsurer"], NOW).values).toEqual({ currentInsurer: "USAA" });
+  });
+});
+
+describe("consent", () => {
+  it("is given only by the boolean true", () => {
+    expect(accepted("consent", true)).toBe(true);
+    for (const value of ["true", "on", "yes", "1", 1, false, "false", null, undefined, [true], { checked: true }]) {
+      expect(refusal("consent", value), JSON.stringify(value)).toBe(MESSAGES.consent);
+    }
+  });
+});
+
+describe("leadEnvelopeSchema", () => {
+  const ENVELOPE = {
+    idempotencyKey: "3f2b8c4e-9a1d-4e7f-b6c5-0d1e2f3a4b5c",
+    formToken: "lz3k2a1b.abc",
+    consentVersion: 1,
+    formUrl: "https://www.quoteridge.com/rapidfire.html?zip=90210&sid=a1&tid=b2",
+    pageUrl: "https://www.quoteridge.com/zipcode?zip=90210&sid=a1&tid=b2",
+    sid: "a1",
+    tid: "b2",
+  };
+  const parses = (overrides: Record<string, unknown>) => leadEnvelopeSchema.safeParse({ ...ENVELOPE, ...overrides }).success;
+  const urlOfLength = (length: number) => {
+    const base = "https://www.quoteridge.com/rapidfire.html?q=";
+    return base + "a".repeat(length - base.length);
+  };
+
+  it("accepts a complete envelope, with or without campaign ids and an empty honeypot", () => {
+    expect(leadEnvelopeSchema.parse(ENVELOPE)).toEqual(ENVELOPE);
+    expect(parses({ sid: undefined, tid: undefined })).toBe(true);
+    expect(parses({ [HONEYPOT_FIELD]: "" })).toBe(true);
+    expect(HONEYPOT_FIELD).toBe("website");
+  });
+
+  it("needs a UUID as the idempotency key (any case)", () => {
+    expect(parses({ idempotencyKey: ENVELOPE.idempotencyKey.toUpperCase() })).toBe(true);
+    for (const key of ["", "not-a-uuid", "3f2b8c4e9a1d4e7fb6c50d1e2f3a4b5c", "3f2b8c4e-9a1d-4e7f-b6c5-0d1e2f3a4b5", "3f2b8c4e-9a1d-4e7f-b6c5-0d1e2f3a4b5c0", "zf2b8c4e-9a1d-4e7f-b6c5-0d1e2f3a4b5c", 42, undefined]) {
+      expect(parses({ idempotencyKey: key }), String(key)).toBe(false);
+    }
+    fc.assert(
+      fc.property(fc.uuid(), (uuid) => {
+        expect(parses({ idempotencyKey: uuid })).toBe(true);
+      }),
+    );
+  });
+
+  it("takes only http(s) addresses of up to 2048 characters as the form's and the page's URL", () => {
+    for (const field of ["formUrl", "pageUrl"]) {
+      expect(parses({ [field]: "http://localhost:3000/rapidfire.html" }), field).toBe(true);
+      expect(parses({ [field]: urlOfLength(LEAD_URL_MAX_LENGTH) }), field).toBe(true);
+      expect(parses({ [field]: urlOfLength(LEAD_URL_MAX_LENGTH + 1) }), field).toBe(false);
+      for (const url of ["javascript:alert(1)", "data:text/html,hi", "ftp://example.com/x", "file:///etc/passwd", "/rapidfire.html", "rapidfire.html", "https://", "http:example.com", "", 42, undefined]) {
+        expect(parses({ [field]: url }), `${field} ${String(url)}`).toBe(false);
+      }
+    }
+    expect(LEAD_URL_MAX_LENGTH).toBe(2048);
+  });
+
+  it("applies the campaign rules to sid and tid", () => {
+    for (const field of ["sid", "tid"]) {
+      expect(parses({ [field]: "A-z_0.9~" }), field).toBe(true);
+      expect(parses({ [field]: "a".repeat(64) }), field).toBe(true);
+      for (const bad of ["", "a".repeat(65), "a b", "a/b", "<x>", "a&b=c", ["a1", "a2"], 7]) {
+        expect(parses({ [field]: bad }), `${field} ${JSON.stringify(bad)}`).toBe(false);
+      }
+    }
+  });
+
+  it("needs a whole-number disclosure version and a form token of at most 200 characters", () => {
+    expect(parses({ consentVersion: 1.5 })).toBe(false);
+    expect(parses({ consentVersion: "1" })).toBe(false);
+    expect(parses({ consentVersion: undefined })).toBe(false);
+    expect(parses({ formToken: "t".repeat(200) })).toBe(true);
+    expect(parses({ formToken: "t".repeat(201) })).toBe(false);
+    expect(parses({ formToken: undefined })).toBe(false);
+  });
+
+  it("carries the honeypot as text of at most 200 characters", () => {
+    expect(leadEnvelopeSchema.parse({ ...ENVELOPE, website: "http://spam.example" }).website).toBe("http://spam.example");
+    expect(parses({ website: "x".repeat(201) })).toBe(false);
+    expect(parses({ website: ["x"] })).toBe(false);
+  });
+});
+
+describe("funnelEventSchema", () => {
+  it("accepts the form's events, with a step from 1 to 3 and the campaign ids", () => {
+    expect(FUNNEL_EVENTS).toEqual(["form_started", "form_step_completed"]);
+    expect(funnelEventSchema.parse({ event: "form_started", zip: "90210", sid: "a1", tid: "b2" })).toEqual({ event: "form_started", zip: "90210", sid: "a1", tid: "b2" });
+    for (const step of [1, 2, 3]) expect(funnelEventSchema.safeParse({ event: "form_step_completed", step }).success).toBe(true);
+  });
+
+  it("refuses unknown or server-only events, steps outside 1–3, and bad ZIP or campaign values", () => {
+    for (const bad of [
+      { event: "lead_submitted" },
+      { event: "quote_page_view" },
+      { event: "form_Started" },
+      {},
+      { event: "form_step_completed", step: 0 },
+      { event: "form_step_completed", step: 4 },
+      { event: "form_step_completed", step: 1.5 },
+      { event: "form_step_completed", step: "2" },
+      { event: "form_started", zip: "9021" },
+      { event: "form_started", sid: "a b" },
+      { event: "form_started", tid: "x".repeat(65) },
+    ]) {
+      expect(funnelEventSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+  });
+
+  it("drops fields it does not know, so nothing else reaches the logs", () => {
+    expect(funnelEventSchema.parse({ event: "form_started", email: "ana@example.com", step: 1 })).toEqual({ event: "form_started", step: 1 });
+  });
+});
