@@ -14,7 +14,10 @@ export const EMAIL_MAX_LENGTH = 254;
  * Returns undefined when it is not a valid US number.
  */
 export function normalizeUsPhone(input: string): string | undefined {
-  if (!/^[\d\s().+-]{10,20}$/.test(input.trim())) return undefined;
+  const trimmed = input.trim();
+  if (!/^[\d\s().+-]{10,20}$/.test(trimmed)) return undefined;
+  // "+45 32 12 34 56" has ten digits too: a "+" must be followed by the US country code, 1.
+  if (trimmed.includes("+") && !/^\+\s*1[\s().-]*[2-9]/.test(trimmed)) return undefined;
   let digits = input.replace(/\D/g, "");
   if (digits.length === 11 && digits.startsWith("1")) digits = digits.slice(1);
   if (!/^[2-9]\d{2}[2-9]\d{6}$/.test(digits)) return undefined;
@@ -39,7 +42,7 @@ export const usPhoneSchema = z.pipe(
   }),
 );
 
-/** Trimmed text, or undefined when the value is not a string or is blank. */
+/** Trimmed text, or undefined when the value is not a string or is blank (JSON null included). */
 export function trimmedText(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
   const trimmed = value.trim();

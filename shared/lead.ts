@@ -189,7 +189,8 @@ export const LEAD_MESSAGES = {
 type Checked<T> = { value: T } | { error: string };
 
 function textField(raw: unknown, check: (text: string) => boolean, message: string): Checked<string> {
-  if (raw !== undefined && typeof raw !== "string") return { error: ONCE };
+  // null (JSON's "no answer") is a missing answer; a number, list or object is malformed.
+  if (raw !== undefined && raw !== null && typeof raw !== "string") return { error: ONCE };
   const text = trimmedText(raw)?.replace(/\s+/g, " ");
   return text !== undefined && check(text) ? { value: text } : { error: message };
 }

@@ -100,8 +100,8 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     }
     const { leadCutoff, consentCutoff } = retentionCutoffs(new Date());
     if (values["dry-run"]) {
-      const leads = await repository.list({ until: leadCutoff });
-      out(`Would delete ${leads.length} lead(s) received before ${iso(leadCutoff)} and consent records given before ${iso(consentCutoff)}.\n`);
+      const expired = await repository.countExpired(leadCutoff, consentCutoff);
+      out(`Would delete ${expired.leads} lead(s) received before ${iso(leadCutoff)} and ${expired.consents} consent record(s) given before ${iso(consentCutoff)}.\n`);
       return 0;
     }
     const deleted = await repository.purge(leadCutoff, consentCutoff);

@@ -296,6 +296,16 @@ export function leadRepository(db: Database) {
       });
     },
 
+    /** What purge(leadCutoff, consentCutoff) would delete, without deleting. */
+    async countExpired(leadCutoff: Date, consentCutoff: Date): Promise<{ leads: number; consents: number }> {
+      const { rows } = await db.query<{ leads: number; consents: number }>(
+        `SELECT (SELECT count(*)::int FROM leads WHERE received_at < $1) AS leads,
+                (SELECT count(*)::int FROM lead_consents WHERE consented_at < $2) AS consents`,
+        [leadCutoff, consentCutoff],
+      );
+      return { leads: Number(rows[0]?.leads ?? 0), consents: Number(rows[0]?.consents ?? 0) };
+    },
+
     async counts(): Promise<{ leads: number; consents: number; duplicates: number }> {
       const { rows } = await db.query<{ leads: number; consents: number; duplicates: number }>(
         `SELECT (SELECT count(*)::int FROM leads) AS leads,

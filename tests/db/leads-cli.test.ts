@@ -256,8 +256,8 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
         current_insurer: "",
         street_address: "12 O'Connell St, Apt #4",
         email: "jose@example.com",
-        // A leading + is defused like = - @: a spreadsheet would otherwise read the number as a formula.
-        phone: "'+14155550134",
+        // A plain signed number is no formula: the E.164 phone stays as it is for CRM imports.
+        phone: "+14155550134",
         gpc: "true",
         consent_disclosure_version: String(DISCLOSURE.version),
         consent_disclosure_sha256: DISCLOSURE.sha256,
@@ -361,7 +361,7 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
     it("with --dry-run, says how many leads it would delete and deletes nothing", async () => {
       const { code, output } = await cli("purge", "--dry-run");
       expect(code).toBe(0);
-      expect(output).toMatch(/^Would delete 3 lead\(s\) received before \d{4}-\d{2}-\d{2}T[\d:.]+Z and consent records given before \d{4}-\d{2}-\d{2}T[\d:.]+Z\.\n$/);
+      expect(output).toMatch(/^Would delete 3 lead\(s\) received before \d{4}-\d{2}-\d{2}T[\d:.]+Z and 1 consent record\(s\) given before \d{4}-\d{2}-\d{2}T[\d:.]+Z\.\n$/);
       expect(await counts()).toEqual({ leads: 5, consents: 5, duplicates: 0 });
     });
 
@@ -430,9 +430,7 @@ describe("npm run leads: the command line", () => {
     await expect(cli("export", "--since", "2026-02-01", "--sinse", "x")).rejects.toMatchObject({ code: "ERR_PARSE_ARGS_UNKNOWN_OPTION" });
   });
 
-  // BUG (server/cli/common.ts parseDay): the check is `Date.parse(...)` being a number, and V8
-  // rolls impossible days over instead of refusing them: "2026-02-30" becomes 2 March, so an
-  // export for "February 30" silently starts two days late. A usage error is expected.
+  // V8 rolls impossible days over ("2026-02-30" would be 2 March): an export must not start late.
   it("refuses an impossible calendar date instead of rolling it over to the next month", async () => {
     await expect(cli("export", "--since", "2026-02-30")).rejects.toThrow(new UsageError("--since must be a date like 2026-01-31."));
     await expect(cli("export", "--since", "2026-02-01", "--until", "2026-04-31")).rejects.toThrow(new UsageError("--until must be a date like 2026-01-31."));

@@ -222,7 +222,7 @@ describe("checkLeadFields", () => {
   });
 });
 
-describe("a text field sent twice (an array), as an object, a number or null", () => {
+describe("a text field sent twice (an array), as an object, a number, or as null", () => {
   const TEXT_FIELDS: LeadField[] = [
     "zip",
     "vehicleMake",
@@ -246,10 +246,15 @@ describe("a text field sent twice (an array), as an object, a number or null", (
     expect(errors).toEqual({ [field]: MESSAGES.once });
   });
 
-  it.each(TEXT_FIELDS)("refuses %s as an object, a number, a boolean or null", (field) => {
-    for (const value of [{ value: VALID[field] }, 90210, true, null]) {
+  it.each(TEXT_FIELDS)("refuses %s as an object, a number or a boolean", (field) => {
+    for (const value of [{ value: VALID[field] }, 90210, true]) {
       expect(refusal(field, value), JSON.stringify(value)).toBe(MESSAGES.once);
     }
+  });
+
+  it.each(TEXT_FIELDS)("treats %s sent as null like a missing answer, with the field's own message", (field) => {
+    expect(refusal(field, null)).not.toBe(MESSAGES.once);
+    expect(refusal(field, null)).toBe(refusal(field, undefined));
   });
 
   it("refuses a repeated currentlyInsured without asking for an insurer", () => {
@@ -372,10 +377,8 @@ describe("phone", () => {
     }
   });
 
-  // BUG (shared/contact.ts normalizeUsPhone): a leading "+" is treated as decoration, so a number
-  // written with another country code whose digits happen to total ten becomes a US number:
-  // "+45 32 12 34 56" (Copenhagen) is stored as +14532123456, someone else's US line, and the
-  // partners would call and text that person under this visitor's consent.
+  // Another country's code whose digits total ten must not become someone else's US line:
+  // "+45 32 12 34 56" (Copenhagen) read as +14532123456 would have partners call a stranger.
   it("refuses a number written with another country's code instead of reading it as a US number", () => {
     for (const phone of ["+45 32 12 34 56", "+47 22 12 34 56", "+4532123456"]) {
       expect(refusal("phone", phone), phone).toBe(MESSAGES.phone);
