@@ -13,6 +13,10 @@ import { privacyRequestRepository, type NewPrivacyRequest, type PrivacyRequestRe
 import { PRIVACY_REFERENCE_PATTERN } from "../../shared/privacy-request";
 import { allStores, freshPostgresUrl, type TestDatabase } from "../support/databases";
 
+const ALL_VERSIONS = migrations.map((migration) => migration.version);
+/** A version after the last real one, for migrations made up by the tests below. */
+const NEXT_VERSION = Math.max(...ALL_VERSIONS) + 1;
+
 /** randomBytes, replaceable per test: the repository draws references from it. */
 const randomBytesOverride = vi.hoisted(() => ({ next: [] as Buffer[] }));
 vi.mock("node:crypto", async (importOriginal) => {
@@ -63,31 +67,31 @@ describe.each(allStores())("privacy requests ($kind)", (store) => {
   });
 
   describe("migrate()", () => {
-    it("applies version 1 once; later calls apply nothing", async () => {
-      expect(firstMigrate).toEqual([1]);
+    it("applies every migration once, in order; later calls apply nothing", async () => {
+      expect(firstMigrate).toEqual(ALL_VERSIONS);
       expect(secondMigrate).toEqual([]);
       expect(await migrate(db)).toEqual([]);
       const { rows } = await db.query<{ version: number; name: string }>("SELECT version, name FROM schema_migrations ORDER BY version");
-      expect(rows.map((row) => ({ version: Number(row.version), name: row.name }))).toEqual([{ version: 1, name: "privacy_requests" }]);
+      expect(rows.map((row) => ({ version: Number(row.version), name: row.name }))).toEqual(migrations.map(({ version, name }) => ({ version, name })));
     });
 
     it("applies nothing of a migration that fails: its statements and its bookkeeping roll back together", async () => {
-      const broken = { version: 2, name: "broken", statements: ["CREATE TABLE half_done (id int)", "SELECT no_such_column FROM half_done"] };
+      const broken = { version: NEXT_VERSION, name: "broken", statements: ["CREATE TABLE half_done (id int)", "SELECT no_such_column FROM half_done"] };
       await expect(migrate(db, [...migrations, broken])).rejects.toThrow(/no_such_column/);
       const { rows } = await db.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version");
-      expect(rows.map((row) => Number(row.version))).toEqual([1]);
+      expect(rows.map((row) => Number(row.version))).toEqual(ALL_VERSIONS);
       const table = await db.query<{ name: string | null }>("SELECT to_regclass('half_done')::text AS name");
       expect(table.rows[0]?.name).toBeNull();
     });
 
     it("two concurrent calls on one handle apply a new migration once", async () => {
-      const extra = { version: 2, name: "extra", statements: ["CREATE TABLE extra_table (id int)"] };
+      const extra = { version: NEXT_VERSION, name: "extra", statements: ["CREATE TABLE extra_table (id int)"] };
       try {
         const results = await Promise.all([migrate(db, [...migrations, extra]), migrate(db, [...migrations, extra])]);
-        expect(results.map((applied) => applied.join(",")).sort()).toEqual(["", "2"]);
+        expect(results.map((applied) => applied.join(",")).sort()).toEqual(["", String(NEXT_VERSION)]);
       } finally {
         await db.query("DROP TABLE IF EXISTS extra_table");
-        await db.query("DELETE FROM schema_migrations WHERE version = 2");
+        await db.query("DELETE FROM schema_migrations WHERE version = $1", [NEXT_VERSION]);
       }
     });
   });
@@ -315,14 +319,14 @@ describe("migrate() on PostgreSQL from two connections at once", () => {
     await Promise.all(drops.splice(0).map((drop) => drop()));
   });
 
-  it.each([1, 2, 3, 4, 5])("applies version 1 exactly once (round %i)", async () => {
+  it.each([1, 2, 3, 4, 5])("applies every migration exactly once (round %i)", async () => {
     const database = await freshPostgresUrl();
     drops.push(database.drop);
     const [a, b] = await Promise.all([0, 1].map(() => openDatabase({ DATABASE_URL: database.url, DATA_DIR: "unused", DATABASE_POOL_SIZE: 1 })));
     opened.push(a!, b!);
     const results = await Promise.all([migrate(a!), migrate(b!)]);
-    expect(results.map((applied) => applied.join(",")).sort()).toEqual(["", "1"]);
+    expect(results.map((applied) => applied.join(",")).sort()).toEqual(["", ALL_VERSIONS.join(",")]);
     const { rows } = await a!.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations");
-    expect(Number(rows[0]?.n)).toBe(1);
+    expect(Number(rows[0]?.n)).toBe(ALL_VERSIONS.length);
   });
 });
