@@ -216,10 +216,13 @@ async function restartReplica(stack: Stack, service: AppService, id: string): Pr
   await run("docker", ["start", id]);
   // Followed only once it runs: following a stopped container ends at once.
   const back = appFollower(id, startAt);
-  await waitHealthy(stack.engine, [id], 120_000);
-  // Healthy is not enough: the next replica may only stop once nginx sends this one traffic again.
-  await waitFor(`nginx to send ${service} requests again`, 60_000, async () => (back.requestLines > 0 ? true : undefined));
-  back.stop();
+  try {
+    await waitHealthy(stack.engine, [id], 120_000);
+    // Healthy is not enough: the next replica may only stop once nginx sends this one traffic again.
+    await waitFor(`nginx to send ${service} requests again`, 60_000, async () => (back.requestLines > 0 ? true : undefined));
+  } finally {
+    back.stop();
+  }
   return { stopMs, exitCode: state.exitCode, drainedRequests: draining.filter(isAppRequestLine).length, backServingMs: Date.now() - startAt };
 }
 
