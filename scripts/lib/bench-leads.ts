@@ -10,7 +10,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
 import { startProductionServer, type RunningServer } from "./production-server";
 import { runLoad, type AutocannonRequest } from "./bench-autocannon";
 import { httpGet } from "./bench-http";
@@ -18,7 +17,7 @@ import { measureJsWeight, type JsWeight } from "./bench-js-weight";
 import { openDatabase, type DatabaseOptions } from "../../server/db/database";
 import { leadRepository } from "../../server/db/leads";
 import { provideAdminUrl, createTestDatabase } from "../../tests/support/postgres";
-import { CONSENT_DISCLOSURE } from "../../shared/consent-disclosure";
+import { leadBody, type LeadSession } from "../../tests/support/leads";
 
 export const LEAD_CONNECTIONS = 20;
 export const LEAD_WARMUP_SECONDS = 2;
@@ -43,50 +42,12 @@ export interface LeadBenchResult {
   statusCounts: Record<string, number>;
 }
 
-interface Session {
-  cookie: string;
-  csrfToken: string;
-  formToken: string;
-}
-
-async function openSession(origin: string): Promise<Session> {
+/** GET /api/leads/session with fetch, as the form does when it loads. */
+async function openSession(origin: string): Promise<LeadSession> {
   const response = await fetch(`${origin}/api/leads/session`);
   if (!response.ok) throw new Error(`GET /api/leads/session answered ${response.status}`);
   const cookie = response.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
-  const body = (await response.json()) as { csrfToken: string; formToken: string };
-  return { cookie, csrfToken: body.csrfToken, formToken: body.formToken };
-}
-
-/** A valid quote request from a visitor of its own (the n-th of the run). */
-function leadBody(origin: string, session: Session, n: number): string {
-  const line = String(n % 10_000).padStart(4, "0");
-  const exchange = 200 + (Math.floor(n / 10_000) % 800);
-  return JSON.stringify({
-    zip: "90210",
-    vehicleYear: 2020,
-    vehicleMake: "Toyota",
-    vehicleModel: "Camry",
-    ownership: "own",
-    primaryUse: "commute",
-    firstName: "Bench",
-    lastName: "Visitor",
-    dateOfBirth: "1985-06-15",
-    licenseStatus: "active",
-    incidents: "none",
-    currentlyInsured: "yes",
-    currentInsurer: "GEICO",
-    streetAddress: "1 Load Test Way",
-    email: `bench.${n}.${randomUUID().slice(0, 8)}@example.com`,
-    phone: `+1415${exchange}${line}`,
-    consent: true,
-    idempotencyKey: randomUUID(),
-    formToken: session.formToken,
-    consentVersion: CONSENT_DISCLOSURE.version,
-    formUrl: `${origin}/rapidfire.html?zip=90210&sid=bench&tid=t${n}`,
-    pageUrl: `${origin}/?zip=90210&sid=bench&tid=t${n}`,
-    sid: "bench",
-    tid: `t${n}`,
-  });
+  return { cookie, ...((await response.json()) as Omit<LeadSession, "cookie">) };
 }
 
 async function loadLeads(server: RunningServer, seconds: number, counter: { n: number }) {
@@ -101,7 +62,11 @@ async function loadLeads(server: RunningServer, seconds: number, counter: { n: n
     requests: [
       {
         method: "POST",
-        setupRequest: (request: AutocannonRequest) => ({ ...request, body: leadBody(server.origin, session, (counter.n += 1)) }),
+        // A new visitor each time: own idempotency key, phone and email (tests/support/leads.ts).
+        setupRequest: (request: AutocannonRequest) => {
+          counter.n += 1;
+          return { ...request, body: JSON.stringify(leadBody(session, { sid: "bench", tid: `t${counter.n}` })) };
+        },
       },
     ],
   });

@@ -4,7 +4,11 @@
  * it). Each kind of stored data is one entry of `storedDataChecks`; a new form that stores
  * something adds its entry here and the test does the rest.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { check, submitPrivacyRequest, type HttpClient } from "./container-http";
+import { leadBody, type LeadSession } from "../../tests/support/leads";
+import { LEAD_REFERENCE_PATTERN } from "../../shared/lead";
+import { CSRF_HEADER } from "../../shared/routes";
 
 /** How to find one stored record: `SELECT count(*) FROM table WHERE column::text = value`. */
 export interface StoredRecord {
@@ -33,9 +37,36 @@ export const storedDataChecks: StoredDataCheck[] = [
       return { description: `privacy request ${submission.reference}`, table: "privacy_requests", column: "reference", value: submission.reference };
     },
   },
-  // The lead form's check goes here: GET /api/leads/session, POST /api/leads, and the table and
-  // column that identify the stored lead.
+  {
+    name: "a lead with its consent record (GET /api/leads/session, then POST /api/leads)",
+    async submit(lb) {
+      const reference = await submitLead(lb);
+      return { description: `lead ${reference}`, table: "leads", column: "reference", value: reference };
+    },
+  },
 ];
+
+/** The form's minimum fill time in the stack (LEAD_MIN_FILL_MS's default), plus a margin. */
+const FILL_TIME_MS = 4_500;
+
+/** A quote request through the balancer, as the framed form sends it; returns its reference. */
+async function submitLead(lb: HttpClient): Promise<string> {
+  const opened = await lb.request("/api/leads/session");
+  check(opened.status === 200, `GET /api/leads/session answered ${opened.status}`);
+  const cookie = opened.headers.getSetCookie().map((line) => line.split(";")[0]!).join("; ");
+  const session: LeadSession = { cookie, ...(JSON.parse(opened.text) as Omit<LeadSession, "cookie">) };
+  // A person takes longer than LEAD_MIN_FILL_MS: a quicker submit is refused as a bot's.
+  await sleep(FILL_TIME_MS);
+  const reply = await lb.request("/api/leads", {
+    method: "POST",
+    headers: { "content-type": "application/json", [CSRF_HEADER]: session.csrfToken, cookie },
+    body: JSON.stringify(leadBody(session, { sid: "container", tid: "test" })),
+  });
+  check(reply.status === 201, `POST /api/leads answered ${reply.status}: ${reply.text}`);
+  const { reference } = JSON.parse(reply.text) as { reference?: unknown };
+  check(typeof reference === "string" && LEAD_REFERENCE_PATTERN.test(reference), `no lead reference in ${reply.text}`);
+  return reference;
+}
 
 /** The SQL identifiers allowed in a StoredRecord (they cannot be passed as psql variables). */
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
