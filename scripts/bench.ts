@@ -676,12 +676,17 @@ function leadVerdicts({ results, formJs }: LeadBench): Verdict[] {
       actual: postgres ? `${fmt.int(postgres.leadsPerSecond)}/s` : "not run",
       pass: postgres !== undefined && postgres.leadsPerSecond >= TARGETS_BUDGET.leadsPerSecondOnPostgres,
     },
-    ...results.map((result) => ({
-      name: `POST /api/leads (${result.store}): zero errors, every 201 stored`,
-      target: "0 errors; stored = 201s",
-      actual: `${fmt.int(result.errors)} errors; ${fmt.int(result.stored)} rows for ${fmt.int(result.createdIncludingWarmUp)} 201s`,
-      pass: result.errors === 0 && result.stored === result.createdIncludingWarmUp,
-    })),
+    ...results.map((result) => {
+      // autocannon drops the requests in flight when a run's time is up: those leads are stored
+      // but their 201 is never counted, at most one per connection per run (warm-up and measure).
+      const inFlight = result.stored - result.createdIncludingWarmUp;
+      return {
+        name: `POST /api/leads (${result.store}): zero errors, every 201 stored`,
+        target: `0 errors; rows = 201s + ≤ ${2 * result.connections} in flight at the stops`,
+        actual: `${fmt.int(result.errors)} errors; ${fmt.int(result.stored)} rows = ${fmt.int(result.createdIncludingWarmUp)} 201s + ${fmt.int(inFlight)}`,
+        pass: result.errors === 0 && inFlight >= 0 && inFlight <= 2 * result.connections,
+      };
+    }),
     {
       name: "quote form (rapidfire.html) JS at load ≤ 35 KiB gzip",
       target: `≤ ${fmt.int(TARGETS_BUDGET.formJsGzipBytes)} B`,
@@ -709,7 +714,8 @@ function leadReport({ results, formJs }: LeadBench): string[] {
       ]),
       [false, true, true, true, true, true, true, true, false],
     ),
-    "  rows after = leads counted with SQL once the server stopped: it must equal the 201s, warm-up included.",
+    "  rows after = leads counted with SQL once the server stopped: the 201s (warm-up included) plus the requests in",
+    "  flight when each run's time was up (autocannon drops their answers; at most one per connection per run).",
     "",
     "JavaScript of the quote form, /rapidfire.html:",
     table(

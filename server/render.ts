@@ -181,13 +181,13 @@ function streamDocument({ req, res, render, nonce, parts, timeoutMs, signal, sto
   }, timeoutMs);
   timer.unref();
   res.once("finish", () => clearTimeout(timer));
-  signal.addEventListener(
-    "abort",
-    () => {
-      clean = false;
-      clearTimeout(timer);
-      stream.abort(new Error("The visitor closed the connection"));
-    },
-    { once: true },
-  );
+  const visitorGone = () => {
+    clean = false;
+    clearTimeout(timer);
+    stream.abort(new Error("The visitor closed the connection"));
+  };
+  // The visitor may have left during the await before this call: an abort event already sent
+  // would never reach a listener added now, and the render would run on to its timeout.
+  if (signal.aborted) visitorGone();
+  else signal.addEventListener("abort", visitorGone, { once: true });
 }

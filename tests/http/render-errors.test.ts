@@ -3,6 +3,8 @@
  * reference, never a stack trace, and a logged error with the request id.
  */
 import { Writable } from "node:stream";
+import { once } from "node:events";
+import { connect, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import request from "supertest";
 import type { PipeableStream } from "react-dom/server";
@@ -17,7 +19,7 @@ import { APP_MARKER, HEAD_MARKER } from "../../server/template";
 
 const TEMPLATE = `<html><head>${HEAD_MARKER}</head><body><div id="root">${APP_MARKER}</div></body></html>`;
 
-function appWith(entry: EntryServer, env: Record<string, string> = {}) {
+function appWith(entry: EntryServer, env: Record<string, string> = {}, template: RenderSource["template"] = async () => TEMPLATE) {
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -26,7 +28,7 @@ function appWith(entry: EntryServer, env: Record<string, string> = {}) {
     },
   });
   const config = loadConfig({ NODE_ENV: "production", ...env });
-  const source: RenderSource = { template: async () => TEMPLATE, entry: async () => entry };
+  const source: RenderSource = { template, entry: async () => entry };
   const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: [], ...testServices() });
   return { app, lines };
 }
@@ -79,6 +81,40 @@ describe("render failures", () => {
     expect(aborted).toBe(true);
     expect(response.status).toBe(500);
     expect(lines.some((line) => line.event === "render_timeout")).toBe(true);
+  });
+
+  it("abort the render at once, not at its timeout, when the visitor left while the page was prepared", async () => {
+    let aborts = 0;
+    let releaseTemplate!: () => void;
+    const templateReady = new Promise<void>((resolve) => (releaseTemplate = resolve));
+    let templateAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (templateAsked = resolve));
+    const { app, lines } = appWith(
+      documentPage(() => ({ pipe: <T extends NodeJS.WritableStream>(destination: T) => destination, abort: () => void (aborts += 1) })),
+      { RENDER_TIMEOUT_MS: "300" },
+      async () => {
+        templateAsked();
+        await templateReady;
+        return TEMPLATE;
+      },
+    );
+    const server = app.listen(0, "127.0.0.1");
+    try {
+      await once(server, "listening");
+      const { port } = server.address() as AddressInfo;
+      const socket = connect(port, "127.0.0.1");
+      socket.on("error", () => {});
+      socket.write("GET /zipcode HTTP/1.1\r\nHost: localhost\r\n\r\n");
+      await asked; // the server is between preparing the page and streaming it
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the server sees the close
+      releaseTemplate();
+      await new Promise((resolve) => setTimeout(resolve, 600)); // past RENDER_TIMEOUT_MS
+      expect(aborts).toBe(1);
+      expect(lines.filter((line) => line.event === "render_timeout")).toEqual([]);
+    } finally {
+      server.close();
+    }
   });
 
   it("refuse a route redirect that would leave the site", async () => {
