@@ -5,6 +5,7 @@
  * whose visitor has gone. Complete 200 pages are kept briefly in the page cache.
  */
 import { Writable } from "node:stream";
+import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { isbot } from "isbot";
 import type { Config } from "./config";
@@ -39,17 +40,29 @@ function routerRequest(req: Request, url: URL, signal: AbortSignal): globalThis.
   return new Request(url, { method: "POST", body, signal });
 }
 
+/**
+ * Aborts when the visitor goes away before the response is complete; at once if they already
+ * have: the connection can close while earlier middleware runs, and its "close" event is then
+ * long gone (the render would otherwise run on to RENDER_TIMEOUT_MS for nobody).
+ */
+export function visitorSignal(res: ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  if (res.destroyed) gone.abort();
+  else
+    res.once("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
+  return gone.signal;
+}
+
 export function createRenderHandler(source: RenderSource, config: RenderConfig, options: RenderOptions): RequestHandler {
   const cache = new PageCache(
     options.cache ? { maxEntries: config.PAGE_CACHE_MAX_ENTRIES, ttlMs: config.PAGE_CACHE_TTL_MS } : { maxEntries: 0, ttlMs: 0 },
   );
 
   return async function renderPage(req: Request, res: Response, next: NextFunction) {
-    // Attached first, so a visitor who leaves while the router works still aborts the render.
-    const gone = new AbortController();
-    res.once("close", () => {
-      if (!res.writableFinished) gone.abort();
-    });
+    // First, so a visitor who leaves while the router works still aborts the render.
+    const gone = visitorSignal(res);
     try {
       const url = new URL(req.originalUrl, "http://ssr.invalid");
       const nonce = res.locals.cspNonce;
@@ -64,8 +77,8 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       }
 
       const entry = await source.entry();
-      const page = await entry.prepare(routerRequest(req, url, gone.signal), options.contextFor?.(req, res));
-      if (gone.signal.aborted) return;
+      const page = await entry.prepare(routerRequest(req, url, gone), options.contextFor?.(req, res));
+      if (gone.aborted) return;
 
       if (page.type === "redirect") {
         // A loader's redirect must stay on this site.
@@ -87,7 +100,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       const head = renderHead({ ...page.meta, canonicalPath, noindex: page.meta.noindex || page.status !== 200 }, config.PUBLIC_BASE_URL);
       const parts = fillTemplate(await source.template(url.pathname), head, nonce);
       const store = page.status === 200 && page.cacheable && cacheKey !== undefined ? (html: string) => cache.set(cacheKey, html, nonce) : undefined;
-      streamDocument({ req, res, render: page.render, nonce, parts, timeoutMs: config.RENDER_TIMEOUT_MS, signal: gone.signal, store });
+      streamDocument({ req, res, render: page.render, nonce, parts, timeoutMs: config.RENDER_TIMEOUT_MS, signal: gone, store });
     } catch (error) {
       if (error instanceof Error) source.fixStacktrace?.(error);
       next(error);

@@ -5,6 +5,8 @@
 import { Writable } from "node:stream";
 import { once } from "node:events";
 import { connect, type AddressInfo } from "node:net";
+import { createServer } from "node:http";
+import { visitorSignal } from "../../server/render";
 import { describe, expect, it } from "vitest";
 import request from "supertest";
 import type { PipeableStream } from "react-dom/server";
@@ -129,5 +131,51 @@ describe("render failures", () => {
     const response = await request(app).get("/old").redirects(0);
     expect(response.status).toBe(302);
     expect(response.headers.location).toBe("/zipcode?sid=a1");
+  });
+});
+
+describe("visitorSignal", () => {
+  it("is aborted at once when the connection closed before the page handler ran", async () => {
+    let resolve!: (aborted: boolean) => void;
+    const abortedAtStart = new Promise<boolean>((done) => (resolve = done));
+    const server = createServer((req, res) => {
+      // The handler runs only after the visitor is gone, as when earlier middleware was slow.
+      req.socket.once("close", () => setImmediate(() => resolve(visitorSignal(res).aborted)));
+    });
+    server.listen(0, "127.0.0.1");
+    try {
+      await once(server, "listening");
+      const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+      socket.on("error", () => {});
+      socket.write("GET /zipcode HTTP/1.1\r\nHost: localhost\r\n\r\n");
+      setTimeout(() => socket.destroy(), 50);
+      await expect(abortedAtStart).resolves.toBe(true);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("is aborted when the visitor leaves mid-response, and not after a complete one", async () => {
+    const signals: AbortSignal[] = [];
+    const server = createServer((_req, res) => {
+      signals.push(visitorSignal(res));
+      if (signals.length === 1) res.end("done");
+      else res.write("partial");
+    });
+    server.listen(0, "127.0.0.1");
+    try {
+      await once(server, "listening");
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await fetch(`${origin}/complete`).then((response) => response.text());
+      const controller = new AbortController();
+      const partial = await fetch(`${origin}/partial`, { signal: controller.signal });
+      await partial.body?.getReader().read();
+      controller.abort();
+      await expect.poll(() => signals[1]?.aborted).toBe(true);
+      expect(signals[0]?.aborted).toBe(false);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
