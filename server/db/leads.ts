@@ -32,27 +32,13 @@ export type CreateLeadResult =
   | { created: true; reference: string; duplicateOf: string | null }
   | { created: false; existingReference: string };
 
-export interface LeadRecord {
+/** A stored lead: the checked answers, the place, the campaign, and its consent record. */
+export interface LeadRecord extends Omit<LeadInput, "consent" | "currentInsurer"> {
   reference: string;
   receivedAt: Date;
-  zip: string;
   city: string;
   state: string;
-  vehicleYear: number;
-  vehicleMake: string;
-  vehicleModel: string;
-  ownership: Ownership;
-  primaryUse: PrimaryUse;
-  firstName: string;
-  lastName: string;
-  dateOfBirth: string;
-  licenseStatus: LicenseStatus;
-  incidents: Incidents;
-  currentlyInsured: boolean;
   currentInsurer: string | null;
-  streetAddress: string;
-  email: string;
-  phone: string;
   sid: string | null;
   tid: string | null;
   gpc: boolean;

@@ -5,7 +5,6 @@
  * closes before the command runs.
  */
 import { spawnSync } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,8 +15,8 @@ import { migrate } from "../../server/db/migrate";
 import { leadRepository, type LeadRepository, type NewLead } from "../../server/db/leads";
 import { currentDisclosure } from "../../server/leads/disclosure";
 import { retentionCutoffs } from "../../server/leads/retention";
-import type { LeadInput } from "../../shared/lead";
 import { freshDataDir, freshPostgresUrl } from "../support/databases";
+import { sampleNewLead, type NewLeadOverrides } from "../support/leads";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const DISCLOSURE = currentDisclosure();
@@ -105,41 +104,8 @@ const CONSENT: NewLead["consent"] = {
   pageUrl: "https://www.quoteridge.com/zipcode?zip=90210",
 };
 
-let serial = 0;
-function newLead(receivedAt: Date, overrides: { lead?: Partial<LeadInput> } & Partial<Omit<NewLead, "lead">> = {}): NewLead {
-  serial += 1;
-  const { lead, ...rest } = overrides;
-  return {
-    lead: {
-      zip: "90210",
-      vehicleYear: 2019,
-      vehicleMake: "Toyota",
-      vehicleModel: "Camry",
-      ownership: "own",
-      primaryUse: "commute",
-      firstName: "Ana",
-      lastName: "O'Brien",
-      dateOfBirth: "1990-04-15",
-      licenseStatus: "active",
-      incidents: "none",
-      currentlyInsured: true,
-      currentInsurer: "GEICO",
-      streetAddress: "123 Main St Apt 4",
-      email: `lead${serial}@example.com`,
-      phone: `+1312555${String(1000 + serial).padStart(4, "0")}`,
-      consent: true,
-      ...lead,
-    },
-    location: { city: "Beverly Hills", state: "CA" },
-    idempotencyKey: randomUUID(),
-    sid: "a1",
-    tid: "b2",
-    gpc: false,
-    receivedAt,
-    consent: CONSENT,
-    ...rest,
-  };
-}
+/** A realistic stored-lead input (the shared sample, a contact of its own) received at `receivedAt`. */
+const newLead = (receivedAt: Date, overrides: NewLeadOverrides = {}): NewLead => sampleNewLead({ receivedAt, consent: CONSENT, ...overrides });
 
 async function create(repo: LeadRepository, input: NewLead): Promise<string> {
   const result = await repo.create(input);

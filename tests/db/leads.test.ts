@@ -11,65 +11,15 @@ import { currentDisclosure } from "../../server/leads/disclosure";
 import { retentionCutoffs } from "../../server/leads/retention";
 import { LEAD_REFERENCE_PATTERN, type LeadInput } from "../../shared/lead";
 import { allStores, type TestDatabase } from "../support/databases";
+import { sampleNewLead, type NewLeadOverrides } from "../support/leads";
 
 const DISCLOSURE = currentDisclosure();
 const DAY_MS = 86_400_000;
 const T0 = new Date("2026-03-02T15:04:05.678Z");
 const days = (n: number, from: Date = T0) => new Date(from.getTime() + n * DAY_MS);
 
-let serial = 0;
-/** A distinct, valid US number per call: +1 415 55x xxxx. */
-const nextPhone = () => `+141555${String(50_000 + (serial % 50_000)).padStart(5, "0")}`;
-
-interface LeadOverrides extends Partial<Omit<NewLead, "lead" | "consent">> {
-  lead?: Partial<LeadInput>;
-  consent?: Partial<NewLead["consent"]>;
-}
-
-/** A realistic stored-lead input, as the lead service builds it from a valid submission. */
-function newLead(overrides: LeadOverrides = {}): NewLead {
-  serial += 1;
-  const { lead, consent, ...rest } = overrides;
-  return {
-    lead: {
-      zip: "90210",
-      vehicleYear: 2019,
-      vehicleMake: "Toyota",
-      vehicleModel: "Camry",
-      ownership: "finance",
-      primaryUse: "commute",
-      firstName: "Ana",
-      lastName: "O'Brien",
-      dateOfBirth: "1990-04-15",
-      licenseStatus: "active",
-      incidents: "none",
-      currentlyInsured: true,
-      currentInsurer: "GEICO",
-      streetAddress: "123 Main St Apt 4",
-      email: `ana.obrien.${serial}@example.com`,
-      phone: nextPhone(),
-      consent: true,
-      ...lead,
-    },
-    location: { city: "Beverly Hills", state: "CA" },
-    idempotencyKey: randomUUID(),
-    sid: "a1",
-    tid: "b2",
-    gpc: false,
-    receivedAt: T0,
-    consent: {
-      disclosureVersion: DISCLOSURE.version,
-      disclosureSha256: DISCLOSURE.sha256,
-      checkboxChecked: true,
-      ip: "203.0.113.7",
-      userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
-      formUrl: "https://www.quoteridge.com/rapidfire.html?zip=90210&sid=a1&tid=b2",
-      pageUrl: "https://www.quoteridge.com/zipcode?zip=90210&sid=a1&tid=b2",
-      ...consent,
-    },
-    ...rest,
-  };
-}
+/** A realistic stored-lead input (the shared sample, a contact of its own), received at T0 unless told. */
+const newLead = (overrides: NewLeadOverrides = {}): NewLead => sampleNewLead({ receivedAt: T0, ...overrides });
 
 async function createdRef(repo: LeadRepository, input: NewLead): Promise<{ reference: string; duplicateOf: string | null }> {
   const result = await repo.create(input);

@@ -10,7 +10,10 @@ import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app";
 import { allStores } from "../support/databases";
 import { TEST_SECRET } from "../support/services";
-import { FORM_URL, PAGE_URL, leadBody, leadFields, openLeadSession, postLead, uniqueContact, type LeadSession } from "../support/leads";
+import { FORM_URL, PAGE_URL, SAMPLE_ANSWERS, leadBody, leadFields, openLeadSession, postLead, sampleNewLead, uniqueContact, type LeadSession } from "../support/leads";
+
+/** The sample answers as a stored lead holds them (the consent flag becomes the consent record). */
+const { consent: _consent, ...storedAnswers } = SAMPLE_ANSWERS;
 import { createFormTokens } from "../../server/leads/form-token";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
 import { LEAD_MESSAGES, LEAD_REFERENCE_PATTERN, type LeadField } from "../../shared/lead";
@@ -98,7 +101,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       const body = leadBody(session, {
         email: `  ${contact.email.toUpperCase()} `,
         phone: contact.phone,
-        firstName: " Jordan ",
+        firstName: " Ana ",
         dateOfBirth: "04/15/1990",
         // The client's idea of the place is ignored: the server looks the ZIP up itself.
         city: "Springfield",
@@ -119,22 +122,9 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       expect(stored).toEqual({
         reference: (response.body as { reference: string }).reference,
         receivedAt: expect.any(Date),
-        zip: "90210",
+        ...storedAnswers,
         city: "Beverly Hills",
         state: "CA",
-        vehicleYear: 2019,
-        vehicleMake: "Toyota",
-        vehicleModel: "Camry",
-        ownership: "own",
-        primaryUse: "commute",
-        firstName: "Jordan",
-        lastName: "Rivera",
-        dateOfBirth: "1990-04-15",
-        licenseStatus: "active",
-        incidents: "none",
-        currentlyInsured: true,
-        currentInsurer: "GEICO",
-        streetAddress: "123 Main St Apt 4",
         email: contact.email,
         phone: contact.e164,
         sid: "a1",
@@ -574,31 +564,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
     const contact = uniqueContact();
     const older = uniqueContact();
     const earlier = (daysAgo: number, phone: string, email: string) =>
-      repository.create({
-        lead: {
-          zip: "90210",
-          vehicleYear: 2019,
-          vehicleMake: "Toyota",
-          vehicleModel: "Camry",
-          ownership: "own",
-          primaryUse: "commute",
-          firstName: "Jordan",
-          lastName: "Rivera",
-          dateOfBirth: "1990-04-15",
-          licenseStatus: "active",
-          incidents: "none",
-          currentlyInsured: false,
-          streetAddress: "123 Main St",
-          email,
-          phone,
-          consent: true,
-        },
-        location: { city: "Beverly Hills", state: "CA" },
-        idempotencyKey: randomUUID(),
-        gpc: false,
-        receivedAt: new Date(Date.now() - daysAgo * DAY_MS),
-        consent: { disclosureVersion: CONSENT_DISCLOSURE.version, disclosureSha256: CONSENT_DISCLOSURE_SHA256, checkboxChecked: true, ip: "127.0.0.1", userAgent: "test", formUrl: FORM_URL, pageUrl: PAGE_URL },
-      });
+      repository.create(sampleNewLead({ lead: { phone, email }, receivedAt: new Date(Date.now() - daysAgo * DAY_MS) }));
     const recent = await earlier(29, contact.e164, contact.email);
     await earlier(31, older.e164, older.email);
     const withinWindow = await postLead(t.app, session, leadBody(session, { phone: contact.phone, email: uniqueContact().email }));

@@ -8,6 +8,9 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { CSRF_HEADER } from "../../shared/routes";
+import type { LeadInput } from "../../shared/lead";
+import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
+import type { NewLead } from "../../server/db/leads";
 
 /** What supertest accepts: an Express app, or an http.Server (one listening server for bulk tests). */
 export type Target = Parameters<typeof request>[0];
@@ -44,28 +47,66 @@ export function uniqueContact(): { phone: string; e164: string; email: string } 
 export const FORM_URL = "https://www.quoteridge.test/rapidfire.html?zip=90210&sid=a1&tid=b2";
 export const PAGE_URL = "https://www.quoteridge.test/?zip=90210&sid=a1&tid=b2";
 
-/** The fields of a complete, valid quote request (a new phone and email each call). */
+/** A complete quote request's answers as validateLead returns them, contact details apart. */
+export const SAMPLE_ANSWERS = {
+  zip: "90210",
+  vehicleYear: 2019,
+  vehicleMake: "Toyota",
+  vehicleModel: "Camry",
+  ownership: "own",
+  primaryUse: "commute",
+  firstName: "Ana",
+  lastName: "O'Brien",
+  dateOfBirth: "1990-04-15",
+  licenseStatus: "active",
+  incidents: "none",
+  currentlyInsured: true,
+  currentInsurer: "GEICO",
+  streetAddress: "123 Main St Apt 4",
+  consent: true,
+} as const satisfies Omit<LeadInput, "email" | "phone">;
+
+/** The same answers as the form sends them (a new phone and email each call). */
 export function leadFields(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const contact = uniqueContact();
   return {
-    zip: "90210",
-    vehicleYear: "2019",
-    vehicleMake: "Toyota",
-    vehicleModel: "Camry",
-    ownership: "own",
-    primaryUse: "commute",
-    firstName: "Jordan",
-    lastName: "Rivera",
+    ...SAMPLE_ANSWERS,
+    vehicleYear: String(SAMPLE_ANSWERS.vehicleYear),
     dateOfBirth: "04/15/1990",
-    licenseStatus: "active",
-    incidents: "none",
     currentlyInsured: "yes",
-    currentInsurer: "GEICO",
-    streetAddress: "123 Main St Apt 4",
     email: contact.email,
     phone: contact.phone,
-    consent: true,
     ...overrides,
+  };
+}
+
+export interface NewLeadOverrides extends Partial<Omit<NewLead, "lead" | "consent">> {
+  lead?: Partial<LeadInput>;
+  consent?: Partial<NewLead["consent"]>;
+}
+
+/** What the repository stores for one request, as the lead service builds it: the sample answers, a contact of its own. */
+export function sampleNewLead({ lead, consent, ...rest }: NewLeadOverrides = {}): NewLead {
+  const contact = uniqueContact();
+  return {
+    lead: { ...SAMPLE_ANSWERS, email: contact.email, phone: contact.e164, ...lead },
+    location: { city: "Beverly Hills", state: "CA" },
+    idempotencyKey: randomUUID(),
+    sid: "a1",
+    tid: "b2",
+    gpc: false,
+    receivedAt: new Date(),
+    consent: {
+      disclosureVersion: CONSENT_DISCLOSURE.version,
+      disclosureSha256: CONSENT_DISCLOSURE_SHA256,
+      checkboxChecked: true,
+      ip: "203.0.113.7",
+      userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+      formUrl: FORM_URL,
+      pageUrl: PAGE_URL,
+      ...consent,
+    },
+    ...rest,
   };
 }
 
