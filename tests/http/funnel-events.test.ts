@@ -3,19 +3,9 @@
  * (POST /api/events: form_started, form_step_completed), and the two small APIs the form calls
  * first (its session, the ZIP lookup). Events are log lines with sid/tid and the request id.
  */
-import path from "node:path";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { createTestApp, type LogLine, type TestApp } from "../support/app";
-import { testServices } from "../support/services";
-import { createApp } from "../../server/app";
-import { loadConfig } from "../../server/config";
-import { createLogger } from "../../server/logger";
-import { createLifecycle } from "../../server/routes/health";
-import { loadProductionBuild, type RenderSource } from "../../server/render-source";
-import { staticAssets } from "../../server/static";
-import { projectRoot } from "../../scripts/lib/production-server";
 import { CONSENT_DISCLOSURE } from "../../shared/consent-disclosure";
 
 let t: TestApp;
@@ -180,38 +170,9 @@ describe("POST /api/events", () => {
   });
 });
 
-/** The real built app, counting how often the React router renders (to tell a cache hit from a render). */
-async function countingApp() {
-  const build = await loadProductionBuild(path.join(projectRoot, "dist"));
-  let renders = 0;
-  const source: RenderSource = {
-    template: build.source.template,
-    entry: async () => {
-      const entry = await build.source.entry();
-      return {
-        prepare: (fetchRequest, context) => {
-          renders += 1;
-          return entry.prepare(fetchRequest, context);
-        },
-      };
-    },
-  };
-  const logs: LogLine[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
-      callback();
-    },
-  });
-  const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "debug" });
-  const services = testServices();
-  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: staticAssets(build.clientDir), ...services });
-  return { app, logs, renders: () => renders, close: () => services.close() };
-}
-
 describe("quote_page_view", () => {
   it("is logged for every view of / with the campaign, the ZIP and the request id, also when served from the page cache", async () => {
-    const counting = await countingApp();
+    const counting = await createTestApp();
     try {
       const first = await request(counting.app).get("/?zip=90210&sid=a1&tid=b2");
       const second = await request(counting.app).get("/?zip=90210&sid=a1&tid=b2");
@@ -231,7 +192,7 @@ describe("quote_page_view", () => {
         });
       }
     } finally {
-      await counting.close();
+      await counting.services.close();
     }
   });
 

@@ -1,42 +1,11 @@
-import path from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import request from "supertest";
-import { createApp } from "../../server/app";
-import { testServices } from "../support/services";
-import { loadConfig } from "../../server/config";
-import { createLogger } from "../../server/logger";
-import { createLifecycle } from "../../server/routes/health";
-import { loadProductionBuild, type RenderSource } from "../../server/render-source";
-import { staticAssets } from "../../server/static";
-import { projectRoot } from "../../scripts/lib/production-server";
+import { createTestApp } from "../support/app";
 
-/** The real built app, counting how often the React router is asked to render. */
+/** The real built app; `renders()` counts how often the React router is asked to render. */
 async function countingApp(env: Record<string, string> = {}) {
-  const build = await loadProductionBuild(path.join(projectRoot, "dist"));
-  let renders = 0;
-  const source: RenderSource = {
-    template: build.source.template,
-    entry: async () => {
-      const entry = await build.source.entry();
-      return {
-        prepare: (fetchRequest) => {
-          renders += 1;
-          return entry.prepare(fetchRequest);
-        },
-      };
-    },
-  };
-  const events: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) events.push(JSON.parse(line) as Record<string, unknown>);
-      callback();
-    },
-  });
-  const config = loadConfig({ NODE_ENV: "production", ...env });
-  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: staticAssets(build.clientDir), ...testServices() });
-  return { app, renders: () => renders, events };
+  const t = await createTestApp(env);
+  return { app: t.app, renders: t.renders, events: t.logs };
 }
 
 const nonceOf = (csp: string | undefined) => /'nonce-([^']+)'/.exec(csp ?? "")![1]!;

@@ -8,7 +8,7 @@ import { createApp } from "../../server/app";
 import { loadConfig, type Config } from "../../server/config";
 import { createLogger } from "../../server/logger";
 import { createLifecycle, type Lifecycle } from "../../server/routes/health";
-import { loadProductionBuild } from "../../server/render-source";
+import { loadProductionBuild, type RenderSource } from "../../server/render-source";
 import { staticAssets } from "../../server/static";
 import { projectRoot } from "../../scripts/lib/production-server";
 import { testServices, type TestServices } from "./services";
@@ -27,6 +27,8 @@ export interface TestApp {
   rawLogs(): string;
   /** The store and services behind the app (the store is opened on first use). */
   services: TestServices;
+  /** How often the React router was asked to render (a page-cache hit does not count). */
+  renders(): number;
 }
 
 export interface TestAppOptions {
@@ -51,8 +53,21 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const logger = createLogger(config, sink);
   const lifecycle = createLifecycle();
   const build = await loadProductionBuild(path.join(projectRoot, "dist"));
+  let renders = 0;
+  const source: RenderSource = {
+    template: build.source.template,
+    entry: async () => {
+      const entry = await build.source.entry();
+      return {
+        prepare: (fetchRequest, context) => {
+          renders += 1;
+          return entry.prepare(fetchRequest, context);
+        },
+      };
+    },
+  };
   const services = testServices(options);
-  const app = createApp({ config, logger, lifecycle, source: build.source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads });
+  const app = createApp({ config, logger, lifecycle, source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads });
   return {
     app,
     logs,
@@ -61,5 +76,6 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     events: (name) => logs.filter((line) => line.event === name),
     rawLogs: () => raw.join(""),
     services,
+    renders: () => renders,
   };
 }

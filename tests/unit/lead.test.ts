@@ -4,6 +4,7 @@
  * run in the browser on blur/Next and on the server before storing, so these are both sides' rules.
  */
 import fc from "fast-check";
+import { badLeading, leading, lineNumber, phoneStyle, threeDigits } from "../support/phone-arbitraries";
 import { describe, expect, it } from "vitest";
 import { formatUsPhone } from "../../shared/contact";
 import {
@@ -304,29 +305,7 @@ describe("whitespace", () => {
 });
 
 describe("phone", () => {
-  const digit = fc.integer({ min: 0, max: 9 }).map(String);
-  const leading = fc.integer({ min: 2, max: 9 }).map(String);
-  const badLeading = fc.constantFrom("0", "1");
-  const threeDigits = (first: fc.Arbitrary<string>) => fc.tuple(first, digit, digit).map((parts) => parts.join(""));
-  const lineNumber = fc.tuple(digit, digit, digit, digit).map((parts) => parts.join(""));
-  /** How people type a US number. */
-  const STYLES: ((a: string, e: string, l: string) => string)[] = [
-    (a, e, l) => `${a}${e}${l}`,
-    (a, e, l) => `${a}-${e}-${l}`,
-    (a, e, l) => `${a}.${e}.${l}`,
-    (a, e, l) => `${a} ${e} ${l}`,
-    (a, e, l) => `(${a}) ${e}-${l}`,
-    (a, e, l) => `(${a})${e}-${l}`,
-    (a, e, l) => `1${a}${e}${l}`,
-    (a, e, l) => `1-${a}-${e}-${l}`,
-    (a, e, l) => `1 (${a}) ${e}-${l}`,
-    (a, e, l) => `+1${a}${e}${l}`,
-    (a, e, l) => `+1 ${a} ${e} ${l}`,
-    (a, e, l) => `+1 (${a}) ${e}-${l}`,
-    (a, e, l) => `+1-${a}-${e}-${l}`,
-    (a, e, l) => `+1.${a}.${e}.${l}`,
-  ];
-  const style = fc.constantFrom(...STYLES);
+  const style = phoneStyle;
   const padding = fc.constantFrom("", " ", "  ", "\t", "\n");
 
   it("turns any valid NANP number, typed in a common style, into E.164", () => {

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { badLeading, digit, leading, lineNumber, phoneStyle, threeDigits } from "../support/phone-arbitraries";
 import { describe, expect, it } from "vitest";
 import {
   DETAILS_MAX_LENGTH,
@@ -194,31 +195,7 @@ describe("validatePrivacyRequest", () => {
 });
 
 describe("normalizeUsPhone", () => {
-  const digit = fc.integer({ min: 0, max: 9 }).map(String);
-  const leading = fc.integer({ min: 2, max: 9 }).map(String);
-  const badLeading = fc.constantFrom("0", "1");
-  const threeDigits = (first: fc.Arbitrary<string>) => fc.tuple(first, digit, digit).map((parts) => parts.join(""));
-  const lineNumber = fc.tuple(digit, digit, digit, digit).map((parts) => parts.join(""));
-
-  /** How people type a number: the common US formats, with or without the country code. */
-  const FORMATS: ((area: string, exchange: string, line: string) => string)[] = [
-    (a, e, l) => `${a}${e}${l}`,
-    (a, e, l) => `${a}-${e}-${l}`,
-    (a, e, l) => `${a}.${e}.${l}`,
-    (a, e, l) => `${a} ${e} ${l}`,
-    (a, e, l) => `(${a}) ${e}-${l}`,
-    (a, e, l) => `(${a})${e}-${l}`,
-    (a, e, l) => `(${a}) ${e} ${l}`,
-    (a, e, l) => `1${a}${e}${l}`,
-    (a, e, l) => `1-${a}-${e}-${l}`,
-    (a, e, l) => `1 (${a}) ${e}-${l}`,
-    (a, e, l) => `+1${a}${e}${l}`,
-    (a, e, l) => `+1 ${a} ${e} ${l}`,
-    (a, e, l) => `+1-${a}-${e}-${l}`,
-    (a, e, l) => `+1 (${a}) ${e}-${l}`,
-    (a, e, l) => `+1.${a}.${e}.${l}`,
-  ];
-  const format = fc.constantFrom(...FORMATS);
+  const format = phoneStyle;
   const padding = fc.constantFrom("", " ", "  ", "\t");
 
   it("examples", () => {
