@@ -27,9 +27,7 @@ export function logNotFound(req: Request): void {
 }
 
 /** `campaign_hit`: a page was requested with sid and/or tid (valid values, and what was refused). */
-export function logCampaignHit(req: Request, url: URL): void {
-  if (!url.searchParams.has("sid") && !url.searchParams.has("tid")) return;
-  const parsed = parseCampaignSearch(url.searchParams);
+function logCampaignHit(req: Request, parsed: ParsedCampaignQuery): void {
   const rejected = parsed.rejected.filter((entry) => entry.param !== "zip");
   req.log.info(
     { event: "campaign_hit", path: pathOf(req), campaign: parsed.campaign, ...rejectedField(rejected) },
@@ -54,18 +52,21 @@ export function logZipSubmitted(req: Request, parsed: ParsedCampaignQuery, outco
 
 
 /** `quote_page_view`: the quote page (/) was served; the first step of the analysts' funnel. */
-export function logQuotePageView(req: Request, url: URL): void {
-  const parsed = parseCampaignSearch(url.searchParams);
+function logQuotePageView(req: Request, parsed: ParsedCampaignQuery): void {
   req.log.info(
     { event: "quote_page_view", path: pathOf(req), ...(parsed.zip ? { zip: parsed.zip } : {}), campaign: parsed.campaign },
     "quote page view",
   );
 }
 
-/** The page events of a served page: a campaign hit, and the quote page's view. */
+/** The events of a served page: a campaign hit (when sid or tid is given), and the quote page's view. */
 export function logPageEvents(req: Request, url: URL): void {
-  logCampaignHit(req, url);
-  if (url.pathname === paths.quote && req.method === "GET") logQuotePageView(req, url);
+  const campaignGiven = url.searchParams.has("sid") || url.searchParams.has("tid");
+  const quoteView = url.pathname === paths.quote && req.method === "GET";
+  if (!campaignGiven && !quoteView) return;
+  const parsed = parseCampaignSearch(url.searchParams); // once, for both
+  if (campaignGiven) logCampaignHit(req, parsed);
+  if (quoteView) logQuotePageView(req, parsed);
 }
 
 /** `form_started` / `form_step_completed`: reported by the quote form's beacon (POST /api/events). */

@@ -267,10 +267,13 @@ export function checkLeadFields(raw: RawLead, fields: readonly LeadField[], now:
   return { values, errors };
 }
 
-/** The whole request, as the server checks it before storing. */
-export function validateLead(raw: RawLead, now: Date = new Date()): { ok: true; value: LeadInput } | { ok: false; errors: LeadErrors } {
+/** The whole request, as the server checks it before storing; on failure, also the answers that were valid. */
+export function validateLead(
+  raw: RawLead,
+  now: Date = new Date(),
+): { ok: true; value: LeadInput } | { ok: false; errors: LeadErrors; values: Partial<Record<LeadField, unknown>> } {
   const { values, errors } = checkLeadFields(raw, LEAD_FIELDS, now);
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  if (Object.keys(errors).length > 0) return { ok: false, errors, values };
   return {
     ok: true,
     value: { ...(values as Omit<LeadInput, "currentlyInsured">), currentlyInsured: values.currentlyInsured === "yes" } as LeadInput,
@@ -307,13 +310,16 @@ export const DUPLICATE_WINDOW_DAYS = 30;
 /** The funnel events the form reports through POST /api/events (docs/logging.md). */
 export const FUNNEL_EVENTS = ["form_started", "form_step_completed"] as const;
 export type FunnelEventName = (typeof FUNNEL_EVENTS)[number];
-export const funnelEventSchema = z.object({
-  event: z.enum(FUNNEL_EVENTS),
-  step: z.optional(z.int().check(z.gte(1), z.lte(LEAD_STEPS.length))),
-  zip: z.optional(zipSchema),
-  sid: z.optional(campaignIdSchema),
-  tid: z.optional(campaignIdSchema),
-});
+export const funnelEventSchema = z
+  .object({
+    event: z.enum(FUNNEL_EVENTS),
+    step: z.optional(z.int().check(z.gte(1), z.lte(LEAD_STEPS.length))),
+    zip: z.optional(zipSchema),
+    sid: z.optional(campaignIdSchema),
+    tid: z.optional(campaignIdSchema),
+  })
+  // A step completion says which step; a start does not.
+  .check(z.refine((event) => (event.event === "form_step_completed") === (event.step !== undefined)));
 export type FunnelEvent = z.infer<typeof funnelEventSchema>;
 
 /** The answers of POST /api/leads the form understands. */

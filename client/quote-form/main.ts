@@ -5,7 +5,7 @@
  * small and start fast on a phone.
  */
 import "./rapidfire.css";
-import { parseCampaignSearch, sanitizeZipInput } from "../../shared/campaign";
+import { parseCampaignSearch, sanitizeZipInput, zipSchema } from "../../shared/campaign";
 import { HONEYPOT_FIELD, LEAD_FIELDS, LEAD_STEPS, checkLeadFields, type LeadErrors, type LeadField, type RawLead } from "../../shared/lead";
 import { CONSENT_DISCLOSURE, SUBMIT_LABEL } from "../../shared/consent-disclosure";
 import { formatUsPhone } from "../../shared/contact";
@@ -199,9 +199,10 @@ function formatDate(control: HTMLInputElement): void {
 
 // --- Steps -----------------------------------------------------------------------------------
 
+/** The ZIP (when valid) and the campaign ids, for the funnel events. */
 function context() {
-  const zip = (readRaw().zip as string | undefined) ?? zipFromAddress;
-  return { ...(zip && /^\d{5}$/.test(zip) ? { zip } : {}), ...campaign };
+  const zip = input("zip").value || zipFromAddress;
+  return { ...(zip && zipSchema.safeParse(zip).success ? { zip } : {}), ...campaign };
 }
 
 function showStep(index: number, focusHeading = true): void {

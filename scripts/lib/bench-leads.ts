@@ -17,7 +17,7 @@ import { measureJsWeight, type JsWeight } from "./bench-js-weight";
 import { openDatabase, type DatabaseOptions } from "../../server/db/database";
 import { leadRepository } from "../../server/db/leads";
 import { provideAdminUrl, createTestDatabase } from "../../tests/support/postgres";
-import { leadBody, type LeadSession } from "../../tests/support/leads";
+import { leadBody, leadSessionFrom, type LeadSession } from "../../tests/support/leads";
 
 export const LEAD_CONNECTIONS = 20;
 export const LEAD_WARMUP_SECONDS = 2;
@@ -46,8 +46,7 @@ export interface LeadBenchResult {
 async function openSession(origin: string): Promise<LeadSession> {
   const response = await fetch(`${origin}/api/leads/session`);
   if (!response.ok) throw new Error(`GET /api/leads/session answered ${response.status}`);
-  const cookie = response.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
-  return { cookie, ...((await response.json()) as Omit<LeadSession, "cookie">) };
+  return leadSessionFrom(response.headers.getSetCookie(), await response.json());
 }
 
 async function loadLeads(server: RunningServer, seconds: number, counter: { n: number }) {

@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { check, submitPrivacyRequest, type HttpClient } from "./container-http";
-import { leadBody, type LeadSession } from "../../tests/support/leads";
+import { leadBody, leadSessionFrom } from "../../tests/support/leads";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead";
 import { CSRF_HEADER } from "../../shared/routes";
 
@@ -53,13 +53,12 @@ const FILL_TIME_MS = 4_500;
 async function submitLead(lb: HttpClient): Promise<string> {
   const opened = await lb.request("/api/leads/session");
   check(opened.status === 200, `GET /api/leads/session answered ${opened.status}`);
-  const cookie = opened.headers.getSetCookie().map((line) => line.split(";")[0]!).join("; ");
-  const session: LeadSession = { cookie, ...(JSON.parse(opened.text) as Omit<LeadSession, "cookie">) };
+  const session = leadSessionFrom(opened.headers.getSetCookie(), JSON.parse(opened.text));
   // A person takes longer than LEAD_MIN_FILL_MS: a quicker submit is refused as a bot's.
   await sleep(FILL_TIME_MS);
   const reply = await lb.request("/api/leads", {
     method: "POST",
-    headers: { "content-type": "application/json", [CSRF_HEADER]: session.csrfToken, cookie },
+    headers: { "content-type": "application/json", [CSRF_HEADER]: session.csrfToken, cookie: session.cookie },
     body: JSON.stringify(leadBody(session, { sid: "container", tid: "test" })),
   });
   check(reply.status === 201, `POST /api/leads answered ${reply.status}: ${reply.text}`);

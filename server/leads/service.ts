@@ -75,7 +75,7 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
       const checked = validateLead(body as RawLead, receivedAt);
       const errors: LeadErrors = checked.ok ? {} : { ...checked.errors };
       // A well-formed ZIP is looked up even when other answers are wrong, so every message comes at once.
-      const zip = typeof body.zip === "string" ? body.zip.trim() : "";
+      const zip = String((checked.ok ? checked.value : checked.values).zip ?? "");
       const location = errors.zip ? undefined : zipCodes.lookup(zip);
       if (!errors.zip && !location) errors.zip = `We could not find ZIP code ${zip}. Check it and try again.`;
       if (!checked.ok || !location) {

@@ -3,8 +3,11 @@
  * requests, funnel events): content type, same-origin callers, no caching, and JSON answers for
  * body-parser errors.
  */
-import type { ErrorRequestHandler, RequestHandler, Response } from "express";
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
+import { rateLimit } from "express-rate-limit";
 import { errorMessage, errorPageHtml } from "../error-pages";
+
+const RATE_WINDOW_MS = 10 * 60_000;
 
 export function noStore(res: Response): Response {
   return res.setHeader("Cache-Control", "no-store");
@@ -48,3 +51,32 @@ export const jsonParseErrors: ErrorRequestHandler = (error: { status?: number },
   req.log.warn({ err: error, status }, "client error");
   noStore(res).status(status).json({ error: status === 413 ? errorMessage(413) : "The request body is not valid JSON." });
 };
+
+/**
+ * At most `limit` requests per client (IP, see TRUST_PROXY) per 10 minutes, counted before any
+ * parsing. Over it: a warn line with `event`, and 429, in JSON unless `refuse` answers otherwise.
+ */
+export function perClientLimit(limit: number, event: string, refuse?: (req: Request, res: Response) => void): RequestHandler {
+  return rateLimit({
+    windowMs: RATE_WINDOW_MS,
+    limit,
+    standardHeaders: "draft-8",
+    legacyHeaders: false,
+    handler(req, res) {
+      req.log.warn({ event, path: req.path }, "rate limited");
+      noStore(res).status(429);
+      if (refuse) refuse(req, res);
+      else res.json({ error: errorMessage(429) });
+    },
+  });
+}
+
+/** A JSON POST from our own pages: same origin, JSON only, at most `limit` of body, parsed. */
+export function ownJsonBody(limit: string): RequestHandler[] {
+  return [sameOriginOnly, requireType("application/json", true), express.json({ limit, strict: true })];
+}
+
+/** What express.json() parsed is an object of fields (not an array, a string or null). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -6,23 +6,20 @@
  * - POST /api/events              the funnel beacon: form_started, form_step_completed (204)
  */
 import express, { type Request } from "express";
-import { rateLimit } from "express-rate-limit";
 import type { Csrf } from "../csrf";
 import { CSRF_HEADER } from "../csrf";
 import { hasGpc } from "../privacy/service";
 import type { LeadService, LeadOutcome } from "../leads/service";
 import type { FormTokens } from "../leads/form-token";
 import type { ZipDirectory } from "../zip-codes";
-import { errorMessage } from "../error-pages";
 import { logFunnelEvent } from "../events";
-import { jsonParseErrors, noStore, requireType, sameOriginOnly } from "./api-guards";
+import { isJsonObject, jsonParseErrors, noStore, ownJsonBody, perClientLimit } from "./api-guards";
 import { paths } from "../../shared/routes";
 import { funnelEventSchema, type LeadSubmitResponse } from "../../shared/lead";
 
 /** A complete request is about 1.5 KB; 16 KB leaves room for long addresses and URLs, no more. */
 const LEAD_BODY_LIMIT = "16kb";
 const EVENT_BODY_LIMIT = "2kb";
-const RATE_WINDOW_MS = 10 * 60_000;
 /** ZIP codes change rarely; a day in browser and CDN caches is safe. */
 const ZIP_CACHE = "public, max-age=86400";
 
@@ -34,19 +31,6 @@ export interface LeadRouteOptions {
   consentVersion: number;
   leadRateLimit: number;
   eventsRateLimit: number;
-}
-
-function limiter(limit: number, event: string) {
-  return rateLimit({
-    windowMs: RATE_WINDOW_MS,
-    limit,
-    standardHeaders: "draft-8",
-    legacyHeaders: false,
-    handler(req, res) {
-      req.log.warn({ event, path: req.path }, "rate limited");
-      noStore(res).status(429).json({ error: errorMessage(429) });
-    },
-  });
 }
 
 const STATUS: Record<LeadOutcome["kind"], number> = { created: 201, already_sent: 409, invalid: 422, rejected: 400 };
@@ -63,8 +47,6 @@ function answer(outcome: LeadOutcome): { status: number; body: LeadSubmitRespons
       return { status: outcome.status, body: { status: "error", error: outcome.message } };
   }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export function leadRoutes(options: LeadRouteOptions): express.Router {
   const { service, csrf, formTokens, zipCodes } = options;
@@ -88,10 +70,8 @@ export function leadRoutes(options: LeadRouteOptions): express.Router {
 
   router.post(
     paths.leadsApi,
-    limiter(options.leadRateLimit, "lead_rate_limited"),
-    sameOriginOnly,
-    requireType("application/json", true),
-    express.json({ limit: LEAD_BODY_LIMIT, strict: true }),
+    perClientLimit(options.leadRateLimit, "lead_rate_limited"),
+    ...ownJsonBody(LEAD_BODY_LIMIT),
     async (req, res, next) => {
       try {
         noStore(res);
@@ -101,7 +81,7 @@ export function leadRoutes(options: LeadRouteOptions): express.Router {
           return;
         }
         const body: unknown = req.body;
-        if (!isObject(body)) {
+        if (!isJsonObject(body)) {
           res.status(400).json({ status: "error", error: "Send the form's fields as a JSON object." } satisfies LeadSubmitResponse);
           return;
         }
@@ -115,15 +95,12 @@ export function leadRoutes(options: LeadRouteOptions): express.Router {
 
   router.post(
     paths.eventsApi,
-    limiter(options.eventsRateLimit, "events_rate_limited"),
-    sameOriginOnly,
-    requireType("application/json", true),
-    express.json({ limit: EVENT_BODY_LIMIT, strict: true }),
+    perClientLimit(options.eventsRateLimit, "events_rate_limited"),
+    ...ownJsonBody(EVENT_BODY_LIMIT),
     (req, res) => {
       noStore(res);
       const parsed = funnelEventSchema.safeParse(req.body);
-      // A step completion says which step; a start does not.
-      if (!parsed.success || (parsed.data.event === "form_step_completed") !== (parsed.data.step !== undefined)) {
+      if (!parsed.success) {
         res.status(400).json({ error: "Unknown or malformed event." });
         return;
       }

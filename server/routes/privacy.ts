@@ -8,18 +8,16 @@
  *   client-side navigation.
  */
 import express, { type RequestHandler } from "express";
-import { rateLimit } from "express-rate-limit";
 import type { Csrf } from "../csrf";
 import { CSRF_FIELD, CSRF_HEADER } from "../csrf";
 import { hasGpc, type PrivacyService } from "../privacy/service";
 import { errorMessage, errorPageHtml } from "../error-pages";
-import { jsonParseErrors, noStore, requireType, sameOriginOnly } from "./api-guards";
+import { isJsonObject, jsonParseErrors, noStore, ownJsonBody, perClientLimit, requireType } from "./api-guards";
 import type { PrivacySubmitOutcome } from "../../client/render-contract";
 import { paths } from "../../shared/routes";
 
 /** Far above any real form (a correction's details are at most 1,000 characters). */
 const BODY_LIMIT = "8kb";
-const RATE_WINDOW_MS = 10 * 60_000;
 
 export interface PrivacyRouteOptions {
   service: PrivacyService;
@@ -35,17 +33,9 @@ const API_STATUS: Record<PrivacySubmitOutcome["kind"], number> = { created: 201,
 export function privacyRoutes({ service, csrf, rateLimit: limit, renderPage }: PrivacyRouteOptions): express.Router {
   const router = express.Router();
   // One budget per client across the form and the API; counted before any parsing.
-  const limiter = rateLimit({
-    windowMs: RATE_WINDOW_MS,
-    limit,
-    standardHeaders: "draft-8",
-    legacyHeaders: false,
-    handler(req, res) {
-      req.log.warn({ event: "privacy_request_rate_limited", path: req.path }, "privacy request rate limited");
-      noStore(res).status(429);
-      if (req.path.startsWith("/api/")) res.json({ error: errorMessage(429) });
-      else res.type("html").send(errorPageHtml(429, String(req.id), paths.doNotSell));
-    },
+  const limiter = perClientLimit(limit, "privacy_request_rate_limited", (req, res) => {
+    if (req.path.startsWith("/api/")) res.json({ error: errorMessage(429) });
+    else res.type("html").send(errorPageHtml(429, String(req.id), paths.doNotSell));
   });
 
   router.get(paths.privacySession, (req, res) => {
@@ -55,9 +45,7 @@ export function privacyRoutes({ service, csrf, rateLimit: limit, renderPage }: P
   router.post(
     paths.privacyApi,
     limiter,
-    sameOriginOnly,
-    requireType("application/json", true),
-    express.json({ limit: BODY_LIMIT, strict: true }),
+    ...ownJsonBody(BODY_LIMIT),
     async (req, res, next) => {
       try {
         noStore(res);
@@ -66,11 +54,11 @@ export function privacyRoutes({ service, csrf, rateLimit: limit, renderPage }: P
           return;
         }
         const body: unknown = req.body;
-        if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        if (!isJsonObject(body)) {
           res.status(400).json({ error: "Send the form's fields as a JSON object." });
           return;
         }
-        const { submissionId, ...fields } = body as Record<string, unknown>;
+        const { submissionId, ...fields } = body;
         const outcome = await service.submit(req, fields, submissionId);
         const status = API_STATUS[outcome.kind];
         if (outcome.kind === "created") res.status(status).json({ reference: outcome.reference, dueAt: outcome.dueAt });

@@ -24,13 +24,16 @@ export interface LeadSession {
   gpc: boolean;
 }
 
+/** A session from GET /api/leads/session's Set-Cookie lines and JSON body, however it was fetched. */
+export function leadSessionFrom(setCookie: readonly string[], body: unknown): LeadSession {
+  return { cookie: setCookie.map((line) => line.split(";")[0]).join("; "), ...(body as Omit<LeadSession, "cookie">) };
+}
+
 /** GET /api/leads/session, as the form does when it loads. */
 export async function openLeadSession(target: Target, headers: Record<string, string> = {}): Promise<LeadSession> {
   const response = await request(target).get("/api/leads/session").set(headers);
   if (response.status !== 200) throw new Error(`GET /api/leads/session answered ${response.status}`);
-  const setCookie = (response.headers["set-cookie"] as unknown as string[] | undefined) ?? [];
-  const body = response.body as Omit<LeadSession, "cookie">;
-  return { cookie: setCookie.map((line) => line.split(";")[0]).join("; "), ...body };
+  return leadSessionFrom((response.headers["set-cookie"] as unknown as string[] | undefined) ?? [], response.body);
 }
 
 let counter = 0;

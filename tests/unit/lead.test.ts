@@ -870,6 +870,12 @@ describe("funnelEventSchema", () => {
   });
 
   it("drops fields it does not know, so nothing else reaches the logs", () => {
-    expect(funnelEventSchema.parse({ event: "form_started", email: "ana@example.com", step: 1 })).toEqual({ event: "form_started", step: 1 });
+    expect(funnelEventSchema.parse({ event: "form_step_completed", email: "ana@example.com", step: 1 })).toEqual({ event: "form_step_completed", step: 1 });
+  });
+
+  it("wants a step with form_step_completed and none with form_started", () => {
+    expect(funnelEventSchema.safeParse({ event: "form_step_completed" }).success).toBe(false);
+    expect(funnelEventSchema.safeParse({ event: "form_started", step: 1 }).success).toBe(false);
+    expect(funnelEventSchema.safeParse({ event: "form_started" }).success).toBe(true);
   });
 });
