@@ -19,7 +19,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["server/**", "scripts/**", "tests/**", "*.config.ts", "eslint.config.js"],
+    files: ["server/**", "scripts/**", "tools/**", "tests/**", "*.config.ts", "eslint.config.js"],
     languageOptions: { globals: globals.node },
   },
   {

@@ -6,7 +6,7 @@
  */
 import { defineConfig, type BuildEnvironmentOptions } from "vite";
 import react from "@vitejs/plugin-react";
-import { CSP_NONCE_PLACEHOLDER } from "./server/template.ts";
+import { CSP_NONCE_PLACEHOLDER } from "./shared/csp-nonce.ts";
 import { legalMarkdown } from "./build/legal-markdown.ts";
 import { staticPageWithoutNonce } from "./build/static-page.ts";
 

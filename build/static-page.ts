@@ -5,7 +5,7 @@
  * external files from our origin, which the CSP's script-src 'self' allows without a nonce.
  */
 import type { Plugin } from "vite";
-import { CSP_NONCE_PLACEHOLDER } from "../server/template.ts";
+import { CSP_NONCE_PLACEHOLDER } from "../shared/csp-nonce.ts";
 
 export function staticPageWithoutNonce(fileName: string): Plugin {
   const attribute = new RegExp(`\\s+nonce="${CSP_NONCE_PLACEHOLDER}"`, "g");

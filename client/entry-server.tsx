@@ -7,7 +7,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { createStaticHandler, createStaticRouter, StaticRouterProvider, isRouteErrorResponse } from "react-router-dom";
 import { routes } from "./routes";
 import { errorMeta, isNoStore, metaFromMatches, notFoundMeta } from "./page-meta";
-import type { EntryServer, PreparedPage } from "./render-contract";
+import type { EntryServer, PreparedPage } from "../shared/render-contract";
 
 const handler = createStaticHandler(routes);
 

@@ -2,7 +2,7 @@
  * Per-page title and description, attached to routes as `handle.meta`. The server writes them
  * into the document head; <DocumentMeta> keeps them right on client-side navigation.
  */
-import type { PageMeta } from "./render-contract";
+import type { PageMeta } from "../shared/render-contract";
 import { site } from "../shared/site";
 
 export interface RouteHandle {

@@ -7,18 +7,23 @@ import compression from "compression";
 import type { Config } from "./config";
 import { createHttpLogger, type Logger } from "./logger";
 import { securityHeaders } from "./security";
-import { healthRouter, type Lifecycle } from "./routes/health";
+import type { Lifecycle } from "./lifecycle";
+import { healthRouter } from "./routes/health";
 import { goHandler } from "./routes/go";
+import { doNotSellForm } from "./routes/do-not-sell";
 import { createRenderHandler } from "./render";
 import type { RenderSource } from "./render-source";
 import type { Csrf } from "./csrf";
-import { hasGpc, type PrivacyService } from "./privacy/service";
-import { privacyRoutes } from "./routes/privacy";
-import { leadRoutes, type LeadRouteOptions } from "./routes/leads";
-import type { ServerContext } from "../client/render-contract";
+import type { PrivacyService } from "./privacy/service";
+import { hasGpc } from "./http/gpc";
+import { clientErrorStatus } from "./http/http-error";
+import { clientBudgets } from "./http/rate-limit";
+import { apiRouter } from "./api/router";
+import type { LeadApiOptions } from "./api/leads";
+import type { ServerContext } from "../shared/render-contract";
 import { errorPageHtml } from "./error-pages";
 import { logNotFound } from "./events";
-import { paths } from "../shared/routes";
+import { API_PREFIX, paths } from "../shared/routes";
 
 export interface AppDependencies {
   config: Config;
@@ -29,7 +34,7 @@ export interface AppDependencies {
   assets: RequestHandler[];
   privacy: { service: PrivacyService; csrf: Csrf };
   /** The quote form's API; it shares the privacy form's CSRF protection. */
-  leads: Omit<LeadRouteOptions, "csrf" | "leadRateLimit" | "eventsRateLimit">;
+  leads: LeadApiOptions;
 }
 
 export function createApp({ config, logger, lifecycle, source, assets, privacy, leads }: AppDependencies): express.Express {
@@ -64,15 +69,13 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
   });
   // Development re-renders every time so edits show at once.
   const renderPage = createRenderHandler(source, config, { cache: config.NODE_ENV !== "development", contextFor });
-  // 7. Privacy requests: the form's POST and its JSON API (CSRF, size and rate checks).
-  app.use(privacyRoutes({ service: privacy.service, csrf: privacy.csrf, rateLimit: config.PRIVACY_RATE_LIMIT, renderPage }));
-  // 8. The quote form's API: session, ZIP lookup, quote requests, funnel events.
-  app.use(leadRoutes({ ...leads, csrf: privacy.csrf, leadRateLimit: config.LEAD_RATE_LIMIT, eventsRateLimit: config.EVENTS_RATE_LIMIT }));
-  // Any other /api/ address: a JSON 404 (API callers parse JSON), never the not-found page.
-  app.all("/api/{*splat}", (req, res) => {
-    logNotFound(req);
-    res.status(404).setHeader("Cache-Control", "no-store").json({ error: "No such API endpoint." });
-  });
+  // 7. The JSON API (privacy requests, the quote form's session, ZIP lookup, quote requests and
+  //    funnel events): one pipeline, one error envelope, a JSON 404 for unknown addresses. Each
+  //    per-client budget is one counter, so the no-JavaScript privacy form spends the API's.
+  const budgets = clientBudgets(config);
+  app.use(API_PREFIX, apiRouter({ csrf: privacy.csrf, budgets, privacy: privacy.service, leads }));
+  // 8. The privacy form without JavaScript: the same checks, answered as pages.
+  app.use(doNotSellForm({ csrf: privacy.csrf, budget: budgets.privacy, renderPage }));
   // 9. Files, then every other GET/HEAD is a page.
   if (assets.length > 0) app.use(assets);
   app.get("/{*splat}", renderPage);
@@ -100,10 +103,3 @@ const errorHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
   res.setHeader("Cache-Control", "no-store");
   res.type("html").send(errorPageHtml(code, String(req.id)));
 };
-
-function clientErrorStatus(error: unknown): number | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const { status, statusCode } = error as { status?: unknown; statusCode?: unknown };
-  const code = typeof status === "number" ? status : statusCode;
-  return typeof code === "number" && code >= 400 && code < 500 ? code : undefined;
-}

@@ -6,11 +6,13 @@
  * csrf-csrf implements the same idea but requires a session id, which this site does not have.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Request, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import { parse, serialize } from "cookie";
+import { HttpError } from "./http/http-error";
+import { requestPath } from "./http/guards";
+import { CSRF_FIELD, CSRF_HEADER } from "../shared/routes";
 
 export const CSRF_COOKIE = "qr_csrf";
-export { CSRF_FIELD, CSRF_HEADER } from "../shared/routes";
 const SEED_PATTERN = /^[A-Za-z0-9_-]{24}$/;
 
 export interface Csrf {
@@ -44,5 +46,26 @@ export function createCsrf(secret: string | Buffer): Csrf {
       const given = Buffer.from(token);
       return given.length === expected.length && timingSafeEqual(given, expected);
     },
+  };
+}
+
+/** What a visitor whose page is too old (or a forged post) is told. */
+export const CSRF_REFUSED_MESSAGE = "Your session has expired. Reload the page and send the form again.";
+
+/** The token a fetch sends in its header (the JSON API). */
+export const tokenFromHeader = (req: Request): unknown => req.get(CSRF_HEADER);
+/** The token a plain form sends as a hidden field (after the body was parsed). */
+export const tokenFromField = (req: Request): unknown => (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
+
+/**
+ * The middleware in front of every state-changing route of the API and the forms: passes when
+ * the request's token matches the visitor's cookie; otherwise logs `csrf_rejected` and refuses
+ * with a 403 HttpError, answered by the route's pipeline (JSON envelope or error page).
+ */
+export function requireCsrf(csrf: Csrf, tokenOf: (req: Request) => unknown): RequestHandler {
+  return (req, _res, next) => {
+    if (csrf.verify(req, tokenOf(req))) return next();
+    req.log.warn({ event: "csrf_rejected", path: requestPath(req) }, "request without a valid CSRF token");
+    next(new HttpError(403, CSRF_REFUSED_MESSAGE));
   };
 }

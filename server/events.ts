@@ -5,7 +5,7 @@
  */
 import type { Request } from "express";
 import { parseCampaignSearch, type Campaign, type ParsedCampaignQuery, type RejectedParam } from "../shared/campaign";
-import type { FunnelEvent } from "../shared/lead";
+import type { FunnelEvent } from "../shared/funnel-events";
 import { paths } from "../shared/routes";
 import { truncate } from "./logger";
 

@@ -9,7 +9,7 @@ import { createHttpTerminator } from "http-terminator";
 import { ConfigError, loadConfig, type Config } from "./config";
 import { createLogger, type Logger } from "./logger";
 import { createApp } from "./app";
-import { createLifecycle, type Lifecycle } from "./routes/health";
+import { createLifecycle, type Lifecycle } from "./lifecycle";
 import { loadProductionBuild } from "./render-source";
 import { staticAssets } from "./static";
 import { openDatabase, type Database } from "./db/database";

@@ -1,5 +1,5 @@
 /**
- * Server-side rendering of the React router (DESIGN practices 2, 3, 6): the data router decides
+ * Server-side rendering of the React router (docs/architecture.md, conventions 2, 3, 6): the data router decides
  * the status (404 for unknown paths) before the first byte; React streams the shell; bots get
  * the whole document at once; HEAD gets no body; a render that hangs is aborted, and so is one
  * whose visitor has gone. Complete 200 pages are kept briefly in the page cache.
@@ -10,11 +10,11 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { isbot } from "isbot";
 import type { Config } from "./config";
 import type { RenderSource } from "./render-source";
-import type { PreparedPage, ServerContext } from "../client/render-contract";
+import type { PreparedPage, ServerContext } from "../shared/render-contract";
 import { errorPageHtml } from "./error-pages";
 import { fillTemplate, renderHead, type DocumentParts } from "./template";
 import { logNotFound, logPageEvents } from "./events";
-import { isSafeRelativeLocation } from "./routes/redirects";
+import { isSafeRelativeLocation } from "./render-redirects";
 import { PageCache } from "./page-cache";
 
 /** Browsers revalidate HTML every time; the pages hold no personal data, so shared caches may too. */

@@ -1,5 +1,5 @@
 /**
- * Static files in production (DESIGN practice 11): Vite's hashed files under /assets never
+ * Static files in production (docs/architecture.md, convention 11): Vite's hashed files under /assets never
  * change, so browsers keep them a year; everything else from public/ is cached briefly; HTML
  * files are revalidated every time. The public files are listed once at boot, so a page request
  * costs no file-system lookup, and the built template (index.html) is never served raw.

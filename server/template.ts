@@ -1,11 +1,10 @@
 /**
  * The HTML document around the React app. Vite writes `index.html` (with hashed asset tags in
- * production); we fill its markers per request. Markers and the nonce placeholder live here so
- * vite.config.ts and the server agree on them.
+ * production); we fill its markers per request, and swap the nonce placeholder Vite wrote
+ * (shared/csp-nonce.ts, which vite.config.ts uses too) for the response's nonce.
  */
+import { CSP_NONCE_PLACEHOLDER } from "../shared/csp-nonce";
 
-/** Vite's `html.cspNonce` writes this into every tag it emits; each response replaces it. */
-export const CSP_NONCE_PLACEHOLDER = "__CSP_NONCE__";
 export const HEAD_MARKER = "<!--app-head-->";
 export const APP_MARKER = "<!--app-html-->";
 

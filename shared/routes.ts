@@ -19,6 +19,16 @@ export const paths = {
   readyz: "/readyz",
 } as const;
 
+/**
+ * The pages the React router renders (client/routes.tsx has one route for each; a unit test
+ * holds the two together). Code that must know whether an address is a page of the app without
+ * loading the route table (the legal pages' links) matches against these.
+ */
+export const pagePaths = [paths.quote, paths.landing, paths.privacy, paths.terms, paths.doNotSell] as const;
+
+/** Every JSON endpoint lives under this prefix (server/api/router.ts is mounted there). */
+export const API_PREFIX = "/api";
+
 /** /go sends a visitor back to the landing page with this when the ZIP was not 5 digits. */
 export const INVALID_ZIP_FLAG = { key: "error", value: "invalid-zip" } as const;
 

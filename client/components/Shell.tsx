@@ -8,7 +8,7 @@ import { Outlet, ScrollRestoration, isRouteErrorResponse, useMatches, useRouteEr
 import { TooltipProvider } from "@radix-ui/react-tooltip";
 import { Notifications } from "./Notifications";
 import { errorMeta, metaFromMatches, notFoundMeta } from "../page-meta";
-import type { PageMeta } from "../render-contract";
+import type { PageMeta } from "../../shared/render-contract";
 import { NotFoundPage } from "../pages/NotFoundPage";
 import { ErrorPage } from "../pages/ErrorPage";
 

@@ -4,10 +4,15 @@
  * app is turned into a client-side navigation, as a <Link> would do. Links to a section of the
  * same page are left to the browser (it scrolls and moves focus), and links elsewhere
  * (e.g. a page the server renders outside the router) load normally.
+ *
+ * Whether a path is a page of the app is decided by the page list in shared/routes.ts, not by
+ * the route table: the table imports the pages, which import this module (an import cycle).
  */
 import type { MouseEvent } from "react";
-import { matchRoutes, useNavigate } from "react-router-dom";
-import { routes } from "../routes";
+import { matchPath, useNavigate } from "react-router-dom";
+import { pagePaths } from "../../shared/routes";
+
+const isAppPage = (pathname: string): boolean => pagePaths.some((path) => matchPath(path, pathname) !== null);
 
 export function LegalBody({ html }: { html: string }) {
   const navigate = useNavigate();
@@ -19,7 +24,7 @@ export function LegalBody({ html }: { html: string }) {
     if (url.origin !== window.location.origin) return;
     const samePage = url.pathname === window.location.pathname && url.search === window.location.search;
     if (samePage && url.hash) return;
-    if (!matchRoutes(routes, url.pathname)) return;
+    if (!isAppPage(url.pathname)) return;
     event.preventDefault();
     void navigate(`${url.pathname}${url.search}${url.hash}`);
   };

@@ -3,8 +3,9 @@
  * (ServerContext); in the browser, the JSON API. Both give the page the same shapes.
  */
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "react-router-dom";
-import type { ServerContext } from "../render-contract";
-import { PRIVACY_REFERENCE_PATTERN, type FieldErrors } from "../../shared/privacy-request";
+import type { ServerContext } from "../../shared/render-contract";
+import type { ApiError, ApiInvalid } from "../../shared/api-envelope";
+import { PRIVACY_REFERENCE_PATTERN, type FieldErrors, type PrivacyRequestField } from "../../shared/privacy-request";
 import { CSRF_FIELD, CSRF_HEADER, paths } from "../../shared/routes";
 import { randomId } from "../../shared/random-id";
 
@@ -18,6 +19,12 @@ export interface DoNotSellLoaderData {
   /** The reference of a request just received (after the no-JavaScript redirect). */
   received: string | null;
 }
+
+/** POST /api/privacy-requests: 201 with the reference, or a refusal in the API's envelope. */
+export type PrivacyApiReply =
+  | { reference: string; dueAt: string }
+  | ApiError<{ reference?: string }>
+  | ApiInvalid<PrivacyRequestField>;
 
 export type DoNotSellActionData =
   | { received: string; dueAt: string }
@@ -78,9 +85,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
     headers: { "Content-Type": "application/json", Accept: "application/json", [CSRF_HEADER]: typeof csrfToken === "string" ? csrfToken : "" },
     body: JSON.stringify({ ...fields, submissionId }),
   });
-  const body = (await response.json().catch(() => ({}))) as { reference?: string; dueAt?: string; errors?: FieldErrors; error?: string };
-  if (response.status === 201 && body.reference && body.dueAt) return { received: body.reference, dueAt: body.dueAt } satisfies DoNotSellActionData;
-  if (response.status === 409 && body.reference) return { duplicateOf: body.reference } satisfies DoNotSellActionData;
-  if (response.status === 422 && body.errors) return { errors: body.errors, values: firstValues(fields) } satisfies DoNotSellActionData;
-  return { formError: body.error ?? "Something went wrong. Please try again in a moment." } satisfies DoNotSellActionData;
+  return actionDataFrom(response.status, await response.json().catch(() => null), fields);
+}
+
+const GENERAL_ERROR = "Something went wrong. Please try again in a moment.";
+
+/** What the page shows for the API's answer; anything unexpected (e.g. a proxy's HTML page) gets a general message. */
+function actionDataFrom(status: number, json: unknown, fields: Record<string, string | string[]>): DoNotSellActionData {
+  const reply = typeof json === "object" && json !== null ? (json as PrivacyApiReply) : null;
+  if (!reply) return { formError: GENERAL_ERROR };
+  if (!("status" in reply)) return status === 201 && reply.reference && reply.dueAt ? { received: reply.reference, dueAt: reply.dueAt } : { formError: GENERAL_ERROR };
+  if (reply.status === "invalid") return { errors: reply.errors, values: firstValues(fields) };
+  if (status === 409 && reply.reference) return { duplicateOf: reply.reference };
+  return { formError: reply.error || GENERAL_ERROR };
 }

@@ -1,12 +1,12 @@
-/** The quote form's calls to its server (all same-origin JSON; see server/routes/leads.ts). */
+/** The quote form's calls to its server (all same-origin JSON; see server/api/leads.ts). */
 import { paths, CSRF_HEADER } from "../../shared/routes";
-import type { FunnelEvent, LeadSubmitResponse } from "../../shared/lead";
+import type { FunnelEvent } from "../../shared/funnel-events";
+import type { LeadSubmitResponse } from "../../shared/lead/api";
 import type { ZipLocation } from "./types";
 
 export interface Session {
   csrfToken: string;
   formToken: string;
-  consentVersion: number;
 }
 
 async function json<T>(response: Response): Promise<T> {

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { onJsonLines, parseJson, projectRoot, stopChild } from "./production-server";
+import { onJsonLines, parseJson, projectRoot, stopChild } from "../../tools/production-server";
 
 export const baselineScript = path.join(projectRoot, "scripts", "static-baseline.ts");
 

@@ -10,14 +10,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { startProductionServer, type RunningServer } from "./production-server";
+import { startProductionServer, type RunningServer } from "../../tools/production-server";
 import { runLoad, type AutocannonRequest } from "./bench-autocannon";
-import { httpGet } from "./bench-http";
-import { measureJsWeight, type JsWeight } from "./bench-js-weight";
+import { httpGet } from "../../tools/http-get";
+import { measureJsWeight, type JsWeight } from "../../tools/js-weight";
 import { openDatabase, type DatabaseOptions } from "../../server/db/database";
 import { leadRepository } from "../../server/db/leads";
-import { provideAdminUrl, createTestDatabase } from "../../tests/support/postgres";
-import { leadBody, leadSessionFrom, type LeadSession } from "../../tests/support/leads";
+import { provideAdminUrl, createTestDatabase } from "../../tools/postgres";
+import { leadBody, leadSessionFrom, type LeadSession } from "../../tools/lead-session";
 
 export const LEAD_CONNECTIONS = 20;
 export const LEAD_WARMUP_SECONDS = 2;
@@ -25,6 +25,8 @@ export const LEAD_SECONDS = 10;
 
 export interface LeadBenchResult {
   store: "embedded" | "postgres";
+  /** The LOG_LEVEL the server under load was started with. */
+  logLevel: string;
   connections: number;
   seconds: number;
   responses: number;
@@ -61,7 +63,7 @@ async function loadLeads(server: RunningServer, seconds: number, counter: { n: n
     requests: [
       {
         method: "POST",
-        // A new visitor each time: own idempotency key, phone and email (tests/support/leads.ts).
+        // A new visitor each time: own idempotency key, phone and email (tools/lead-session.ts).
         setupRequest: (request: AutocannonRequest) => {
           counter.n += 1;
           return { ...request, body: JSON.stringify(leadBody(session, { sid: "bench", tid: `t${counter.n}` })) };
@@ -101,6 +103,7 @@ async function benchStore(store: LeadBenchResult["store"], location: DatabaseOpt
   const stored = await storedLeads(location);
   return {
     store,
+    logLevel: server.logLevel,
     connections: LEAD_CONNECTIONS,
     seconds: result.duration,
     responses,

@@ -5,8 +5,8 @@
  * documented commands would see.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
-import { parseJson } from "./production-server";
+import split2 from "split2";
+import { parseJson } from "../../tools/production-server";
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -158,6 +158,18 @@ export async function containersWithLabels(labels: string[]): Promise<string[]> 
   return stdout.split("\n").map((line) => line.trim()).filter(Boolean);
 }
 
+/** Every image id in the engine's store (without "sha256:"), intermediate ones included. */
+export async function imageIds(): Promise<Set<string>> {
+  const { stdout } = await run("docker", ["images", "-aq", "--no-trunc"]);
+  return new Set(stdout.split("\n").map((id) => id.trim().replace(/^sha256:/, "")).filter(Boolean));
+}
+
+/** An image's size in bytes, or undefined when the engine does not have it. */
+export async function imageSize(image: string): Promise<number | undefined> {
+  const result = await run("docker", ["image", "inspect", "--format", "{{.Size}}", image], { allowFailure: true });
+  return result.code === 0 ? Number(result.stdout.trim()) : undefined;
+}
+
 /** Runs each container's health check once where the engine does not (see Engine). */
 export async function runHealthChecks(engine: Engine, ids: string[]): Promise<void> {
   if (!engine.runsHealthChecksItself) return;
@@ -260,7 +272,7 @@ export class LogFollower {
     const since = new Date(sinceMs - 1_000).toISOString();
     this.child = spawn("docker", ["logs", "--follow", "--since", since, containerId], { stdio: ["ignore", "pipe", "pipe"] });
     running.add(this.child);
-    const read = (stream: NodeJS.ReadableStream) => createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) => this.take(line));
+    const read = (stream: NodeJS.ReadableStream) => stream.pipe(split2()).on("data", (line: string) => this.take(line));
     read(this.child.stdout!);
     read(this.child.stderr!);
     this.ended = new Promise((resolve) =>

@@ -6,8 +6,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { check, submitPrivacyRequest, type HttpClient } from "./container-http";
-import { leadBody, leadSessionFrom } from "../../tests/support/leads";
-import { LEAD_REFERENCE_PATTERN } from "../../shared/lead";
+import { leadBody, leadSessionFrom } from "../../tools/lead-session";
+import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { CSRF_HEADER } from "../../shared/routes";
 
 /** How to find one stored record: `SELECT count(*) FROM table WHERE column::text = value`. */

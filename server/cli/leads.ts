@@ -11,6 +11,7 @@ import { loadConfig } from "../config";
 import { openDatabase } from "../db/database";
 import { migrate } from "../db/migrate";
 import { leadRepository, type LeadRecord } from "../db/leads";
+import { LEAD_ANSWER_COLUMNS } from "../db/lead-rows";
 import { retentionCutoffs, LEAD_RETENTION_YEARS, CONSENT_RETENTION_YEARS } from "../leads/retention";
 import { csv, parseDay, runAsScript, UsageError } from "./common";
 
@@ -21,31 +22,21 @@ const USAGE = `Usage: npm run leads -- <command> [options]
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? "";
 
+type Column = [name: string, value: (row: LeadRecord) => string];
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
 /** The export's columns, in order: the lead, then its consent record. */
-const COLUMNS: Array<[string, (row: LeadRecord) => string]> = [
+const COLUMNS: Column[] = [
   ["reference", (row) => row.reference],
   ["received_at", (row) => iso(row.receivedAt)],
   ["duplicate_of", (row) => row.duplicateOf ?? ""],
   ["sid", (row) => row.sid ?? ""],
   ["tid", (row) => row.tid ?? ""],
-  ["zip", (row) => row.zip],
-  ["city", (row) => row.city],
-  ["state", (row) => row.state],
-  ["vehicle_year", (row) => String(row.vehicleYear)],
-  ["vehicle_make", (row) => row.vehicleMake],
-  ["vehicle_model", (row) => row.vehicleModel],
-  ["ownership", (row) => row.ownership],
-  ["primary_use", (row) => row.primaryUse],
-  ["first_name", (row) => row.firstName],
-  ["last_name", (row) => row.lastName],
-  ["date_of_birth", (row) => row.dateOfBirth],
-  ["license_status", (row) => row.licenseStatus],
-  ["incidents", (row) => row.incidents],
-  ["currently_insured", (row) => String(row.currentlyInsured)],
-  ["current_insurer", (row) => row.currentInsurer ?? ""],
-  ["street_address", (row) => row.streetAddress],
-  ["email", (row) => row.email],
-  ["phone", (row) => row.phone],
+  // The answers, each under its column's name; the ZIP's place beside it.
+  ...LEAD_ANSWER_COLUMNS.flatMap((column): Column[] => {
+    const answer: Column = [snakeCase(column), (row) => String(row[column] ?? "")];
+    return column === "zip" ? [answer, ["city", (row) => row.city], ["state", (row) => row.state]] : [answer];
+  }),
   ["gpc", (row) => String(row.gpc)],
   ["consent_disclosure_version", (row) => String(row.consent?.disclosureVersion ?? "")],
   ["consent_disclosure_sha256", (row) => row.consent?.disclosureSha256 ?? ""],

@@ -3,12 +3,18 @@
  * otherwise an embedded PostgreSQL (PGlite) persisted on disk under DATA_DIR, so the README's
  * run command needs no set-up. Both speak the same SQL; code above this module sees one
  * interface and never knows which it has.
+ *
+ * Repositories query through `builder`, a Kysely query builder typed by server/db/schema.ts
+ * (column names in camelCase in TypeScript, snake_case in SQL). `query`/`transaction` take plain
+ * SQL, for migrations and tests.
  */
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import pg from "pg";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
+import { CamelCasePlugin, Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
+import type { Tables } from "./schema";
 
 export interface QueryResult<Row> {
   rows: Row[];
@@ -19,8 +25,12 @@ export interface Queryable {
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
 }
 
+export type Builder = Kysely<Tables>;
+
 export interface Database extends Queryable {
   readonly kind: "postgres" | "embedded";
+  /** The typed query builder; `builder.transaction().execute(...)` for several statements at once. */
+  readonly builder: Builder;
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -39,33 +49,93 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     : openEmbedded(path.resolve(options.DATA_DIR));
 }
 
+/** PostgreSQL's `date` (a calendar day: a date of birth) stays "YYYY-MM-DD": no time zone may shift it. */
+const DATE_OID = 1082;
+
+/** The one implementation over either store's pool: pg's, or the embedded store's single session. */
+function overPool(kind: Database["kind"], pool: PostgresPool, onClose: () => Promise<void>): Database {
+  const builder = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  const on = (client: PostgresPoolClient): Queryable => ({
+    query: async <Row,>(sql: string, params?: readonly unknown[]) => (await client.query<Row>(sql, (params ?? []) as readonly unknown[])) as QueryResult<Row>,
+  });
+  return {
+    kind,
+    builder,
+    async query<Row>(sql: string, params?: readonly unknown[]) {
+      const client = await pool.connect();
+      try {
+        return await on(client).query<Row>(sql, params);
+      } finally {
+        client.release();
+      }
+    },
+    async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN", []);
+        const result = await work(on(client));
+        await client.query("COMMIT", []);
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK", []).catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      try {
+        await builder.destroy(); // ends the pool
+      } finally {
+        await onClose();
+      }
+    },
+  };
+}
+
 async function openPostgres(connectionString: string, max: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    types: { getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+  });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on("error", () => {});
   const client = await pool.connect(); // fail fast at boot with the driver's message
   client.release();
-  return {
-    kind: "postgres",
-    query: async <Row,>(sql: string, params?: readonly unknown[]) => (await pool.query(sql, params as unknown[])) as unknown as QueryResult<Row>,
-    async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-      const connection = await pool.connect();
-      try {
-        await connection.query("BEGIN");
-        const result = await work({
-          query: async <Row,>(sql: string, params?: readonly unknown[]) =>
-            (await connection.query(sql, params as unknown[])) as unknown as QueryResult<Row>,
-        });
-        await connection.query("COMMIT");
-        return result;
-      } catch (error) {
-        await connection.query("ROLLBACK").catch(() => {});
-        throw error;
-      } finally {
-        connection.release();
-      }
+  return overPool("postgres", pool as unknown as PostgresPool, async () => {});
+}
+
+/**
+ * PGlite is one PostgreSQL session: whoever holds it (a statement, or a transaction from BEGIN
+ * to COMMIT) holds it alone, and the others wait their turn in order.
+ */
+function singleSessionPool(db: PGlite): PostgresPool {
+  let queue: Promise<void> = Promise.resolve();
+  let endTurn: () => void = () => {};
+  // One client object, as a pool hands out the same connection again (Kysely keys its state by it).
+  const session = {
+    async query<R>(sql: string, parameters: readonly unknown[]) {
+      const result = await db.query<R>(sql, parameters as unknown[]);
+      const command = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "";
+      return { command, rowCount: result.affectedRows ?? result.rows.length, rows: result.rows };
     },
-    close: () => pool.end(),
+    release: () => endTurn(),
+  } as PostgresPoolClient;
+  return {
+    options: {},
+    async connect(): Promise<PostgresPoolClient> {
+      let release!: () => void;
+      const turn = new Promise<void>((resolve) => (release = resolve));
+      const previous = queue;
+      queue = previous.then(() => turn);
+      await previous;
+      endTurn = release;
+      return session;
+    },
+    async end() {},
   };
 }
 
@@ -136,23 +206,16 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   const unlock = lockDirectory(dataDir);
   let db: PGlite;
   try {
-    db = await PGlite.create(path.join(dataDir, "pglite"));
+    db = await PGlite.create(path.join(dataDir, "pglite"), { parsers: { [pgliteTypes.DATE]: (value: string) => value } });
   } catch (error) {
     unlock();
     throw error;
   }
-  return {
-    kind: "embedded",
-    query: async <Row,>(sql: string, params?: readonly unknown[]) => db.query<Row>(sql, params as unknown[]),
-    // PGlite runs one transaction at a time; others wait their turn.
-    transaction: <T,>(work: (tx: Queryable) => Promise<T>) =>
-      db.transaction((tx) => work({ query: async <Row,>(sql: string, params?: readonly unknown[]) => tx.query<Row>(sql, params as unknown[]) })),
-    async close() {
-      try {
-        await db.close();
-      } finally {
-        unlock();
-      }
-    },
-  };
+  return overPool("embedded", singleSessionPool(db), async () => {
+    try {
+      await db.close();
+    } finally {
+      unlock();
+    }
+  });
 }

@@ -16,7 +16,6 @@ export interface LeadCapture {
   service: LeadService;
   formTokens: FormTokens;
   zipCodes: ZipDirectory;
-  consentVersion: number;
 }
 
 export async function createLeadCapture(db: Database, secret: string | Buffer, config: Pick<Config, "LEAD_MIN_FILL_MS">): Promise<LeadCapture> {
@@ -30,5 +29,5 @@ export async function createLeadCapture(db: Database, secret: string | Buffer, c
   await repository.registerDisclosure(disclosure.version, disclosure.sha256, disclosure.text);
   const zipCodes = createZipDirectory();
   const formTokens = createFormTokens(secret, config.LEAD_MIN_FILL_MS);
-  return { service: createLeadService({ repository, zipCodes, formTokens, disclosure }), formTokens, zipCodes, consentVersion: disclosure.version };
+  return { service: createLeadService({ repository, zipCodes, formTokens, disclosure }), formTokens, zipCodes };
 }

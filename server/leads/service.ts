@@ -4,12 +4,13 @@
  * the campaign ids and the reference, never the person's details.
  */
 import type { Request } from "express";
-import { HONEYPOT_FIELD, leadEnvelopeSchema, validateLead, type LeadErrors, type RawLead } from "../../shared/lead";
+import { HONEYPOT_FIELD, leadEnvelopeSchema } from "../../shared/lead/api";
+import { validateLead, type LeadErrors, type RawLead } from "../../shared/lead/fields";
 import type { LeadRepository } from "../db/leads";
 import type { ZipDirectory } from "../zip-codes";
 import type { FormTokens } from "./form-token";
 import type { CurrentDisclosure } from "./disclosure";
-import { hasGpc } from "../privacy/service";
+import { hasGpc } from "../http/gpc";
 import { logLeadRejected, logLeadSubmitted } from "../events";
 import { truncate } from "../logger";
 import { paths } from "../../shared/routes";

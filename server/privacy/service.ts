@@ -5,15 +5,13 @@
 import type { Request } from "express";
 import { validatePrivacyRequest, type RawPrivacyRequest } from "../../shared/privacy-request";
 import type { PrivacyRequestRepository } from "../db/privacy-requests";
-import type { PrivacySubmitOutcome } from "../../client/render-contract";
+import type { PrivacySubmitOutcome } from "../../shared/render-contract";
+import { hasGpc } from "../http/gpc";
 import { dueDate } from "./deadlines";
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The Global Privacy Control signal (Sec-GPC: 1), an opt-out of sale/sharing for this browser. */
-export function hasGpc(req: Request): boolean {
-  return req.get("sec-gpc")?.trim() === "1";
-}
+/** Moved to server/http/gpc.ts; re-exported until server/leads/service.ts imports it from there. */
 
 export interface PrivacyService {
   submit(req: Request, raw: RawPrivacyRequest, submissionId: unknown): Promise<PrivacySubmitOutcome>;

@@ -4,22 +4,8 @@
  * stops routing here while in-flight requests finish.
  */
 import { Router } from "express";
+import type { Lifecycle } from "../lifecycle";
 import { paths } from "../../shared/routes";
-
-export interface Lifecycle {
-  isShuttingDown(): boolean;
-  beginShutdown(): void;
-}
-
-export function createLifecycle(): Lifecycle {
-  let shuttingDown = false;
-  return {
-    isShuttingDown: () => shuttingDown,
-    beginShutdown: () => {
-      shuttingDown = true;
-    },
-  };
-}
 
 export function healthRouter(lifecycle: Lifecycle): Router {
   const router = Router();

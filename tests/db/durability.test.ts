@@ -6,8 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import split2 from "split2";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../server/db/database";
 import { migrate } from "../../server/db/migrate";
@@ -48,13 +48,13 @@ function startFixture(mode: "create" | "hold", env: { DATA_DIR?: string; DATABAS
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
-  const lines = createInterface({ input: child.stdout! });
+  const lines = child.stdout!.pipe(split2());
   const fixture: Fixture = {
     child,
     exited,
     line: (pattern, options = {}) =>
       new Promise((resolve, reject) => {
-        lines.on("line", (text) => {
+        lines.on("data", (text: string) => {
           const match = pattern.exec(text);
           if (!match) return;
           if (options.kill) child.kill("SIGKILL"); // before anything else can run in the child

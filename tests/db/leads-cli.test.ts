@@ -16,7 +16,7 @@ import { leadRepository, type LeadRepository, type NewLead } from "../../server/
 import { currentDisclosure } from "../../server/leads/disclosure";
 import { retentionCutoffs } from "../../server/leads/retention";
 import { freshDataDir, freshPostgresUrl } from "../support/databases";
-import { sampleNewLead, type NewLeadOverrides } from "../support/leads";
+import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const DISCLOSURE = currentDisclosure();

@@ -8,10 +8,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DisclosureMismatchError, leadRepository, type LeadRecord, type LeadRepository, type NewLead } from "../../server/db/leads";
 import { createLeadCapture } from "../../server/leads/capture";
 import { currentDisclosure } from "../../server/leads/disclosure";
+import { CONSENT_DISCLOSURE } from "../../shared/consent-disclosure";
 import { retentionCutoffs } from "../../server/leads/retention";
-import { LEAD_REFERENCE_PATTERN, type LeadInput } from "../../shared/lead";
+import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
+import type { Lead } from "../../shared/lead/fields";
 import { allStores, type TestDatabase } from "../support/databases";
-import { sampleNewLead, type NewLeadOverrides } from "../support/leads";
+import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
 const DISCLOSURE = currentDisclosure();
 const DAY_MS = 86_400_000;
@@ -238,8 +240,8 @@ describe.each(allStores())("leads ($kind)", (store) => {
 
     it("stores nothing that breaks the table's rules (an insurer for someone not insured, an unknown choice)", async () => {
       await expect(repo.create(newLead({ lead: { currentlyInsured: false, currentInsurer: "GEICO" } }))).rejects.toMatchObject({ code: "23514" });
-      await expect(repo.create(newLead({ lead: { ownership: "stolen" as LeadInput["ownership"] } }))).rejects.toMatchObject({ code: "23514" });
-      await expect(repo.create(newLead({ lead: { incidents: "many" as LeadInput["incidents"] } }))).rejects.toMatchObject({ code: "23514" });
+      await expect(repo.create(newLead({ lead: { ownership: "stolen" as Lead["ownership"] } }))).rejects.toMatchObject({ code: "23514" });
+      await expect(repo.create(newLead({ lead: { incidents: "many" as Lead["incidents"] } }))).rejects.toMatchObject({ code: "23514" });
       expect(await repo.counts()).toEqual({ leads: 0, consents: 0, duplicates: 0 });
     });
   });
@@ -276,11 +278,24 @@ describe.each(allStores())("leads ($kind)", (store) => {
   describe("createLeadCapture() at start-up", () => {
     it("registers this build's disclosure, and starts again on the same store", async () => {
       await db.query("TRUNCATE lead_consents, leads, consent_disclosures");
-      const capture = await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 4_000 });
-      expect(capture.consentVersion).toBe(DISCLOSURE.version);
+      await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 4_000 });
       await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 4_000 });
       const { rows } = await db.query<{ version: number; sha256: string; text: string }>("SELECT version, sha256, text FROM consent_disclosures");
       expect(rows).toEqual([{ version: DISCLOSURE.version, sha256: DISCLOSURE.sha256, text: DISCLOSURE.text }]);
+    });
+
+    it("refuses to start, writing nothing, when the text changed but its version and recorded hash did not", async () => {
+      await db.query("TRUNCATE lead_consents, leads, consent_disclosures");
+      const originalParts = CONSENT_DISCLOSURE.parts;
+      CONSENT_DISCLOSURE.parts = [...originalParts.slice(0, -1), " and agree to receive newsletters."];
+      try {
+        await expect(createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 4_000 })).rejects.toThrow(
+          /consent disclosure's text changed .*bump CONSENT_DISCLOSURE\.version and CONSENT_DISCLOSURE_SHA256/,
+        );
+      } finally {
+        CONSENT_DISCLOSURE.parts = originalParts;
+      }
+      expect((await db.query("SELECT version FROM consent_disclosures")).rows).toEqual([]);
     });
 
     it("refuses to start when the store holds other wording under this build's version", async () => {

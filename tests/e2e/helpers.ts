@@ -5,7 +5,7 @@
 import { expect } from "vitest";
 import type { Browser, BrowserContext, BrowserContextOptions, ConsoleMessage, Page } from "playwright";
 import { launchChromium } from "../support/browser";
-import { startProductionServer, type RunningServer } from "../../scripts/lib/production-server";
+import { startProductionServer, type RunningServer } from "../../tools/production-server";
 
 export interface Harness {
   server: RunningServer;

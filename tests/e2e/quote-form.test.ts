@@ -11,7 +11,7 @@ import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
 import { openDatabase, type Database } from "../../server/db/database";
 import { leadRepository } from "../../server/db/leads";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
-import { LEAD_REFERENCE_PATTERN } from "../../shared/lead";
+import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 
 const PHONE = { width: 375, height: 740 };
 let harness: Harness;

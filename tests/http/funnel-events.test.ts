@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { createTestApp, type LogLine, type TestApp } from "../support/app";
-import { CONSENT_DISCLOSURE } from "../../shared/consent-disclosure";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -91,7 +90,7 @@ describe("POST /api/events", () => {
       .send(JSON.stringify(body));
     expect(response.status).toBe(400);
     expect(response.headers["content-type"]).toMatch(/^application\/json/);
-    expect((response.body as { error?: unknown }).error).toEqual(expect.any(String));
+    expect(response.body).toEqual({ status: "error", error: expect.any(String) });
     const events = linesFor(t, response.headers["x-request-id"]).map((line) => line.event);
     expect(events).not.toContain("form_started");
     expect(events).not.toContain("form_step_completed");
@@ -100,7 +99,7 @@ describe("POST /api/events", () => {
   it("refuses malformed JSON with 400 in JSON", async () => {
     const response = await request(t.app).post("/api/events").set("Content-Type", "application/json").send('{"event": "form_started"');
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: "The request body is not valid JSON." });
+    expect(response.body).toEqual({ status: "error", error: "The request body is not valid JSON." });
   });
 
   it.each([
@@ -109,14 +108,14 @@ describe("POST /api/events", () => {
   ])("refuses a %s body with 415", async (type, payload) => {
     const response = await request(t.app).post("/api/events").set("Content-Type", type).send(payload);
     expect(response.status).toBe(415);
-    expect(response.body).toEqual({ error: "Send the request as application/json." });
+    expect(response.body).toEqual({ status: "error", error: "Send the request as application/json." });
     expect(linesFor(t, response.headers["x-request-id"]).some((line) => line.event === "form_started")).toBe(false);
   });
 
   it("refuses a body over 2 KB with 413", async () => {
     const response = await beacon({ event: "form_started", padding: "x".repeat(3000) });
     expect(response.status).toBe(413);
-    expect(response.body).toEqual({ error: expect.any(String) });
+    expect(response.body).toEqual({ status: "error", error: expect.any(String) });
   });
 
   it("refuses cross-site calls with 403", async () => {
@@ -143,7 +142,7 @@ describe("POST /api/events", () => {
     const response = await request(t.app)[method === "GET" ? "get" : method === "POST" ? "post" : "delete"](path);
     expect(response.status).toBe(404);
     expect(response.headers["content-type"]).toMatch(/application\/json/);
-    expect(response.body).toEqual({ error: "No such API endpoint." });
+    expect(response.body).toEqual({ status: "error", error: "No such API endpoint." });
     expect(t.events("not_found").some((line) => line.requestId === response.headers["x-request-id"] && line.path === path)).toBe(true);
   });
 
@@ -219,7 +218,7 @@ describe("quote_page_view", () => {
 });
 
 describe("GET /api/leads/session", () => {
-  it("gives a CSRF token and cookie, a signed form token, the disclosure version and the GPC signal, never cached", async () => {
+  it("gives a CSRF token and cookie and a signed form token, nothing else, never cached", async () => {
     const response = await request(t.app).get("/api/leads/session");
     expect(response.status).toBe(200);
     expect(response.headers["content-type"]).toMatch(/^application\/json/);
@@ -227,8 +226,6 @@ describe("GET /api/leads/session", () => {
     expect(response.body).toEqual({
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       formToken: expect.stringMatching(/^[0-9a-z]{1,12}\.[A-Za-z0-9_-]{43}$/),
-      consentVersion: CONSENT_DISCLOSURE.version,
-      gpc: false,
     });
     const setCookie = String(response.headers["set-cookie"]);
     expect(setCookie).toMatch(/^qr_csrf=[A-Za-z0-9_-]{24}; Path=\/; HttpOnly; SameSite=Strict$/);
@@ -237,13 +234,13 @@ describe("GET /api/leads/session", () => {
     expect(Math.abs(Date.now() - issuedAt)).toBeLessThan(10_000);
   });
 
-  it("keeps a visitor's cookie and token, and reports Sec-GPC: 1", async () => {
+  it("keeps a visitor's cookie and token (Sec-GPC is read where a lead is stored, not reported here)", async () => {
     const first = await request(t.app).get("/api/leads/session");
     const cookie = String((first.headers["set-cookie"] as unknown as string[])[0]).split(";")[0]!;
     const again = await request(t.app).get("/api/leads/session").set({ Cookie: cookie, "Sec-GPC": "1" });
     expect(again.headers["set-cookie"]).toBeUndefined();
     expect((again.body as { csrfToken: string }).csrfToken).toBe((first.body as { csrfToken: string }).csrfToken);
-    expect((again.body as { gpc: boolean }).gpc).toBe(true);
+    expect(again.body).not.toHaveProperty("gpc");
   });
 });
 
@@ -261,14 +258,14 @@ describe("GET /api/zip-codes/:zip", () => {
   it("answers an unknown ZIP with 404 (also cacheable)", async () => {
     const response = await request(t.app).get("/api/zip-codes/99999");
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ error: expect.stringContaining("99999") });
+    expect(response.body).toEqual({ status: "error", error: expect.stringContaining("99999") });
     expect(response.headers["cache-control"]).toBe("public, max-age=86400");
   });
 
   it.each(["9021", "902100", "abcde", "9021%20", "%3Cscript%3E"])("answers %s with 400", async (zip) => {
     const response = await request(t.app).get(`/api/zip-codes/${zip}`);
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: "A ZIP code is exactly 5 digits." });
+    expect(response.body).toEqual({ status: "error", error: "A ZIP code is exactly 5 digits." });
     expect(response.headers["cache-control"]).not.toBe("public, max-age=86400");
   });
 });

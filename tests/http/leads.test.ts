@@ -10,13 +10,14 @@ import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app";
 import { allStores } from "../support/databases";
 import { TEST_SECRET } from "../support/services";
-import { FORM_URL, PAGE_URL, SAMPLE_ANSWERS, leadBody, leadFields, openLeadSession, postLead, sampleNewLead, uniqueContact, type LeadSession } from "../support/leads";
+import { FORM_URL, PAGE_URL, SAMPLE_ANSWERS, leadBody, leadFields, openLeadSession, postLead, sampleNewLead, uniqueContact, type LeadSession } from "../../tools/lead-session";
 
 /** The sample answers as a stored lead holds them (the consent flag becomes the consent record). */
 const { consent: _consent, ...storedAnswers } = SAMPLE_ANSWERS;
 import { createFormTokens } from "../../server/leads/form-token";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
-import { LEAD_MESSAGES, LEAD_REFERENCE_PATTERN, type LeadField } from "../../shared/lead";
+import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
+import { LEAD_MESSAGES, type LeadField } from "../../shared/lead/fields";
 import { newestVehicleYear } from "../../shared/vehicles";
 import { CSRF_HEADER } from "../../shared/routes";
 
@@ -226,7 +227,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       const response = await storesNothing(() => postLead(t.app, session, leadBody(session, { streetAddress: `1 ${"x".repeat(17 * 1024)}` })));
       expect(response.status).toBe(413);
       expect(response.headers["content-type"]).toMatch(/^application\/json/);
-      expect(response.body).toEqual({ error: expect.any(String) });
+      expect(response.body).toEqual({ status: "error", error: expect.any(String) });
     });
 
     it.each([
@@ -238,7 +239,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
         request(t.app).post("/api/leads").set({ Cookie: session.cookie, [CSRF_HEADER]: session.csrfToken, "Content-Type": type }).send(payload()),
       );
       expect(response.status).toBe(415);
-      expect(response.body).toEqual({ error: "Send the request as application/json." });
+      expect(response.body).toEqual({ status: "error", error: "Send the request as application/json." });
     });
 
     it("malformed JSON (400, JSON)", async () => {
@@ -247,7 +248,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       );
       expect(response.status).toBe(400);
       expect(response.headers["content-type"]).toMatch(/^application\/json/);
-      expect(response.body).toEqual({ error: "The request body is not valid JSON." });
+      expect(response.body).toEqual({ status: "error", error: "The request body is not valid JSON." });
     });
 
     it.each([
@@ -526,7 +527,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       const third = await postLead(limited.app, own, leadBody(own));
       expect(third.status).toBe(429);
       expect(third.headers["cache-control"]).toBe("no-store");
-      expect(third.body).toEqual({ error: expect.any(String) });
+      expect(third.body).toEqual({ status: "error", error: expect.any(String) });
       expect(await repository.counts()).toEqual(before);
       expect(before.leads).toBe(2);
       expect(limited.events("lead_rate_limited")).toHaveLength(1);

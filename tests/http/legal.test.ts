@@ -8,7 +8,7 @@ import { parse, type HTMLElement } from "node-html-parser";
 import { createTestApp, type TestApp } from "../support/app";
 import { formatLegalDate, formatPostalAddress, site } from "../../shared/site";
 import { paths } from "../../shared/routes";
-import { scanHtml, scanModule } from "../../scripts/lib/bench-js-weight";
+import { scanHtml, scanModule } from "../../tools/js-weight";
 
 let t: TestApp;
 const pages = new Map<string, { html: string; doc: HTMLElement }>();

@@ -209,7 +209,7 @@ describe("POST /api/privacy-requests (the form with JavaScript)", () => {
     const form = await openForm();
     const response = await postJson({ submissionId: newSubmissionId(), requestType: "access", email: "nope" }, form);
     expect(response.status).toBe(422);
-    expect(response.body.errors).toEqual({ email: "Enter an email address like name@example.com." });
+    expect(response.body).toEqual({ status: "invalid", errors: { email: "Enter an email address like name@example.com." } });
   });
 
   it("answers a repeated submission id with 409 and the first reference", async () => {
@@ -218,24 +218,36 @@ describe("POST /api/privacy-requests (the form with JavaScript)", () => {
     const first = await postJson(body, form);
     const second = await postJson(body, form);
     expect(second.status).toBe(409);
-    expect(second.body.reference).toBe(first.body.reference);
+    expect(second.body).toEqual({ status: "error", error: "We already received this request.", reference: first.body.reference });
   });
 
-  it("refuses missing CSRF (403), other content types (415), bad JSON (400), non-objects (400), big bodies (413)", async () => {
+  it("refuses missing CSRF (403), other content types (415), bad JSON (400), non-objects (400), big bodies (413), in the API's envelope", async () => {
     const form = await openForm();
     const count = (await rows()).length;
     const body = { submissionId: newSubmissionId(), requestType: "access", email: "a@example.com" };
-    expect((await request(t.app).post("/api/privacy-requests").set("Cookie", form.cookie).send(body)).status).toBe(403);
+    const noCsrf = await request(t.app).post("/api/privacy-requests").set("Cookie", form.cookie).send(body);
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body).toEqual({ status: "error", error: expect.stringContaining("Reload the page") });
     const form415 = await request(t.app).post("/api/privacy-requests").set({ Cookie: form.cookie, "X-CSRF-Token": form.csrf }).type("form").send(body);
     expect(form415.status).toBe(415);
-    expect(form415.body.error).toMatch(/application\/json/);
+    expect(form415.body).toEqual({ status: "error", error: expect.stringMatching(/application\/json/) });
     const badJson = await request(t.app).post("/api/privacy-requests").set({ Cookie: form.cookie, "X-CSRF-Token": form.csrf, "Content-Type": "application/json" }).send('{"requestType":');
     expect(badJson.status).toBe(400);
-    expect(badJson.body.error).toMatch(/JSON/);
-    expect((await postJson([body], form)).status).toBe(400);
+    expect(badJson.body).toEqual({ status: "error", error: expect.stringMatching(/JSON/) });
+    const notObject = await postJson([body], form);
+    expect(notObject.status).toBe(400);
+    expect(notObject.body).toEqual({ status: "error", error: "Send the form's fields as a JSON object." });
     const big = await postJson({ ...body, details: "x".repeat(20_000) }, form);
     expect(big.status).toBe(413);
+    expect(big.body).toEqual({ status: "error", error: expect.stringContaining("too large") });
     expect((await rows()).length).toBe(count);
+  });
+
+  it("answers a form without its submission id (an expired page) with 400 in the envelope", async () => {
+    const form = await openForm();
+    const response = await postJson({ requestType: "access", email: "a@example.com" }, form);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ status: "error", error: expect.stringContaining("expired") });
   });
 
   it("stores 200 simultaneous submissions exactly once each", async () => {
@@ -280,7 +292,7 @@ describe("rate limiting", () => {
       expect(statuses).toEqual([400, 400, 400]);
       const api = await request(limited.app).post("/api/privacy-requests").set({ Cookie: cookie, "X-CSRF-Token": csrf }).send({ requestType: "access" });
       expect(api.status).toBe(429);
-      expect(api.body.error).toMatch(/Too many requests/);
+      expect(api.body).toEqual({ status: "error", error: expect.stringMatching(/Too many requests/) });
       expect(api.headers["ratelimit-policy"] ?? api.headers["ratelimit"]).toBeDefined();
       const form = await request(limited.app).post("/do-not-sell").set("Cookie", cookie).type("form").send({ _csrf: csrf });
       expect(form.status).toBe(429);

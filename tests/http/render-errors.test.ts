@@ -14,9 +14,9 @@ import { createApp } from "../../server/app";
 import { testServices } from "../support/services";
 import { loadConfig } from "../../server/config";
 import { createLogger } from "../../server/logger";
-import { createLifecycle } from "../../server/routes/health";
+import { createLifecycle } from "../../server/lifecycle";
 import type { RenderSource } from "../../server/render-source";
-import type { EntryServer, RenderCallbacks } from "../../client/render-contract";
+import type { EntryServer, RenderCallbacks } from "../../shared/render-contract";
 import { APP_MARKER, HEAD_MARKER } from "../../server/template";
 
 const TEMPLATE = `<html><head>${HEAD_MARKER}</head><body><div id="root">${APP_MARKER}</div></body></html>`;

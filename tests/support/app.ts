@@ -7,10 +7,10 @@ import { Writable } from "node:stream";
 import { createApp } from "../../server/app";
 import { loadConfig, type Config } from "../../server/config";
 import { createLogger } from "../../server/logger";
-import { createLifecycle, type Lifecycle } from "../../server/routes/health";
+import { createLifecycle, type Lifecycle } from "../../server/lifecycle";
 import { loadProductionBuild, type RenderSource } from "../../server/render-source";
 import { staticAssets } from "../../server/static";
-import { projectRoot } from "../../scripts/lib/production-server";
+import { projectRoot } from "../../tools/production-server";
 import { testServices, type TestServices } from "./services";
 import type { TestStore } from "./databases";
 

@@ -17,7 +17,7 @@ import path from "node:path";
 import { inject } from "vitest";
 import { openDatabase, type Database, type DatabaseOptions, type Queryable } from "../../server/db/database";
 import { migrate } from "../../server/db/migrate";
-import { createTestDatabase } from "./postgres";
+import { createTestDatabase } from "../../tools/postgres";
 
 export interface OpenOptions {
   /** Apply the migrations (default true). */
@@ -38,7 +38,7 @@ export interface TestStore {
 /** The admin URL from global-setup.ts (TEST_DATABASE_URL or the throwaway cluster). */
 export function postgresAdminUrl(): string {
   const url = inject("postgresAdminUrl");
-  if (!url) throw new Error("No PostgreSQL for this test run: vitest.config.ts must list tests/support/global-setup.ts under globalSetup.");
+  if (!url) throw new Error("No PostgreSQL for this test run: this test file must be in a project of vitest.config.ts whose globalSetup is tests/support/global-setup.ts.");
   return url;
 }
 
@@ -71,6 +71,7 @@ function wrap(db: Database, location: TestDatabase["location"], cleanup: () => P
   return {
     kind: db.kind,
     location,
+    builder: db.builder,
     query: <Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]) => db.query<Row>(sql, params),
     transaction: <T,>(work: (tx: Queryable) => Promise<T>) => db.transaction(work),
     async close() {

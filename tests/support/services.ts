@@ -11,7 +11,6 @@ import { createCsrf, type Csrf } from "../../server/csrf";
 import { createLeadCapture, type LeadCapture } from "../../server/leads/capture";
 import { createFormTokens } from "../../server/leads/form-token";
 import { createZipDirectory } from "../../server/zip-codes";
-import { CONSENT_DISCLOSURE } from "../../shared/consent-disclosure";
 import { embeddedStore, type TestStore } from "./databases";
 
 export const TEST_SECRET = "test-secret-test-secret-test-secret!";
@@ -45,7 +44,6 @@ export function testServices(options: { store?: TestStore; minFillMs?: number } 
       // Stateless: no need to open the store for them.
       formTokens: createFormTokens(TEST_SECRET, minFillMs),
       zipCodes: createZipDirectory(),
-      consentVersion: CONSENT_DISCLOSURE.version,
     },
     db: async () => (await open()).db,
     repository: async () => privacyRequestRepository((await open()).db),

@@ -5,7 +5,7 @@
  * wording (or the partner list, or the button label) without bumping the version.
  */
 import { createHash } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CONSENT_DISCLOSURE,
   CONSENT_DISCLOSURE_SHA256,
@@ -17,41 +17,12 @@ import {
 import { paths } from "../../shared/routes";
 import { carriers, site } from "../../shared/site";
 import { currentDisclosure, sha256Hex } from "../../server/leads/disclosure";
-import { createLeadCapture } from "../../server/leads/capture";
-import { DisclosureMismatchError } from "../../server/db/leads";
-import type { Database, Queryable } from "../../server/db/database";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const text = disclosureText();
 /** The text with runs of whitespace as single spaces, for phrase checks. */
 const flat = text.replace(/\s+/g, " ");
 
-/** A stand-in database that only knows consent_disclosures: enough for createLeadCapture's start-up. */
-function fakeDatabase(stored: Map<number, string> = new Map()) {
-  const queries: { sql: string; params: readonly unknown[] }[] = [];
-  const query = async <Row,>(sql: string, params: readonly unknown[] = []) => {
-    queries.push({ sql, params });
-    if (/^INSERT INTO consent_disclosures/.test(sql)) {
-      const [version, hash] = params as [number, string];
-      if (!stored.has(version)) stored.set(version, hash);
-      return { rows: [] as Row[] };
-    }
-    if (/^SELECT sha256 FROM consent_disclosures/.test(sql)) {
-      const hash = stored.get(params[0] as number);
-      return { rows: (hash === undefined ? [] : [{ sha256: hash }]) as Row[] };
-    }
-    throw new Error(`unexpected query at start-up: ${sql}`);
-  };
-  const db: Database = {
-    kind: "embedded",
-    query,
-    transaction: <T,>(work: (tx: Queryable) => Promise<T>) => work({ query }),
-    close: async () => {},
-  };
-  return { db, queries, stored };
-}
-
-const SECRET = "a-test-secret-of-at-least-32-characters!";
 
 describe("the consent disclosure's version and hash", () => {
   it("matches the recorded SHA-256 for its version", () => {
@@ -133,35 +104,5 @@ describe("what the disclosure says", () => {
   it("names the submit button by its label, so clicking it is part of the agreement", () => {
     expect(SUBMIT_LABEL).toBe("Get My Quotes");
     expect(flat).toContain(`selecting “${SUBMIT_LABEL}”`);
-  });
-});
-
-describe("createLeadCapture's start-up check", () => {
-  const originalParts = CONSENT_DISCLOSURE.parts;
-  afterEach(() => {
-    CONSENT_DISCLOSURE.parts = originalParts;
-  });
-
-  it("registers the current version with its text and hash, and starts", async () => {
-    const { db, stored, queries } = fakeDatabase();
-    const capture = await createLeadCapture(db, SECRET, { LEAD_MIN_FILL_MS: 4_000 });
-    expect(capture.consentVersion).toBe(CONSENT_DISCLOSURE.version);
-    expect(stored.get(CONSENT_DISCLOSURE.version)).toBe(CONSENT_DISCLOSURE_SHA256);
-    expect(queries[0]?.params).toEqual([CONSENT_DISCLOSURE.version, CONSENT_DISCLOSURE_SHA256, text]);
-    expect(capture.zipCodes.lookup("90210")).toEqual({ zip: "90210", city: "Beverly Hills", state: "CA" });
-  });
-
-  it("refuses to start when the text no longer matches the recorded hash (wording edited, version not bumped)", async () => {
-    CONSENT_DISCLOSURE.parts = [...originalParts.slice(0, -1), " and agree to receive newsletters."];
-    const { db, queries } = fakeDatabase();
-    await expect(createLeadCapture(db, SECRET, { LEAD_MIN_FILL_MS: 4_000 })).rejects.toThrow(
-      /consent disclosure's text changed .*bump CONSENT_DISCLOSURE\.version and CONSENT_DISCLOSURE_SHA256/,
-    );
-    expect(queries).toEqual([]);
-  });
-
-  it("refuses to start when the database holds other wording under the same version", async () => {
-    const { db } = fakeDatabase(new Map([[CONSENT_DISCLOSURE.version, "0".repeat(64)]]));
-    await expect(createLeadCapture(db, SECRET, { LEAD_MIN_FILL_MS: 4_000 })).rejects.toBeInstanceOf(DisclosureMismatchError);
   });
 });

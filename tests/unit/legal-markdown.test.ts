@@ -18,7 +18,7 @@ import {
   telUri,
 } from "../../build/legal-markdown";
 import { formatLegalDate, formatPostalAddress, site } from "../../shared/site";
-import { projectRoot } from "../../scripts/lib/production-server";
+import { projectRoot } from "../../tools/production-server";
 
 const HEAD = "# A Policy\n\nLast revised: {{lastRevised}}\n\n";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { APP_MARKER, CSP_NONCE_PLACEHOLDER, HEAD_MARKER, escapeHtml, fillTemplate, renderHead } from "../../server/template";
-import { isSafeRelativeLocation } from "../../server/routes/redirects";
+import { APP_MARKER, HEAD_MARKER, escapeHtml, fillTemplate, renderHead } from "../../server/template";
+import { isSafeRelativeLocation } from "../../server/render-redirects";
+import { CSP_NONCE_PLACEHOLDER } from "../../shared/csp-nonce";
 import { formatLegalDate, formatPostalAddress } from "../../shared/site";
 
 const template = `<head>${HEAD_MARKER}<script nonce="${CSP_NONCE_PLACEHOLDER}"></script></head><body><div id="root">${APP_MARKER}</div><script nonce="${CSP_NONCE_PLACEHOLDER}"></script></body>`;

@@ -7,10 +7,10 @@
  */
 import { randomUUID } from "node:crypto";
 import request from "supertest";
-import { CSRF_HEADER } from "../../shared/routes";
-import type { LeadInput } from "../../shared/lead";
-import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
-import type { NewLead } from "../../server/db/leads";
+import { CSRF_HEADER } from "../shared/routes";
+import type { Lead } from "../shared/lead/fields";
+import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../shared/consent-disclosure";
+import type { NewLead } from "../server/db/leads";
 
 /** What supertest accepts: an Express app, or an http.Server (one listening server for bulk tests). */
 export type Target = Parameters<typeof request>[0];
@@ -20,8 +20,6 @@ export interface LeadSession {
   cookie: string;
   csrfToken: string;
   formToken: string;
-  consentVersion: number;
-  gpc: boolean;
 }
 
 /** A session from GET /api/leads/session's Set-Cookie lines and JSON body, however it was fetched. */
@@ -67,7 +65,7 @@ export const SAMPLE_ANSWERS = {
   currentInsurer: "GEICO",
   streetAddress: "123 Main St Apt 4",
   consent: true,
-} as const satisfies Omit<LeadInput, "email" | "phone">;
+} as const satisfies Omit<Lead, "email" | "phone">;
 
 /** The same answers as the form sends them (a new phone and email each call). */
 export function leadFields(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -84,7 +82,7 @@ export function leadFields(overrides: Record<string, unknown> = {}): Record<stri
 }
 
 export interface NewLeadOverrides extends Partial<Omit<NewLead, "lead" | "consent">> {
-  lead?: Partial<LeadInput>;
+  lead?: Partial<Lead>;
   consent?: Partial<NewLead["consent"]>;
 }
 
@@ -119,7 +117,7 @@ export function leadBody(session: LeadSession, overrides: Record<string, unknown
     ...leadFields(),
     idempotencyKey: randomUUID(),
     formToken: session.formToken,
-    consentVersion: session.consentVersion,
+    consentVersion: CONSENT_DISCLOSURE.version,
     formUrl: FORM_URL,
     pageUrl: PAGE_URL,
     sid: "a1",

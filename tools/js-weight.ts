@@ -10,7 +10,7 @@
  * those are counted and reported instead of silently ignored.
  */
 import { gzipSync, constants as zlibConstants } from "node:zlib";
-import { httpGet } from "./bench-http";
+import { httpGet } from "./http-get";
 
 export interface JsFile {
   path: string;

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL for the tests, with no set-up: TEST_DATABASE_URL when it is set (a server where that
+ * PostgreSQL for the tests and the benchmark, with no set-up: TEST_DATABASE_URL when it is set (a server where that
  * user may CREATE DATABASE), otherwise a throwaway cluster of the machine's own PostgreSQL
  * (Debian's `postgresql` package) in a temporary directory, on a free port, with its socket in
  * that directory, so it never meets a system cluster on 5432. Each test then works in a database
@@ -8,18 +8,11 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import getPort from "get-port";
 import pg from "pg";
-import { isAlive } from "../../server/db/database";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** A PostgreSQL URL whose user may CREATE DATABASE: TEST_DATABASE_URL or the throwaway cluster. */
-    postgresAdminUrl: string;
-  }
-}
+import { isAlive } from "../server/db/database";
 
 const POSTGRES_ROOT = "/usr/lib/postgresql";
 const DIR_PREFIX = "quote-site-pg-";
@@ -124,19 +117,6 @@ function runTool(runner: Runner, tool: string, args: string[], cwd: string): voi
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-
 function readPid(file: string): number | undefined {
   try {
     const pid = Number(readFileSync(file, "utf8").split("\n")[0]);
@@ -240,7 +220,7 @@ export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
     runTool(runner, "initdb", ["-D", dataDir, "--auth=trust", "-U", "postgres", "-E", "UTF8", "--no-locale", "--no-sync"], base);
 
     for (let attempt = 1; ; attempt += 1) {
-      const port = await freePort();
+      const port = await getPort({ host: "127.0.0.1" });
       const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
       const log = openSync(logFile, "a");
       const [command, argv] = runner.command("postgres", [

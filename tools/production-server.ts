@@ -1,16 +1,17 @@
 /**
  * Starts the built production server (dist/server/index.js) as a child process on 127.0.0.1
  * with a port the OS picks, and reads the port from its `server_started` log line. Used by the
- * browser tests and the benchmark; the process is killed when the caller stops it or exits.
+ * process and browser tests and the benchmark; the process is killed when the caller stops it or
+ * exits.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
-import { createInterface } from "node:readline";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import split2 from "split2";
 
-export const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
+export const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 export const serverEntry = path.join(projectRoot, "dist", "server", "index.js");
 /**
  * The flags `npm start` runs the server with (package.json): a larger young generation makes
@@ -22,6 +23,8 @@ export interface RunningServer {
   origin: string;
   port: number;
   child: ChildProcess;
+  /** The LOG_LEVEL the process was started with (the environment it was really given). */
+  logLevel: string;
   /** Every stdout line so far, parsed when it is JSON. */
   logs: Array<Record<string, unknown>>;
   /** Resolves with the exit code (or signal) once the process has exited. */
@@ -42,7 +45,7 @@ const PROBLEM_LEVEL = /"level":"(warn|error|fatal)"/;
 
 /** Calls `onLine` with each line the child writes to stdout. */
 export function onJsonLines(child: ChildProcess, onLine: (line: string) => void): void {
-  createInterface({ input: child.stdout!, crlfDelay: Infinity }).on("line", onLine);
+  child.stdout!.pipe(split2()).on("data", onLine);
 }
 
 /** The line as a JSON object, or undefined when it is not one. */
@@ -68,11 +71,8 @@ export async function startProductionServer(env: Record<string, string> = {}, { 
   if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run \`npm run build\` first`);
   // Each server gets its own embedded store unless the caller names one (or a DATABASE_URL).
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), "quote-site-data-"));
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverEntry], {
-    cwd: projectRoot,
-    env: { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const childEnv = { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}), ...env };
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverEntry], { cwd: projectRoot, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   const logs: Array<Record<string, unknown>> = [];
   let stderr = "";
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -111,6 +111,7 @@ export async function startProductionServer(env: Record<string, string> = {}, { 
     origin: `http://127.0.0.1:${port}`,
     port,
     child,
+    logLevel: childEnv.LOG_LEVEL,
     logs,
     exited,
     async stop() {

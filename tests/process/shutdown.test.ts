@@ -5,7 +5,7 @@
  */
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startProductionServer, type RunningServer } from "../../scripts/lib/production-server";
+import { startProductionServer, type RunningServer } from "../../tools/production-server";
 
 const SHUTDOWN_DELAY_MS = 1_500;
 

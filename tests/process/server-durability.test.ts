@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parse } from "node-html-parser";
-import { startProductionServer, type RunningServer } from "../../scripts/lib/production-server";
+import { startProductionServer, type RunningServer } from "../../tools/production-server";
 import { openDatabase } from "../../server/db/database";
 import { privacyRequestRepository } from "../../server/db/privacy-requests";
 import { freshDataDir, freshPostgresUrl } from "../support/databases";

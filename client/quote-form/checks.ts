@@ -1,0 +1,79 @@
+/**
+ * Checking answers with the shared rules (shared/lead/fields.ts), the server's own: a step on
+ * Next, a field on leaving it, and a shown message again as the answer is edited, so it goes as
+ * soon as the answer is fixed. Also what editing does besides: the insurer question follows
+ * "insured today", and the date of birth gets its slashes.
+ */
+import { checkLeadFields, type LeadErrors, type LeadField } from "../../shared/lead/fields";
+import type { View } from "./view";
+import { unknownZip, type ZipPlace } from "./zip-place";
+
+export type Check = (fields: readonly LeadField[]) => Promise<LeadErrors>;
+
+/** Checks fields (and the ZIP against the directory) and shows each one's message. */
+export function createCheck(view: View, zipPlace: ZipPlace): Check {
+  return async (fields) => {
+    const { errors, values } = checkLeadFields(view.readRaw(), fields);
+    if (fields.includes("zip") && !errors.zip && typeof values.zip === "string") {
+      const place = await zipPlace.placeOf(values.zip);
+      if (place === null) errors.zip = unknownZip(values.zip);
+      else if (place) zipPlace.show(place);
+    }
+    for (const field of fields) view.showError(field, errors[field]);
+    if (errors.zip) zipPlace.show(null);
+    return errors;
+  };
+}
+
+/** Listens to the form's fields; onFirstEdit runs once, at the visitor's first answer. */
+export function watchAnswers(view: View, check: Check, onFirstEdit: () => void): void {
+  const { form } = view;
+  let started = false;
+
+  // On leaving a field: its message (only once something was entered, or to update a shown one).
+  form.addEventListener("focusout", (event) => {
+    const field = view.fieldOf(event.target);
+    if (!field || field === "consent") return;
+    const next = (event as FocusEvent).relatedTarget;
+    if (next instanceof Node && view.blockOf(field).contains(next)) return; // moving between one group's radios
+    const raw = view.readRaw()[field];
+    if ((raw === "" || raw === undefined) && !view.hasError(field)) return;
+    void check([field]).then((errors) => {
+      const message = errors[field];
+      if (message) view.announce(message);
+    });
+  });
+
+  // While a message shows, it goes away as soon as the answer is fixed.
+  form.addEventListener("input", (event) => onEdit(event.target));
+  form.addEventListener("change", (event) => onEdit(event.target));
+
+  function onEdit(target: EventTarget | null): void {
+    const field = view.fieldOf(target);
+    if (!field) return;
+    if (!started) {
+      started = true;
+      onFirstEdit();
+    }
+    if (field === "currentlyInsured") toggleInsurer(view);
+    if (field === "dateOfBirth") formatDate(target as HTMLInputElement);
+    if (view.hasError(field) && field !== "zip") void check([field]);
+  }
+}
+
+/** Shows the insurer question only to people insured today (and drops its message otherwise). */
+function toggleInsurer(view: View): void {
+  const insured = view.readRaw().currentlyInsured === "yes";
+  view.blockOf("currentInsurer").hidden = !insured;
+  if (!insured) view.showError("currentInsurer", undefined);
+}
+
+/** Types "04151990" as "04/15/1990"; leaves alone a date typed with its own slashes ("4/5/1990"). */
+function formatDate(control: HTMLInputElement): void {
+  const value = control.value;
+  if (!/^[\d/]*$/.test(value) || value.split("/").slice(0, -1).some((part) => part.length !== 2)) return;
+  const digits = value.replace(/\//g, "").slice(0, 8);
+  const formatted = [digits.slice(0, 2), digits.slice(2, 4), digits.slice(4)].filter(Boolean).join("/");
+  // "04/" typed by hand stays as it is; anything else takes the formatted form.
+  if (formatted !== value && value !== `${formatted}/`) control.value = formatted;
+}

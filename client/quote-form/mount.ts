@@ -1,0 +1,93 @@
+/**
+ * One quote form (rapidfire.html, framed by the quote page /): three steps, checked field by
+ * field with the shared rules, sent once as JSON to POST /api/leads. Everything typed stays in
+ * the page's own inputs, so Back and a failed submit lose nothing. No framework: it must stay
+ * small and start fast on a phone. All of a form's state lives in its mount() call.
+ */
+import { parseCampaignSearch, zipSchema } from "../../shared/campaign";
+import type { FunnelEvent } from "../../shared/funnel-events";
+import type { LeadSubmitResponse } from "../../shared/lead/api";
+import { lookUpZip as realLookUpZip, openSession as realOpenSession, sendEvent as realSendEvent, submitLead as realSubmitLead, type Session } from "./api";
+import { createCheck, watchAnswers } from "./checks";
+import { createSteps } from "./steps";
+import { createSender, parentAddress } from "./submit";
+import { showThankYou } from "./thank-you";
+import type { ZipLocation } from "./types";
+import { buildView } from "./view";
+import { createZipPlace } from "./zip-place";
+
+/** What a form talks to: its server, and the addresses it records. Tests pass fakes. */
+export interface QuoteFormDeps {
+  openSession(): Promise<Session>;
+  lookUpZip(zip: string): Promise<ZipLocation | null>;
+  submitLead(session: Session, body: Record<string, unknown>): Promise<LeadSubmitResponse>;
+  sendEvent(event: FunnelEvent): void;
+  /** The form's own address: its search has the ZIP and campaign ids (sid, tid); href is sent as formUrl. */
+  location: Pick<Location, "href" | "search">;
+  /** The address of the page framing the form, sent as pageUrl. */
+  pageUrl(): string;
+}
+
+export interface QuoteForm {
+  /** Settles once the form is ready: the arrival ZIP is looked up and its place (or message) shown. */
+  ready: Promise<void>;
+}
+
+/**
+ * Builds a quote form inside root (which sits in a `main` with the `.rf-progress` bar, as in
+ * rapidfire.html) and runs it. Each dependency left out is the real one.
+ */
+export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): QuoteForm {
+  const { openSession, lookUpZip, submitLead, sendEvent, location, pageUrl }: QuoteFormDeps = {
+    openSession: realOpenSession,
+    lookUpZip: realLookUpZip,
+    submitLead: realSubmitLead,
+    sendEvent: realSendEvent,
+    location: window.location,
+    pageUrl: parentAddress,
+    ...deps,
+  };
+  const progress = root.closest("main")?.querySelector<HTMLElement>(".rf-progress");
+  if (!progress) throw new Error("The quote form needs its .rf-progress bar");
+  const { zip: zipFromAddress, campaign } = parseCampaignSearch(new URLSearchParams(location.search));
+
+  const view = buildView(root);
+  const zipPlace = createZipPlace(view, lookUpZip);
+  const check = createCheck(view, zipPlace);
+  const steps = createSteps(view, progress);
+  const sender = createSender(view, steps, { openSession, submitLead, formUrl: () => location.href, pageUrl, campaign }, (reference, duplicate, values) => {
+    steps.showSent();
+    showThankYou(view.form, reference, duplicate, values);
+  });
+  const zipInput = view.controlsOf("zip")[0] as HTMLInputElement;
+
+  /** The ZIP (when valid) and the campaign ids, for the funnel events. */
+  function context() {
+    const zip = zipInput.value || zipFromAddress;
+    return { ...(zip && zipSchema.safeParse(zip).success ? { zip } : {}), ...campaign };
+  }
+
+  watchAnswers(view, check, () => sendEvent({ event: "form_started", ...context() }));
+
+  async function next(): Promise<void> {
+    if (sender.busy) return;
+    const errors = await check(steps.visibleFields());
+    if (Object.keys(errors).length > 0) {
+      steps.reveal(errors);
+      return;
+    }
+    sendEvent({ event: "form_step_completed", step: steps.current + 1, ...context() });
+    if (!steps.isLast()) steps.show(steps.current + 1);
+    else await sender.send();
+  }
+
+  view.form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void next();
+  });
+
+  steps.show(0, false);
+  view.blockOf("currentInsurer").hidden = true;
+  sender.open();
+  return { ready: zipFromAddress ? zipPlace.prefill(zipFromAddress) : Promise.resolve() };
+}

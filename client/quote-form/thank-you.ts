@@ -1,0 +1,36 @@
+/**
+ * The thank-you step: replaces the form once the request is stored, with the reference number,
+ * what happens next and the phone number partners will call, read back formatted.
+ */
+import { formatUsPhone } from "../../shared/contact";
+import type { Lead } from "../../shared/lead/fields";
+import { site } from "../../shared/site";
+import { h } from "./dom";
+
+/** Shows the thank-you in place of form, scrolled to the top, its heading focused. */
+export function showThankYou(form: HTMLFormElement, reference: string, duplicate: boolean, values: Partial<Lead>): void {
+  const phone = typeof values.phone === "string" ? formatUsPhone(values.phone) : "your phone";
+  const heading = h("h2", { tabindex: "-1" }, `Thank you, ${String(values.firstName ?? "")}!`);
+  const done = h(
+    "section",
+    { class: "rf-done", "aria-labelledby": "rf-done-title" },
+    heading,
+    h("p", {}, "Your quote request is in. Your reference number is ", h("strong", { class: "rf-reference" }, reference), "."),
+    duplicate
+      ? h("p", {}, "We already had a request from you in the past 30 days, so we linked this one to it: partners who have it are working on it, and there is no need to send it again.")
+      : null,
+    h("h3", {}, "What happens next"),
+    h(
+      "ol",
+      {},
+      h("li", {}, "Insurance companies and agents who serve your ZIP code review your request, usually within minutes."),
+      h("li", {}, `They contact you by phone or text at ${phone}, or by email, with their quotes.`),
+      h("li", {}, "Compare the offers. Quotes are free and you are never obliged to buy."),
+    ),
+    h("p", { class: "rf-note" }, `Questions? Call ${site.phone} and give your reference number.`),
+  );
+  heading.id = "rf-done-title";
+  form.replaceWith(done);
+  window.scrollTo(0, 0);
+  heading.focus();
+}

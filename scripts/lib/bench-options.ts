@@ -1,0 +1,76 @@
+/**
+ * What `npm run bench` measures and how hard: the load settings, the page targets, the budgets
+ * the report checks, and the command line (`--leads-only`, `--help`).
+ */
+import { parseArgs } from "node:util";
+
+export const CONNECTIONS = 50;
+export const ROUNDS = 3;
+export const ROUND_SECONDS = 5;
+export const WARMUP_SECONDS = 2;
+export const PAUSE_BETWEEN_RUNS_MS = 250;
+/** Per-request timeout inside autocannon; a timeout counts as an error. */
+export const REQUEST_TIMEOUT_SECONDS = 10;
+/** Hard stop for the whole benchmark, whatever happens. */
+export const OVERALL_DEADLINE_MS = 5 * 60_000;
+/** The page servers run as in production: one access-log line per request. */
+export const BENCH_LOG_LEVEL = "info";
+/** What `npm start` runs with when LOG_LEVEL is unset (server/config.ts). */
+export const PRODUCTION_LOG_LEVEL = "info";
+
+export const TARGETS_BUDGET = {
+  ssrToStaticRatio: 0.8,
+  p99Ms: 100,
+  landingJsGzipBytes: 100 * 1024,
+  leadsPerSecondOnPostgres: 300,
+  formJsGzipBytes: 35 * 1024,
+} as const;
+
+export type TargetId = "ssr" | "ssrRender" | "staticInApp" | "static" | "go" | "notFound";
+
+export interface Target {
+  id: TargetId;
+  label: string;
+  /** Which server: the app, or the static baseline. */
+  server: "app" | "baseline";
+  path: string;
+  expectedStatus: number;
+}
+
+/** Where the app serves the landing page's bytes as a plain file, through its whole middleware stack. */
+export const IN_APP_STATIC_DIR = "__bench__";
+export const IN_APP_STATIC_PATH = `/${IN_APP_STATIC_DIR}/zipcode.html`;
+
+export const TARGETS: Target[] = [
+  { id: "ssr", label: "SSR /zipcode?sid=a1&tid=b2", server: "app", path: "/zipcode?sid=a1&tid=b2", expectedStatus: 200 },
+  // autocannon replaces [<id>] with a new id per request: every request is a fresh React render
+  // (a visitor with a unique click id), never a page-cache hit.
+  { id: "ssrRender", label: "SSR /zipcode, unique tid each", server: "app", path: "/zipcode?sid=a1&tid=[<id>]", expectedStatus: 200 },
+  { id: "staticInApp", label: "static in app (same HTML)", server: "app", path: IN_APP_STATIC_PATH, expectedStatus: 200 },
+  { id: "static", label: "static bare (same HTML)", server: "baseline", path: "/", expectedStatus: 200 },
+  { id: "go", label: "/go?zip=90210&sid=a1&tid=b2", server: "app", path: "/go?zip=90210&sid=a1&tid=b2", expectedStatus: 303 },
+  { id: "notFound", label: "404 /no-such-page", server: "app", path: "/no-such-page", expectedStatus: 404 },
+];
+
+export const USAGE = `usage: npm run bench [-- --leads-only | --help]
+
+  (no option)   the whole benchmark: page throughput against static baselines, the landing
+                page's JavaScript, then POST /api/leads on both stores (a few minutes);
+                writes bench-results/latest.json
+  --leads-only  just POST /api/leads on both stores and the quote form's JavaScript
+  --help        this text
+`;
+
+export type BenchMode = "all" | "leads-only" | "help";
+
+/** The mode the command line asks for; throws with the usage on anything else. */
+export function parseBenchArgs(argv: string[]): BenchMode {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { "leads-only": { type: "boolean" }, help: { type: "boolean", short: "h" } }, strict: true }));
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${USAGE}`, { cause: error });
+  }
+  if (values.help) return "help";
+  return values["leads-only"] ? "leads-only" : "all";
+}

@@ -1,0 +1,112 @@
+/**
+ * What the benchmark's numbers mean against its budgets (bench-options.ts): the SSR/static ratios
+ * and a PASS/MISS verdict per target. A report, not a test: a MISS does not fail the run.
+ */
+import { CONNECTIONS, TARGETS_BUDGET, type TargetId } from "./bench-options";
+import { LEAD_CONNECTIONS, type LeadBench } from "./bench-leads";
+import type { Aggregate, PageBench } from "./bench-pages";
+import { fmt } from "./bench-stats";
+
+export interface Verdict {
+  name: string;
+  target: string;
+  actual: string;
+  pass: boolean;
+}
+
+export type Ratios = Record<"cachedVsInApp" | "cachedVsBare" | "renderVsInApp" | "renderVsBare", number>;
+
+export interface PageRatios {
+  /** The target: SSR of one address ÷ the same bytes as a static file in the app. */
+  ratio: number;
+  ratios: Ratios;
+  /** The target ratio by server CPU per request (undefined without /proc). */
+  cpuRatio: number | undefined;
+}
+
+export function pageRatios(aggregates: Aggregate[]): PageRatios {
+  const byId = (id: TargetId) => aggregates.find((entry) => entry.target === id)!;
+  const ssr = byId("ssr");
+  const ssrRender = byId("ssrRender");
+  // The target compares like with like: the same bytes as a file through the same app.
+  const staticBaseline = byId("staticInApp");
+  const bareBaseline = byId("static");
+  const ratio = ssr.meanReqPerSec / staticBaseline.meanReqPerSec;
+  return {
+    ratio,
+    ratios: {
+      cachedVsInApp: ratio,
+      cachedVsBare: ssr.meanReqPerSec / bareBaseline.meanReqPerSec,
+      renderVsInApp: ssrRender.meanReqPerSec / staticBaseline.meanReqPerSec,
+      renderVsBare: ssrRender.meanReqPerSec / bareBaseline.meanReqPerSec,
+    },
+    // Server CPU per request is barely affected by who else uses the machine: its inverse ratio is
+    // what the req/s ratio would be if each server had a core of its own and a faster load generator.
+    cpuRatio:
+      ssr.medianServerUsPerRequest !== undefined && staticBaseline.medianServerUsPerRequest !== undefined
+        ? staticBaseline.medianServerUsPerRequest / ssr.medianServerUsPerRequest
+        : undefined,
+  };
+}
+
+export function pageVerdicts({ aggregates, js }: PageBench, { ratio }: PageRatios): Verdict[] {
+  const ssr = aggregates.find((entry) => entry.target === "ssr")!;
+  const staticBaseline = aggregates.find((entry) => entry.target === "staticInApp")!;
+  const appAggregates = aggregates.filter((entry) => entry.target !== "static");
+  const appErrors = appAggregates.reduce((sum, entry) => sum + entry.errors, 0);
+  return [
+    {
+      name: "SSR /zipcode req/s ≥ 0.8 × the same HTML as a static file in the app",
+      target: `≥ ${TARGETS_BUDGET.ssrToStaticRatio.toFixed(2)}×`,
+      actual: `${ratio.toFixed(2)}× (${fmt.int(ssr.meanReqPerSec)} vs ${fmt.int(staticBaseline.meanReqPerSec)} req/s)`,
+      pass: ratio >= TARGETS_BUDGET.ssrToStaticRatio,
+    },
+    {
+      name: "zero errors (app targets: socket errors, timeouts, unexpected statuses)",
+      target: "0",
+      actual: `${fmt.int(appErrors)} of ${fmt.int(appAggregates.reduce((sum, entry) => sum + entry.completed, 0))} requests`,
+      pass: appErrors === 0,
+    },
+    ...appAggregates.map((entry) => ({
+      name: `p99 < ${TARGETS_BUDGET.p99Ms} ms at ${CONNECTIONS} connections — ${entry.label}`,
+      target: `< ${TARGETS_BUDGET.p99Ms} ms`,
+      actual: `${fmt.ms(entry.maxP99Ms)} ms (worst round)`,
+      pass: entry.maxP99Ms < TARGETS_BUDGET.p99Ms,
+    })),
+    {
+      name: "landing JS at page load ≤ 100 KiB gzip (level 9)",
+      target: `≤ ${fmt.int(TARGETS_BUDGET.landingJsGzipBytes)} B`,
+      actual: `${fmt.int(js.atLoad.gzipBytes)} B (${fmt.kb(js.atLoad.gzipBytes)})`,
+      pass: js.atLoad.gzipBytes <= TARGETS_BUDGET.landingJsGzipBytes,
+    },
+  ];
+}
+
+export function leadVerdicts({ results, formJs }: LeadBench): Verdict[] {
+  const postgres = results.find((result) => result.store === "postgres");
+  return [
+    {
+      name: `POST /api/leads on PostgreSQL ≥ ${TARGETS_BUDGET.leadsPerSecondOnPostgres} stored leads/s (${LEAD_CONNECTIONS} connections)`,
+      target: `≥ ${TARGETS_BUDGET.leadsPerSecondOnPostgres}/s`,
+      actual: postgres ? `${fmt.int(postgres.leadsPerSecond)}/s` : "not run",
+      pass: postgres !== undefined && postgres.leadsPerSecond >= TARGETS_BUDGET.leadsPerSecondOnPostgres,
+    },
+    ...results.map((result) => {
+      // autocannon drops the requests in flight when a run's time is up: those leads are stored
+      // but their 201 is never counted, at most one per connection per run (warm-up and measure).
+      const inFlight = result.stored - result.createdIncludingWarmUp;
+      return {
+        name: `POST /api/leads (${result.store}): zero errors, every 201 stored`,
+        target: `0 errors; rows = 201s + ≤ ${2 * result.connections} in flight at the stops`,
+        actual: `${fmt.int(result.errors)} errors; ${fmt.int(result.stored)} rows = ${fmt.int(result.createdIncludingWarmUp)} 201s + ${fmt.int(inFlight)}`,
+        pass: result.errors === 0 && inFlight >= 0 && inFlight <= 2 * result.connections,
+      };
+    }),
+    {
+      name: "quote form (rapidfire.html) JS at load ≤ 35 KiB gzip",
+      target: `≤ ${fmt.int(TARGETS_BUDGET.formJsGzipBytes)} B`,
+      actual: `${fmt.int(formJs.atLoad.gzipBytes)} B (${fmt.kb(formJs.atLoad.gzipBytes)})`,
+      pass: formJs.atLoad.gzipBytes <= TARGETS_BUDGET.formJsGzipBytes,
+    },
+  ];
+}

@@ -1,0 +1,56 @@
+/**
+ * The API's one error handler: every refusal of every /api endpoint, whoever raised it (a guard,
+ * the CSRF check, the rate limit, body-parser, a handler, the router's 404), is answered here in
+ * one envelope (shared/api-envelope.ts):
+ * - `{ "status": "error", "error": "<for the visitor>", ...extra }` (a 409 adds `reference`),
+ * - `{ "status": "invalid", "errors": { field: message } }` for a 422.
+ * Anything that is not a client error is logged and answered as a 500 in the same envelope,
+ * never with details.
+ */
+import type { ErrorRequestHandler, Request, RequestHandler } from "express";
+import { HttpError, clientErrorStatus } from "../http/http-error";
+import { noStore } from "../http/guards";
+import { errorMessage } from "../error-pages";
+import { logNotFound } from "../events";
+import type { ApiError, ApiInvalid } from "../../shared/api-envelope";
+
+export const NOT_FOUND_MESSAGE = "No such API endpoint.";
+
+/** The body for a refusal. Extra fields never replace `status` or `error`. */
+export function envelopeOf(error: HttpError): ApiError | ApiInvalid {
+  if (error.fieldErrors) return { status: "invalid", errors: error.fieldErrors };
+  const { status: _status, error: _error, ...extra } = error.extra;
+  return { status: "error", error: error.message, ...extra };
+}
+
+/** Turns what reached the handler into the answer to give, logging what our own code did not raise. */
+function answerFor(error: unknown, req: Request): HttpError {
+  if (error instanceof HttpError) {
+    if (error.status >= 500) req.log.error({ err: error }, "request failed");
+    return error;
+  }
+  const status = clientErrorStatus(error);
+  if (status !== undefined) {
+    req.log.warn({ err: error, status }, "client error");
+    return new HttpError(status, errorMessage(status));
+  }
+  req.log.error({ err: error }, "request failed");
+  return new HttpError(500, errorMessage(500));
+}
+
+export const apiErrors: ErrorRequestHandler = (error: unknown, req, res, next) => {
+  const answer = answerFor(error, req);
+  if (res.headersSent) {
+    next(error);
+    return;
+  }
+  // An answer may be cacheable on purpose (an unknown ZIP code); every other refusal is not.
+  if (!res.hasHeader("Cache-Control")) noStore(res);
+  res.status(answer.status).json(envelopeOf(answer));
+};
+
+/** Any other address under /api: a JSON 404 (API callers parse JSON), never the not-found page. */
+export const apiNotFound: RequestHandler = (req, _res, next) => {
+  logNotFound(req);
+  next(new HttpError(404, NOT_FOUND_MESSAGE));
+};

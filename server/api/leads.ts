@@ -1,0 +1,96 @@
+/**
+ * The quote form's API (the form is the static page rapidfire.html, framed by /):
+ * - GET  /api/leads/session       a CSRF token and the signed "form opened" time, on load
+ * - GET  /api/zip-codes/:zip      the city and state of a ZIP code, to show and confirm it
+ * - POST /api/leads               the quote request (the API pipeline: same origin, CSRF, size and rate limits)
+ * - POST /api/events              the funnel beacon: form_started, form_step_completed (204)
+ */
+import type { Csrf } from "../csrf";
+import type { LeadService, LeadOutcome } from "../leads/service";
+import type { FormTokens } from "../leads/form-token";
+import type { ZipDirectory } from "../zip-codes";
+import type { ClientBudgets } from "../http/rate-limit";
+import { HttpError } from "../http/http-error";
+import { noStore } from "../http/guards";
+import { logFunnelEvent } from "../events";
+import { jsonFields, type Endpoint } from "./pipeline";
+import { paths } from "../../shared/routes";
+import { funnelEventSchema } from "../../shared/funnel-events";
+import type { LeadSubmitResponse } from "../../shared/lead/api";
+
+/** A complete request is about 1.5 KB; 16 KB leaves room for long addresses and URLs, no more. */
+const LEAD_BODY_LIMIT = "16kb";
+const EVENT_BODY_LIMIT = "2kb";
+/** ZIP codes change rarely; a day in browser and CDN caches is safe. */
+const ZIP_CACHE = "public, max-age=86400";
+
+/** The quote form's services (server/leads/capture.ts builds them). */
+export interface LeadApiOptions {
+  service: LeadService;
+  formTokens: FormTokens;
+  zipCodes: ZipDirectory;
+}
+
+const STATUS = { created: 201, already_sent: 409 } as const;
+
+/** A stored (or already stored) request is answered; refusals are thrown for the API's error handler. */
+function answer(outcome: LeadOutcome): { status: number; body: LeadSubmitResponse } {
+  switch (outcome.kind) {
+    case "created":
+      return { status: STATUS.created, body: { status: "created", reference: outcome.reference, duplicate: outcome.duplicate } };
+    case "already_sent":
+      return { status: STATUS.already_sent, body: { status: "already_sent", reference: outcome.reference } };
+    case "invalid":
+      throw HttpError.invalid(outcome.errors);
+    case "rejected":
+      throw new HttpError(outcome.status, outcome.message);
+  }
+}
+
+export function leadEndpoints({ service, formTokens, zipCodes }: LeadApiOptions, csrf: Csrf, budgets: ClientBudgets): Endpoint[] {
+  return [
+    {
+      method: "get",
+      path: paths.leadsSession,
+      handle(req, res) {
+        noStore(res).json({ csrfToken: csrf.issue(req, res), formToken: formTokens.issue() });
+      },
+    },
+    {
+      method: "get",
+      path: `${paths.zipCodesApi}/:zip`,
+      handle(req, res) {
+        const zip = typeof req.params.zip === "string" ? req.params.zip : "";
+        if (!/^\d{5}$/.test(zip)) throw new HttpError(400, "A ZIP code is exactly 5 digits.");
+        // Both answers are facts about the ZIP code, the same for everyone: cacheable.
+        res.setHeader("Cache-Control", ZIP_CACHE);
+        const location = zipCodes.lookup(zip);
+        if (!location) throw new HttpError(404, `We could not find ZIP code ${zip}.`);
+        res.json(location);
+      },
+    },
+    {
+      method: "post",
+      path: paths.leadsApi,
+      body: { limit: LEAD_BODY_LIMIT, budget: budgets.leads, csrf: true },
+      async handle(req, res) {
+        const { status, body } = answer(await service.submit(req, jsonFields(req)));
+        res.status(status).json(body);
+      },
+    },
+    {
+      method: "post",
+      path: paths.eventsApi,
+      // No CSRF token: the beacon is sent before the form's session exists and with `keepalive`
+      // as a page closes. It stores nothing (one log line, validated), and same-origin and the
+      // budget still apply.
+      body: { limit: EVENT_BODY_LIMIT, budget: budgets.events, csrf: false },
+      handle(req, res) {
+        const parsed = funnelEventSchema.safeParse(req.body);
+        if (!parsed.success) throw new HttpError(400, "Unknown or malformed event.");
+        logFunnelEvent(req, parsed.data);
+        res.status(204).end();
+      },
+    },
+  ];
+}

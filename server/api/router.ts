@@ -1,0 +1,42 @@
+/**
+ * Every JSON endpoint, as one Express router mounted at /api (server/app.ts). Each endpoint
+ * module lists its endpoints; here each POST gets the one pipeline (server/api/pipeline.ts),
+ * any other address under /api a JSON 404, and every refusal the one envelope
+ * (server/api/errors.ts).
+ */
+import express from "express";
+import type { Csrf } from "../csrf";
+import type { PrivacyService } from "../privacy/service";
+import type { ClientBudgets } from "../http/rate-limit";
+import { jsonBodyPipeline, type Endpoint } from "./pipeline";
+import { apiErrors, apiNotFound } from "./errors";
+import { leadEndpoints, type LeadApiOptions } from "./leads";
+import { privacyEndpoints } from "./privacy";
+import { API_PREFIX } from "../../shared/routes";
+
+export interface ApiDependencies {
+  csrf: Csrf;
+  /** Shared with the no-JavaScript form (server/routes/do-not-sell.ts). */
+  budgets: ClientBudgets;
+  privacy: PrivacyService;
+  leads: LeadApiOptions;
+}
+
+/** The endpoint's path inside the router (the paths in shared/routes.ts are full). */
+function mountedPath(path: string): string {
+  if (!path.startsWith(`${API_PREFIX}/`)) throw new Error(`API endpoint ${path} is not under ${API_PREFIX}`);
+  return path.slice(API_PREFIX.length);
+}
+
+export function apiRouter({ csrf, budgets, privacy, leads }: ApiDependencies): express.Router {
+  const router = express.Router();
+  const endpoints: Endpoint[] = [...privacyEndpoints(privacy, csrf, budgets), ...leadEndpoints(leads, csrf, budgets)];
+  for (const endpoint of endpoints) {
+    const path = mountedPath(endpoint.path);
+    if (endpoint.method === "get") router.get(path, endpoint.handle);
+    else router.post(path, ...jsonBodyPipeline(endpoint.body, csrf), endpoint.handle);
+  }
+  router.use(apiNotFound);
+  router.use(apiErrors);
+  return router;
+}

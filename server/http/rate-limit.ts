@@ -1,0 +1,45 @@
+/**
+ * Per-client budgets (IP address, see TRUST_PROXY) over a 10-minute window, counted before any
+ * parsing. One budget per kind of submission, shared by every route that takes it: the privacy
+ * request's JSON API and its no-JavaScript form spend the same one.
+ */
+import type { RequestHandler } from "express";
+import { rateLimit } from "express-rate-limit";
+import type { Config } from "../config";
+import { HttpError } from "./http-error";
+import { requestPath } from "./guards";
+import { errorMessage } from "../error-pages";
+
+const RATE_WINDOW_MS = 10 * 60_000;
+
+/** At most `limit` requests per client per window; over it, a warn line with `event` and a 429 HttpError. */
+export function perClientLimit(limit: number, event: string): RequestHandler {
+  return rateLimit({
+    windowMs: RATE_WINDOW_MS,
+    limit,
+    standardHeaders: "draft-8",
+    legacyHeaders: false,
+    handler(req, _res, next) {
+      req.log.warn({ event, path: requestPath(req) }, "rate limited");
+      next(new HttpError(429, errorMessage(429)));
+    },
+  });
+}
+
+export interface ClientBudgets {
+  /** POST /api/leads (LEAD_RATE_LIMIT). */
+  leads: RequestHandler;
+  /** POST /api/events (EVENTS_RATE_LIMIT). */
+  events: RequestHandler;
+  /** POST /api/privacy-requests and POST /do-not-sell together (PRIVACY_RATE_LIMIT). */
+  privacy: RequestHandler;
+}
+
+/** One set per app: each budget is one counter, whichever routes use it. */
+export function clientBudgets(config: Pick<Config, "LEAD_RATE_LIMIT" | "EVENTS_RATE_LIMIT" | "PRIVACY_RATE_LIMIT">): ClientBudgets {
+  return {
+    leads: perClientLimit(config.LEAD_RATE_LIMIT, "lead_rate_limited"),
+    events: perClientLimit(config.EVENTS_RATE_LIMIT, "events_rate_limited"),
+    privacy: perClientLimit(config.PRIVACY_RATE_LIMIT, "privacy_request_rate_limited"),
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * The funnel events the quote form reports through POST /api/events (docs/logging.md): the
+ * server logs them for analysts with the campaign ids, never personal details.
+ */
+import * as z from "zod/mini";
+import { campaignIdSchema, zipSchema } from "./campaign";
+import { LEAD_STEPS } from "./lead/fields";
+
+export const FUNNEL_EVENTS = ["form_started", "form_step_completed"] as const;
+export type FunnelEventName = (typeof FUNNEL_EVENTS)[number];
+
+export const funnelEventSchema = z
+  .object({
+    event: z.enum(FUNNEL_EVENTS),
+    step: z.optional(z.int().check(z.gte(1), z.lte(LEAD_STEPS.length))),
+    zip: z.optional(zipSchema),
+    sid: z.optional(campaignIdSchema),
+    tid: z.optional(campaignIdSchema),
+  })
+  // A step completion says which step; a start does not.
+  .check(z.refine((event) => (event.event === "form_step_completed") === (event.step !== undefined)));
+export type FunnelEvent = z.infer<typeof funnelEventSchema>;

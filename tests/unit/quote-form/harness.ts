@@ -1,0 +1,147 @@
+/**
+ * Drives the quote form (client/quote-form/mount.ts) in happy-dom the way a visitor does: the
+ * page of rapidfire.html around it, fake server calls (recorded by vi.fn), and helpers that type,
+ * choose and press Next. The test files set the happy-dom environment.
+ */
+import { expect, vi, type Mock } from "vitest";
+import { mount, type QuoteFormDeps } from "../../../client/quote-form/mount";
+import type { Session } from "../../../client/quote-form/api";
+import type { ZipLocation } from "../../../client/quote-form/types";
+import type { FunnelEvent } from "../../../shared/funnel-events";
+import type { LeadSubmitResponse } from "../../../shared/lead/api";
+import type { LeadField } from "../../../shared/lead/fields";
+
+export const FORM_URL = "https://www.quoteridge.com/rapidfire.html?zip=90210&sid=a1&tid=b2";
+export const PAGE_URL = "https://www.quoteridge.com/?zip=90210&sid=a1&tid=b2";
+export const REFERENCE = "LD-7K3M-Q9XD";
+
+const PLACES: Record<string, ZipLocation> = {
+  "90210": { zip: "90210", city: "Beverly Hills", state: "CA" },
+  "10001": { zip: "10001", city: "New York", state: "NY" },
+};
+
+export interface Fakes {
+  openSession: Mock<() => Promise<Session>>;
+  lookUpZip: Mock<(zip: string) => Promise<ZipLocation | null>>;
+  submitLead: Mock<(session: Session, body: Record<string, unknown>) => Promise<LeadSubmitResponse>>;
+  sendEvent: Mock<(event: FunnelEvent) => void>;
+}
+
+/** The server, faked: each session has numbered tokens; known ZIPs are 90210 and 10001; every request is stored. */
+export function fakeServer(): Fakes {
+  let sessions = 0;
+  return {
+    openSession: vi.fn(async () => {
+      sessions += 1;
+      return { csrfToken: `csrf-${sessions}`, formToken: `form-token-${sessions}` };
+    }),
+    lookUpZip: vi.fn(async (zip: string) => PLACES[zip] ?? null),
+    submitLead: vi.fn(async (): Promise<LeadSubmitResponse> => ({ status: "created", reference: REFERENCE, duplicate: false })),
+    sendEvent: vi.fn(),
+  };
+}
+
+/** rapidfire.html's page around the form: the progress bar and the #rf-app root, in one main. */
+export function renderPage(): HTMLElement {
+  document.body.innerHTML = `
+    <main class="rf" id="rf">
+      <div class="rf-progress" role="progressbar" aria-valuemin="1" aria-valuemax="3" aria-valuenow="1" aria-valuetext="Step 1 of 3" aria-label="Progress">
+        <div class="rf-progress-bar" id="rf-progress-bar"></div>
+      </div>
+      <div id="rf-app" class="rf-app"></div>
+    </main>`;
+  return document.getElementById("rf-app")!;
+}
+
+/** Mounts a form on a fresh page, as if opened at rapidfire.html + search. */
+export async function openForm(search = "?zip=90210&sid=a1&tid=b2", overrides: Partial<QuoteFormDeps> = {}) {
+  const server = fakeServer();
+  const root = renderPage();
+  const form = mount(root, { ...server, location: { href: FORM_URL, search }, pageUrl: () => PAGE_URL, ...overrides });
+  await form.ready;
+  return { server, root };
+}
+
+/** Lets the form's awaits (fake calls that resolve at once) run to their end. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i += 1) await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+export const $ = <T extends HTMLElement = HTMLElement>(selector: string) => {
+  const element = document.querySelector<T>(selector);
+  if (!element) throw new Error(`${selector} is missing`);
+  return element;
+};
+export const control = <T extends HTMLElement = HTMLInputElement>(field: LeadField) => $<T>(`#rf-${field}`);
+export const block = (field: LeadField) => $(`#rf-field-${field}`);
+export const errorText = (field: LeadField) => $(`#rf-${field}-error`).textContent;
+export const progress = () => $(".rf-progress");
+export const nextButton = () => $<HTMLButtonElement>(".rf-next");
+export const backButton = () => $<HTMLButtonElement>(".rf-back");
+export const stepShown = () => [1, 2, 3].filter((step) => !$(`#rf-step-${step}`).hidden);
+export const liveRegion = () => $('[role="status"]');
+export const focusedId = () => (document.activeElement as HTMLElement | null)?.id ?? "";
+
+/** Types into a text field (one input event, as a paste would). */
+export function type(field: LeadField, value: string): void {
+  const input = control(field);
+  input.focus();
+  input.value = value;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
+/** Chooses an option from a list. */
+export function select(field: LeadField, value: string): void {
+  const list = control<HTMLSelectElement>(field);
+  list.focus();
+  list.value = value;
+  expect(list.value, `${field} has the option ${value}`).toBe(value);
+  list.dispatchEvent(new Event("input", { bubbles: true }));
+  list.dispatchEvent(new Event("change", { bubbles: true }));
+}
+
+/** Clicks one radio of a group. */
+export function choose(field: LeadField, value: string): void {
+  $<HTMLInputElement>(`input[name="${field}"][value="${value}"]`).click();
+}
+
+/** Presses Next (or, on the last step, the submit button) and lets the form finish. */
+export async function pressNext(): Promise<void> {
+  nextButton().click();
+  await settle();
+}
+
+export function fillVehicle(): void {
+  select("vehicleYear", "2020");
+  select("vehicleMake", "Toyota");
+  type("vehicleModel", " Camry ");
+  choose("ownership", "finance");
+  choose("primaryUse", "commute");
+}
+
+export function fillDriver(insured: "yes" | "no" = "yes"): void {
+  type("firstName", "Ana");
+  type("lastName", "Diaz-Ortega");
+  type("dateOfBirth", "04151990"); // the field adds the slashes
+  select("licenseStatus", "active");
+  choose("incidents", "none");
+  choose("currentlyInsured", insured);
+  if (insured === "yes") select("currentInsurer", "GEICO");
+}
+
+export function fillContact(): void {
+  type("streetAddress", "123 Main St Apt 4");
+  type("email", "Ana.Diaz@Example.com");
+  type("phone", "415.555.0134");
+  control("consent").click();
+}
+
+/** Fills all three steps and stops on the last, ready to send. */
+export async function fillAll(): Promise<void> {
+  fillVehicle();
+  await pressNext();
+  fillDriver();
+  await pressNext();
+  fillContact();
+  expect(stepShown()).toEqual([3]);
+}

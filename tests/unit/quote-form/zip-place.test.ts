@@ -1,0 +1,76 @@
+// @vitest-environment happy-dom
+/**
+ * The ZIP code and its place, through mount() with a fake lookup: the ZIP the visitor arrived
+ * with is looked up and its place shown instead of the field; an unknown one is asked again.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { LEAD_MESSAGES } from "../../../shared/lead/fields";
+import { $, block, control, errorText, fillVehicle, focusedId, openForm, pressNext, stepShown, type } from "./harness";
+
+afterEach(() => {
+  document.body.innerHTML = "";
+});
+
+const place = () => $(".rf-place");
+
+describe("the ZIP code", () => {
+  it("from the address is looked up once and its place shown instead of the field", async () => {
+    const { server } = await openForm();
+    expect(server.lookUpZip.mock.calls).toEqual([["90210"]]);
+    expect(control("zip").value).toBe("90210");
+    expect(place().hidden).toBe(false);
+    expect(place().textContent).toBe("Quotes for Beverly Hills, CA 90210. Change ZIP code");
+    expect(block("zip").hidden).toBe(true);
+
+    fillVehicle();
+    await pressNext();
+    expect(stepShown()).toEqual([2]);
+    expect(server.lookUpZip).toHaveBeenCalledTimes(1); // remembered, not asked again
+  });
+
+  it("that does not exist (the lookup answers null) is asked again with its message", async () => {
+    const { server } = await openForm("?zip=99999&sid=a1");
+    expect(server.lookUpZip.mock.calls).toEqual([["99999"]]);
+    expect(errorText("zip")).toBe("We could not find ZIP code 99999. Please check it and enter it again.");
+    expect(control("zip").getAttribute("aria-invalid")).toBe("true");
+    expect(block("zip").hidden).toBe(false);
+    expect(place().hidden).toBe(true);
+
+    // Still refused on Next, and focused; a corrected one is looked up and taken.
+    fillVehicle();
+    await pressNext();
+    expect(stepShown()).toEqual([1]);
+    expect(focusedId()).toBe("rf-zip");
+    expect(errorText("zip")).toBe("We could not find ZIP code 99999. Please check it and enter it again.");
+
+    type("zip", "10001");
+    await pressNext();
+    expect(server.lookUpZip.mock.calls).toEqual([["99999"], ["10001"]]);
+    expect(stepShown()).toEqual([2]);
+    expect(place().textContent).toContain("Quotes for New York, NY 10001.");
+    expect(errorText("zip")).toBe("");
+  });
+
+  it("typed by the visitor keeps digits only, and an unknown one gets the message on Next", async () => {
+    const { server } = await openForm("");
+    expect(server.lookUpZip).not.toHaveBeenCalled();
+    expect(block("zip").hidden).toBe(false);
+    type("zip", "9-99 99x1");
+    expect(control("zip").value).toBe("99999");
+    fillVehicle();
+    await pressNext();
+    expect(errorText("zip")).toBe("We could not find ZIP code 99999. Please check it and enter it again.");
+    expect(stepShown()).toEqual([1]);
+  });
+
+  it("can be changed: the field comes back, focused", async () => {
+    await openForm();
+    $<HTMLButtonElement>(".rf-link-button").click();
+    expect(block("zip").hidden).toBe(false);
+    expect(place().hidden).toBe(true);
+    expect(focusedId()).toBe("rf-zip");
+    type("zip", "");
+    await pressNext();
+    expect(errorText("zip")).toBe(LEAD_MESSAGES.zip);
+  });
+});
