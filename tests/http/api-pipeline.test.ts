@@ -135,7 +135,9 @@ describe("per-client budgets", () => {
       expect((await spend(path)).status).toBe(415);
       const refused = await spend(path);
       expectEnvelope(refused, 429, MESSAGES.rateLimited);
-      expect(refused.headers["ratelimit-policy"]).toBeDefined();
+      // Standard headers tell the client its budget and window (draft-8: q=limit, w=seconds).
+      expect(refused.headers["ratelimit-policy"]).toMatch(/\bq=2\b.*\bw=600\b/);
+      expect(refused.headers["ratelimit"]).toMatch(/\br=0\b/);
       expect(limited.events(event)).toHaveLength(1);
       for (const other of ENDPOINTS.filter((entry) => entry.path !== path)) expect((await spend(other.path)).status, other.path).toBe(415);
     } finally {
