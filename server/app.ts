@@ -2,6 +2,7 @@
  * The Express application: the middleware pipeline, in order. Built from explicit dependencies
  * so tests run the real app against a captured log stream.
  */
+import type { BuyerReturnsOptions } from "./api/buyer-returns";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import compression from "compression";
 import type { Config } from "./config";
@@ -20,6 +21,8 @@ import { clientErrorStatus } from "./http/http-error";
 import { clientBudgets } from "./http/rate-limit";
 import { apiRouter } from "./api/router";
 import type { LeadApiOptions } from "./api/leads";
+import { consentCertificateRoute } from "./consent/route";
+import type { ConsentCertificates } from "./consent/service";
 import type { ServerContext } from "../shared/render-contract";
 import { errorPageHtml } from "./error-pages";
 import { logNotFound } from "./events";
@@ -34,10 +37,12 @@ export interface AppDependencies {
   assets: RequestHandler[];
   privacy: { service: PrivacyService; csrf: Csrf };
   /** The quote form's API; it shares the privacy form's CSRF protection. */
-  leads: LeadApiOptions;
+  leads: LeadApiOptions & { certificates: ConsentCertificates };
+  /** Buyers' signed return reports (POST /api/buyer-returns); absent without BUYERS_FILE. */
+  buyerReturns?: BuyerReturnsOptions;
 }
 
-export function createApp({ config, logger, lifecycle, source, assets, privacy, leads }: AppDependencies): express.Express {
+export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, buyerReturns }: AppDependencies): express.Express {
   const app = express();
   // We sit behind a load balancer: req.ip and req.protocol come from its X-Forwarded-* headers,
   // but only for the hops the operator configured.
@@ -59,6 +64,8 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
   // 5. Probes, then the campaign redirect: neither needs rendering.
   app.use(healthRouter(lifecycle));
   app.get(paths.go, goHandler);
+  // Consent certificates for buyers (signed links, 404 for anything else; server/consent/route.ts).
+  app.use(consentCertificateRoute(leads.certificates));
   // 6. Pages are rendered by the React router; loaders and actions get the server's services.
   const contextFor = (req: express.Request, res: express.Response): ServerContext => ({
     privacy: {
@@ -73,7 +80,7 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
   //    funnel events): one pipeline, one error envelope, a JSON 404 for unknown addresses. Each
   //    per-client budget is one counter, so the no-JavaScript privacy form spends the API's.
   const budgets = clientBudgets(config);
-  app.use(API_PREFIX, apiRouter({ csrf: privacy.csrf, budgets, privacy: privacy.service, leads }));
+  app.use(API_PREFIX, apiRouter({ csrf: privacy.csrf, budgets, privacy: privacy.service, leads, ...(buyerReturns ? { buyerReturns } : {}) }));
   // 8. The privacy form without JavaScript: the same checks, answered as pages.
   app.use(doNotSellForm({ csrf: privacy.csrf, budget: budgets.privacy, renderPage }));
   // 9. Files, then every other GET/HEAD is a page.

@@ -64,6 +64,8 @@ export const configSchema = z.object({
   DATA_DIR: z.string().min(1).default("data"),
   /** Signs CSRF tokens; must be the same on every replica. Unset: a random one per process. */
   CSRF_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Signs consent certificate links (server/consent/certificate.ts); unset: derived from CSRF_SECRET. */
+  CERTIFICATE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Privacy-request submissions allowed per client (IP) per 10 minutes. */
   PRIVACY_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(10),
   /** Quote requests (POST /api/leads) per client per 10 minutes. */
@@ -72,6 +74,10 @@ export const configSchema = z.object({
   EVENTS_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(200),
   /** A quote form sent sooner than this after it opened is a bot's (no person fills three steps that fast). */
   LEAD_MIN_FILL_MS: milliseconds(4_000),
+  /** The buyers and traffic sources (docs/lead-delivery.md); unset = leads are stored, not delivered. */
+  BUYERS_FILE: z.string().min(1).optional(),
+  /** Deliveries each replica sends at once (each waits for its buyer's answer). */
+  DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   /** After SIGTERM: how long to keep serving (readiness failing) so the balancer stops routing. */
   SHUTDOWN_DELAY_MS: milliseconds(0),
   /** After the delay: how long in-flight requests get to finish before sockets are destroyed. */
@@ -94,6 +100,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`),
     );
+  }
+  // Buyers get consent certificate links that must work for years: never a key random per process.
+  if (parsed.data.BUYERS_FILE && !parsed.data.CERTIFICATE_SECRET && !parsed.data.CSRF_SECRET) {
+    throw new ConfigError(["CERTIFICATE_SECRET: required when BUYERS_FILE is set (or set CSRF_SECRET), so consent certificate links keep working"]);
   }
   return parsed.data;
 }

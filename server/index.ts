@@ -14,11 +14,14 @@ import { loadProductionBuild } from "./render-source";
 import { staticAssets } from "./static";
 import { openDatabase, type Database } from "./db/database";
 import { migrate } from "./db/migrate";
-import { privacyRequestRepository } from "./db/privacy-requests";
 import { createPrivacyService } from "./privacy/service";
+import { saleAllowed, suppressionList } from "./privacy/suppression";
 import { createCsrf } from "./csrf";
 import { randomBytes } from "node:crypto";
 import { createLeadCapture } from "./leads/capture";
+import { loadBuyersFile } from "./delivery/buyers";
+import { createDelivery } from "./delivery/setup";
+import { buyerReturnsOver } from "./api/buyer-returns";
 
 function readConfig(): Config {
   try {
@@ -103,18 +106,25 @@ async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config);
   const lifecycle = createLifecycle();
+  // A bad BUYERS_FILE stops the start before anything else is opened.
+  const buyers = config.BUYERS_FILE ? loadBuyersFile(config.BUYERS_FILE) : undefined;
   const db = await openStore(config, logger);
   const rendering = await buildRendering(config);
   const secret = csrfSecret(config, logger);
-  const privacy = { service: createPrivacyService(privacyRequestRepository(db)), csrf: createCsrf(secret) };
-  const leads = await createLeadCapture(db, secret, config);
-  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads });
+  const privacy = { service: createPrivacyService(db), csrf: createCsrf(secret) };
+  const suppression = suppressionList(db);
+  const leads = await createLeadCapture(db, secret, config, buyers, (facts) => saleAllowed(facts, suppression));
+  const worker = buyers ? createDelivery({ config, db, logger, buyers, csrfSecret: secret, suppression }) : undefined;
+  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, ...(buyers ? { buyerReturns: buyerReturnsOver(db, buyers) } : {}) });
   const server = http.createServer(app);
   applyTimeouts(server, config);
   handleShutdown(server, config, logger, lifecycle, async () => {
     await rendering.close();
+    // Sends in flight finish (each within its buyer's timeout) before the database closes.
+    await worker?.stop();
     await db.close();
   });
+  worker?.start();
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.PORT;

@@ -20,6 +20,8 @@ export interface LeadSession {
   cookie: string;
   csrfToken: string;
   formToken: string;
+  /** The disclosure the form shows beside the consent box (its version depends on the buyers named). */
+  disclosure?: { version: number };
 }
 
 /** A session from GET /api/leads/session's Set-Cookie lines and JSON body, however it was fetched. */
@@ -117,7 +119,7 @@ export function leadBody(session: LeadSession, overrides: Record<string, unknown
     ...leadFields(),
     idempotencyKey: randomUUID(),
     formToken: session.formToken,
-    consentVersion: CONSENT_DISCLOSURE.version,
+    consentVersion: session.disclosure?.version ?? CONSENT_DISCLOSURE.version,
     formUrl: FORM_URL,
     pageUrl: PAGE_URL,
     sid: "a1",

@@ -58,6 +58,12 @@ export interface ThrowawayCluster {
   url: string;
   /** Fast shutdown, then the directory is removed. */
   stop(): Promise<void>;
+  /**
+   * A database restart as operations do one: `pg_ctl stop -m fast` (every session is ended with
+   * 57P01), `downMs` with nothing listening, then the same data directory started again on the
+   * same port; resolves once it accepts connections.
+   */
+  restart(downMs?: number): Promise<void>;
 }
 
 interface SystemUser {
@@ -115,6 +121,18 @@ function runTool(runner: Runner, tool: string, args: string[], cwd: string): voi
   if (result.status !== 0) {
     throw new Error(`${tool} failed (exit ${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
   }
+}
+
+/** runTool without blocking the event loop. */
+function runToolAsync(runner: Runner, tool: string, args: string[], cwd: string): Promise<void> {
+  const [command, argv] = runner.command(tool, args);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.once("error", (error) => reject(new Error(`Could not run ${tool} (${command}): ${error.message}`)));
+    child.once("exit", (code, signal) => (code === 0 ? resolve() : reject(new Error(`${tool} failed (exit ${code ?? signal}):\n${stderr}`))));
+  });
 }
 
 function readPid(file: string): number | undefined {
@@ -219,9 +237,9 @@ export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
     // --no-sync: initdb need not fsync a throwaway cluster; the server itself runs with fsync=on.
     runTool(runner, "initdb", ["-D", dataDir, "--auth=trust", "-U", "postgres", "-E", "UTF8", "--no-locale", "--no-sync"], base);
 
-    for (let attempt = 1; ; attempt += 1) {
-      const port = await getPort({ host: "127.0.0.1" });
-      const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    const urlOf = (port: number) => `postgres://postgres@127.0.0.1:${port}/postgres`;
+    /** Starts postgres on `port` (the first time, and after a restart's stop); resolves once it accepts connections. */
+    const launch = async (port: number): Promise<void> => {
       const log = openSync(logFile, "a");
       const [command, argv] = runner.command("postgres", [
         "-D", dataDir,
@@ -237,25 +255,45 @@ export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
         "-c", "logging_collector=off",
         "-c", "log_min_messages=warning",
       ]);
-      child = spawn(command, argv, { cwd: base, stdio: ["ignore", log, log] });
+      const started = spawn(command, argv, { cwd: base, stdio: ["ignore", log, log] });
+      child = started;
       closeSync(log);
       try {
-        await waitForConnections(url, child, logFile, 60_000);
+        await waitForConnections(urlOf(port), started, logFile, 60_000);
       } catch (error) {
-        await stopPostmaster(runner, dataDir, base, child);
+        await stopPostmaster(runner, dataDir, base, started);
+        throw error;
+      }
+    };
+
+    for (let attempt = 1; ; attempt += 1) {
+      const port = await getPort({ host: "127.0.0.1" });
+      try {
+        await launch(port);
+      } catch (error) {
         // Another process may have taken the free port between our check and PostgreSQL's bind.
         if (attempt < 3 && /could not (bind|create listen socket)|Address already in use/i.test(tail(logFile))) continue;
         throw error;
       }
-      const started = child;
       return {
-        url,
+        url: urlOf(port),
         async stop() {
           try {
-            await stopPostmaster(runner, dataDir, base, started);
+            if (child) await stopPostmaster(runner, dataDir, base, child);
           } finally {
             removeBase();
           }
+        },
+        async restart(downMs = 0) {
+          const running = child;
+          if (running) {
+            // Without blocking this process (stop() uses spawnSync): its clients keep sending while
+            // PostgreSQL shuts down, as a live application's do.
+            await runToolAsync(runner, "pg_ctl", ["stop", "-D", dataDir, "-m", "fast", "-w", "-t", "60"], base).catch(() => {});
+            await stopPostmaster(runner, dataDir, base, running); // whatever pg_ctl left, and the exit
+          }
+          await new Promise((resolve) => setTimeout(resolve, downMs));
+          await launch(port);
         },
       };
     }

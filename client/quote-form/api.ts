@@ -2,11 +2,14 @@
 import { paths, CSRF_HEADER } from "../../shared/routes";
 import type { FunnelEvent } from "../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../shared/lead/api";
+import type { ShownDisclosure } from "../../shared/consent-disclosure";
 import type { ZipLocation } from "./types";
 
 export interface Session {
   csrfToken: string;
   formToken: string;
+  /** The words to show beside the consent box, and the version to send with them (consent.ts). */
+  disclosure: ShownDisclosure;
 }
 
 async function json<T>(response: Response): Promise<T> {
@@ -27,6 +30,30 @@ export async function lookUpZip(zip: string): Promise<ZipLocation | null> {
   return json<ZipLocation>(response);
 }
 
+/**
+ * The server could not store the request just now (503: its database is restarting or failing
+ * over) and asks for the same request again later; submit.ts does so with the same idempotency key.
+ */
+export class TryAgainLater extends Error {
+  /** How long the server asked to wait (Retry-After), in milliseconds; undefined when it did not say. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(retryAfterMs: number | undefined) {
+    super("The server asked to try again later");
+    this.name = "TryAgainLater";
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP date, in milliseconds from `now`. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  const value = header?.trim() ?? "";
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = /^[A-Za-z]{3}, /.test(value) ? Date.parse(value) : Number.NaN; // "Mon, 23 Nov 2026 12:00:05 GMT"
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Throws TryAgainLater on a 503, and fetch's own error when the server cannot be reached. */
 export async function submitLead(session: Session, body: Record<string, unknown>): Promise<LeadSubmitResponse> {
   const response = await fetch(paths.leadsApi, {
     method: "POST",
@@ -34,6 +61,7 @@ export async function submitLead(session: Session, body: Record<string, unknown>
     headers: { "content-type": "application/json", [CSRF_HEADER]: session.csrfToken },
     body: JSON.stringify(body),
   });
+  if (response.status === 503) throw new TryAgainLater(retryAfterMs(response.headers.get("retry-after")));
   if (response.headers.get("content-type")?.includes("application/json")) {
     const reply = await json<LeadSubmitResponse | { error?: string }>(response);
     if ("status" in reply) return reply;

@@ -3,7 +3,7 @@
  * presentation the field's rule carries (shared/lead/fields.ts), the same rule the server applies.
  */
 import { fieldInfo, type LeadField } from "../../shared/lead/fields";
-import { CONSENT_DISCLOSURE } from "../../shared/consent-disclosure";
+import { CONSENT_DISCLOSURE, type DisclosurePart } from "../../shared/consent-disclosure";
 import { h } from "./dom";
 
 export const idOf = (field: LeadField) => `rf-${field}`;
@@ -18,9 +18,9 @@ function describedBy(field: LeadField, hint: string | undefined): string {
 
 const hintOf = (field: LeadField, hint: string | undefined) => (hint ? h("p", { class: "rf-hint", id: `${idOf(field)}-hint` }, hint) : null);
 
-/** The consent disclosure, its links opening in a new tab so the form keeps its answers. */
-function disclosure(): Node[] {
-  return CONSENT_DISCLOSURE.parts.map((part) =>
+/** A consent disclosure's text, its links opening in a new tab so the form keeps its answers. */
+export function disclosureNodes(parts: readonly DisclosurePart[]): Node[] {
+  return parts.map((part) =>
     typeof part === "string" ? document.createTextNode(part) : h("a", { href: part.href, target: "_blank", rel: "noopener" }, part.text),
   );
 }
@@ -81,7 +81,8 @@ export function buildField(field: LeadField): HTMLElement {
         "div",
         { class: "rf-field rf-consent", id: fieldIdOf(field) },
         h("input", { type: "checkbox", id: idOf(field), name: field, "aria-describedby": errorIdOf(field) }),
-        h("label", { for: idOf(field) }, ...disclosure()),
+        // The bundle's text until the session brings the stored one (consent.ts).
+        h("label", { for: idOf(field) }, ...disclosureNodes(CONSENT_DISCLOSURE.parts)),
         errorSlot(field),
       );
   }

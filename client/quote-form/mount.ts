@@ -9,8 +9,9 @@ import type { FunnelEvent } from "../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../shared/lead/api";
 import { lookUpZip as realLookUpZip, openSession as realOpenSession, sendEvent as realSendEvent, submitLead as realSubmitLead, type Session } from "./api";
 import { createCheck, watchAnswers } from "./checks";
+import { createConsentText } from "./consent";
 import { createSteps } from "./steps";
-import { createSender, parentAddress } from "./submit";
+import { NETWORK_ERROR, createSender, parentAddress } from "./submit";
 import { showThankYou } from "./thank-you";
 import type { ZipLocation } from "./types";
 import { buildView } from "./view";
@@ -55,7 +56,21 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   const zipPlace = createZipPlace(view, lookUpZip);
   const check = createCheck(view, zipPlace);
   const steps = createSteps(view, progress);
-  const sender = createSender(view, steps, { openSession, submitLead, formUrl: () => location.href, pageUrl, campaign }, (reference, duplicate, values) => {
+  // Every session brings the consent words to show; the latest request's, for a send to wait on.
+  const consent = createConsentText(view);
+  let sessionOpened: Promise<Session> | undefined;
+  let sessionPending = false;
+  const openShownSession = (): Promise<Session> => {
+    sessionPending = true;
+    sessionOpened = openSession()
+      .then((session) => {
+        consent.show(session.disclosure);
+        return session;
+      })
+      .finally(() => (sessionPending = false));
+    return sessionOpened;
+  };
+  const sender = createSender(view, steps, { openSession: openShownSession, submitLead, formUrl: () => location.href, pageUrl, campaign, consentVersion: () => consent.version }, (reference, duplicate, values) => {
     steps.showSent();
     showThankYou(view.form, reference, duplicate, values);
   });
@@ -78,7 +93,33 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     }
     sendEvent({ event: "form_step_completed", step: steps.current + 1, ...context() });
     if (!steps.isLast()) steps.show(steps.current + 1);
-    else await sender.send();
+    else if (await consentShown()) await sender.send();
+  }
+
+  /**
+   * Whether the words beside the box came from a session. If none has yet (it failed at load),
+   * asks again: the same words go at once; other words replace them, unticked, to be read first.
+   */
+  let waitingForWords = false;
+  async function consentShown(): Promise<boolean> {
+    if (consent.version !== undefined) return true;
+    if (waitingForWords) return false;
+    waitingForWords = true;
+    const ticked = view.readRaw().consent === true;
+    // One session at a time: two at once would set two CSRF cookies.
+    if (!sessionPending) sender.open();
+    await sessionOpened?.catch(() => {});
+    waitingForWords = false;
+    if (consent.version === undefined) {
+      view.formError.textContent = NETWORK_ERROR;
+      return false;
+    }
+    // Unticked by consent.show(): the words changed, and it says so on the box.
+    if (ticked && view.readRaw().consent !== true) {
+      view.focusField("consent");
+      return false;
+    }
+    return true;
   }
 
   view.form.addEventListener("submit", (event) => {

@@ -2,13 +2,17 @@
  * Sending the request (POST /api/leads): the answers as typed plus the envelope (idempotency key,
  * form token, consent version, addresses, honeypot, campaign ids), the busy state while it
  * travels, and what each reply does. The answers stay in the inputs whatever happens.
+ *
+ * A 503 (the database restarting or failing over, up to a minute) or no answer at all is not
+ * the visitor's problem: the form sends the same request again by itself, with the same
+ * idempotency key and session, so the lead is stored exactly once when the server is back (issue 10).
  */
-import { CONSENT_DISCLOSURE, SUBMIT_LABEL } from "../../shared/consent-disclosure";
+import { SUBMIT_LABEL } from "../../shared/consent-disclosure";
 import type { Campaign } from "../../shared/campaign";
 import { HONEYPOT_FIELD, type LeadSubmitResponse } from "../../shared/lead/api";
 import { LEAD_FIELDS, checkLeadFields, type Lead } from "../../shared/lead/fields";
 import { randomId } from "../../shared/random-id";
-import type { Session } from "./api";
+import { TryAgainLater, type Session } from "./api";
 import type { Steps } from "./steps";
 import type { View } from "./view";
 
@@ -20,6 +24,8 @@ export interface SubmitDeps {
   /** The address of the page framing the form, sent as pageUrl. */
   pageUrl(): string;
   campaign: Campaign;
+  /** The stored version of the consent words shown beside the box (consent.ts). */
+  consentVersion(): number | undefined;
 }
 
 export interface Sender {
@@ -32,6 +38,26 @@ export interface Sender {
 }
 
 export const NETWORK_ERROR = "We could not reach our server. Check your connection and try again: your answers are kept.";
+/** Shown, politely, while the form keeps trying by itself. */
+export const STILL_SENDING = "Still sending your request… (we will keep trying)";
+
+/**
+ * Trying again: after 2 s, 4 s, 8 s, then every 10 s, never sooner than the server's Retry-After
+ * (but at most 10 s), while the whole send has taken under 90 s: a database failover takes up to
+ * 60 s. About 11 requests at most, well within the per-client budget (LEAD_RATE_LIMIT, 20).
+ */
+export const RETRY_POLICY = { firstDelayMs: 2_000, maxDelayMs: 10_000, budgetMs: 90_000 } as const;
+
+/** The wait before retry number `retry` (1, 2, …), given the server's Retry-After if it sent one. */
+export function retryDelay(retry: number, retryAfterMs: number | undefined): number {
+  const backoff = RETRY_POLICY.firstDelayMs * 2 ** (retry - 1);
+  return Math.min(Math.max(backoff, retryAfterMs ?? 0), RETRY_POLICY.maxDelayMs);
+}
+
+/** One try's end: the server's reply, or a reason to try again (with its Retry-After, if any). */
+type Attempt = { reply: LeadSubmitResponse } | { retryAfterMs: number | undefined };
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The page framing the form (the quote page), else the form's referrer or its own address. */
 export function parentAddress(): string {
@@ -68,6 +94,29 @@ export function createSender(
     thank(reference, duplicate, values);
   }
 
+  /** The message above the buttons: a refusal is an alert; "still sending" a polite status. */
+  function say(message: string, role: "alert" | "status" = "alert"): void {
+    formError.setAttribute("role", role);
+    if (formError.textContent !== message) formError.textContent = message;
+  }
+
+  async function attempt(body: Record<string, unknown>): Promise<Attempt> {
+    let current: Session;
+    try {
+      current = await (session ??= deps.openSession());
+    } catch {
+      session = undefined; // ask for a fresh one on the next try
+      return { retryAfterMs: undefined };
+    }
+    try {
+      return { reply: await deps.submitLead(current, { ...body, formToken: current.formToken }) };
+    } catch (error) {
+      // The same session next time: its form token dates the form's opening (a new one would be
+      // refused as too fast), and its CSRF cookie is still good.
+      return { retryAfterMs: error instanceof TryAgainLater ? error.retryAfterMs : undefined };
+    }
+  }
+
   async function send(): Promise<void> {
     const answers = view.readRaw();
     const { values, errors } = checkLeadFields(answers, LEAD_FIELDS);
@@ -75,35 +124,48 @@ export function createSender(
       steps.reveal(errors);
       return;
     }
+    // Built once: every retry sends the same request.
+    const body = {
+      // The answers as typed: the server checks and normalises them with the same rules.
+      ...answers,
+      idempotencyKey,
+      consentVersion: deps.consentVersion(),
+      formUrl: deps.formUrl(),
+      pageUrl: deps.pageUrl(),
+      [HONEYPOT_FIELD]: view.honeypot.value,
+      ...deps.campaign,
+    };
     setBusy(true);
-    formError.textContent = "";
+    say("");
+    const started = Date.now();
     try {
-      const current = await (session ??= deps.openSession());
-      const reply = await deps.submitLead(current, {
-        // The answers as typed: the server checks and normalises them with the same rules.
-        ...answers,
-        idempotencyKey,
-        formToken: current.formToken,
-        consentVersion: CONSENT_DISCLOSURE.version,
-        formUrl: deps.formUrl(),
-        pageUrl: deps.pageUrl(),
-        [HONEYPOT_FIELD]: view.honeypot.value,
-        ...deps.campaign,
-      });
-      if (reply.status === "created") return thanks(reply.reference, reply.duplicate, values);
-      if (reply.status === "already_sent") return thanks(reply.reference, false, values);
-      // Enabled again before anything is focused: a disabled button cannot take focus.
-      setBusy(false);
-      if (reply.status === "invalid") steps.reveal(reply.errors);
-      else {
-        formError.textContent = reply.error;
-        nextButton.focus();
+      for (let retry = 1; ; retry += 1) {
+        const outcome = await attempt(body);
+        if ("reply" in outcome) {
+          const { reply } = outcome;
+          if (reply.status === "created") return thanks(reply.reference, reply.duplicate, values);
+          if (reply.status === "already_sent") return thanks(reply.reference, false, values);
+          // Enabled again before anything is focused: a disabled button cannot take focus.
+          setBusy(false);
+          say("");
+          if (reply.status === "invalid") steps.reveal(reply.errors);
+          else {
+            say(reply.error);
+            nextButton.focus();
+          }
+          return;
+        }
+        const delay = retryDelay(retry, outcome.retryAfterMs);
+        if (Date.now() - started + delay > RETRY_POLICY.budgetMs) {
+          // Given up for now: the visitor's next press starts again, with the same key.
+          setBusy(false);
+          say(NETWORK_ERROR);
+          nextButton.focus();
+          return;
+        }
+        say(STILL_SENDING, "status");
+        await wait(delay);
       }
-    } catch {
-      session = undefined; // fetch a fresh one on the next try
-      setBusy(false);
-      formError.textContent = NETWORK_ERROR;
-      nextButton.focus();
     } finally {
       if (busy) setBusy(false);
     }

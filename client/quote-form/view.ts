@@ -8,6 +8,7 @@ import { HONEYPOT_FIELD } from "../../shared/lead/api";
 import { LEAD_FIELDS, LEAD_STEPS, type LeadField, type RawLead } from "../../shared/lead/fields";
 import { buildField, errorIdOf } from "./fields";
 import { h } from "./dom";
+import { gpcNotice } from "./gpc-notice";
 
 export type Control = HTMLInputElement | HTMLSelectElement;
 
@@ -56,7 +57,8 @@ export function buildView(root: HTMLElement): View {
       { class: "rf-step", id: `rf-step-${index + 1}`, hidden: index > 0 },
       h("legend", {}, h("h2", { tabindex: "-1" }, `Step ${index + 1} of ${LEAD_STEPS.length}: ${definition.title}`)),
       index === 0 ? placeSummary : null,
-      ...definition.fields.map((field) => (blocks[field] = buildField(field))),
+      // The Global Privacy Control notice, when the browser sends it, just above the consent box.
+      ...definition.fields.flatMap((field) => [field === "consent" ? gpcNotice() : null, (blocks[field] = buildField(field))]),
     ),
   );
   const form = h(

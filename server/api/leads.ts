@@ -1,6 +1,7 @@
 /**
  * The quote form's API (the form is the static page rapidfire.html, framed by /):
- * - GET  /api/leads/session       a CSRF token and the signed "form opened" time, on load
+ * - GET  /api/leads/session       a CSRF token, the signed "form opened" time and the consent
+ *                                  disclosure to show (its stored version and exact text), on load
  * - GET  /api/zip-codes/:zip      the city and state of a ZIP code, to show and confirm it
  * - POST /api/leads               the quote request (the API pipeline: same origin, CSRF, size and rate limits)
  * - POST /api/events              the funnel beacon: form_started, form_step_completed (204)
@@ -17,6 +18,7 @@ import { jsonFields, type Endpoint } from "./pipeline";
 import { paths } from "../../shared/routes";
 import { funnelEventSchema } from "../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../shared/lead/api";
+import type { ShownDisclosure } from "../../shared/consent-disclosure";
 
 /** A complete request is about 1.5 KB; 16 KB leaves room for long addresses and URLs, no more. */
 const LEAD_BODY_LIMIT = "16kb";
@@ -29,6 +31,8 @@ export interface LeadApiOptions {
   service: LeadService;
   formTokens: FormTokens;
   zipCodes: ZipDirectory;
+  /** The disclosure visitors consent to now: the form shows exactly this text and sends its version. */
+  shownDisclosure(): Promise<ShownDisclosure>;
 }
 
 const STATUS = { created: 201, already_sent: 409 } as const;
@@ -47,13 +51,14 @@ function answer(outcome: LeadOutcome): { status: number; body: LeadSubmitRespons
   }
 }
 
-export function leadEndpoints({ service, formTokens, zipCodes }: LeadApiOptions, csrf: Csrf, budgets: ClientBudgets): Endpoint[] {
+export function leadEndpoints({ service, formTokens, zipCodes, shownDisclosure }: LeadApiOptions, csrf: Csrf, budgets: ClientBudgets): Endpoint[] {
   return [
     {
       method: "get",
       path: paths.leadsSession,
-      handle(req, res) {
-        noStore(res).json({ csrfToken: csrf.issue(req, res), formToken: formTokens.issue() });
+      async handle(req, res) {
+        const disclosure = await shownDisclosure();
+        noStore(res).json({ csrfToken: csrf.issue(req, res), formToken: formTokens.issue(), disclosure });
       },
     },
     {

@@ -1,17 +1,18 @@
 /**
  * Every JSON endpoint, as one Express router mounted at /api (server/app.ts). Each endpoint
- * module lists its endpoints; here each POST gets the one pipeline (server/api/pipeline.ts),
- * any other address under /api a JSON 404, and every refusal the one envelope
- * (server/api/errors.ts).
+ * module lists its endpoints; here each POST gets its pipeline (server/api/pipeline.ts: our pages'
+ * JSON with same-origin and CSRF, or a partner server's signed JSON), any other address under
+ * /api a JSON 404, and every refusal the one envelope (server/api/errors.ts).
  */
 import express from "express";
 import type { Csrf } from "../csrf";
 import type { PrivacyService } from "../privacy/service";
 import type { ClientBudgets } from "../http/rate-limit";
-import { jsonBodyPipeline, type Endpoint } from "./pipeline";
+import { jsonBodyPipeline, signedJsonPipeline, type Endpoint } from "./pipeline";
 import { apiErrors, apiNotFound } from "./errors";
 import { leadEndpoints, type LeadApiOptions } from "./leads";
 import { privacyEndpoints } from "./privacy";
+import { buyerReturnEndpoints, type BuyerReturnsOptions } from "./buyer-returns";
 import { API_PREFIX } from "../../shared/routes";
 
 export interface ApiDependencies {
@@ -20,6 +21,8 @@ export interface ApiDependencies {
   budgets: ClientBudgets;
   privacy: PrivacyService;
   leads: LeadApiOptions;
+  /** Buyers' signed return reports; absent when BUYERS_FILE is unset (the endpoint is then a 404). */
+  buyerReturns?: BuyerReturnsOptions;
 }
 
 /** The endpoint's path inside the router (the paths in shared/routes.ts are full). */
@@ -28,12 +31,17 @@ function mountedPath(path: string): string {
   return path.slice(API_PREFIX.length);
 }
 
-export function apiRouter({ csrf, budgets, privacy, leads }: ApiDependencies): express.Router {
+export function apiRouter({ csrf, budgets, privacy, leads, buyerReturns }: ApiDependencies): express.Router {
   const router = express.Router();
-  const endpoints: Endpoint[] = [...privacyEndpoints(privacy, csrf, budgets), ...leadEndpoints(leads, csrf, budgets)];
+  const endpoints: Endpoint[] = [
+    ...privacyEndpoints(privacy, csrf, budgets),
+    ...leadEndpoints(leads, csrf, budgets),
+    ...(buyerReturns ? buyerReturnEndpoints(buyerReturns) : []),
+  ];
   for (const endpoint of endpoints) {
     const path = mountedPath(endpoint.path);
     if (endpoint.method === "get") router.get(path, endpoint.handle);
+    else if ("signedBody" in endpoint) router.post(path, ...signedJsonPipeline(endpoint.signedBody), endpoint.handle);
     else router.post(path, ...jsonBodyPipeline(endpoint.body, csrf), endpoint.handle);
   }
   router.use(apiNotFound);

@@ -2,23 +2,54 @@
  * Ops command for quote requests (docs/lead-operations.md):
  *   npm run leads -- export --since 2026-11-01 [--until 2026-12-01] [--format csv|ndjson]
  *   npm run leads -- purge [--dry-run]          the retention job: run it daily
+ *   npm run leads -- deliveries [--status failed] [--since 2026-11-01] [--reference LD-…] [--format table|csv|json]
+ *   npm run leads -- retry LD-… [--buyer ID]    dead-lettered deliveries back in the queue
+ *   npm run leads -- return LD-… --buyer ID --reason "…"   a buyer's return: revenue reversed
  * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, which only
- * one process can open: stop the server first, or use PostgreSQL). Output goes to stdout; it holds
- * personal information, so write it only where such data may live.
+ * one process can open: stop the server first, or use PostgreSQL; BUYERS_FILE for `return`).
+ * Output goes to stdout; an export holds personal information, so write it only where such data
+ * may live (the deliveries list holds none: references, buyers, prices, statuses).
  */
 import { parseArgs } from "node:util";
+import type { DestinationStream } from "pino";
 import { loadConfig } from "../config";
-import { openDatabase } from "../db/database";
+import { openDatabase, type Database } from "../db/database";
 import { migrate } from "../db/migrate";
 import { leadRepository, type LeadRecord } from "../db/leads";
 import { LEAD_ANSWER_COLUMNS } from "../db/lead-rows";
+import { deliveryRepository, type AttemptRecord, type DeliveryRecord } from "../db/deliveries";
+import type { DeliveryStatus } from "../db/schema";
+import { loadBuyersFile } from "../delivery/buyers";
+import { returnLead, type ReturnDependencies, type ReturnRequest } from "../delivery/returns";
+import { createLogger } from "../logger";
 import { retentionCutoffs, LEAD_RETENTION_YEARS, CONSENT_RETENTION_YEARS } from "../leads/retention";
+import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { csv, parseDay, runAsScript, UsageError } from "./common";
+
+const DELIVERY_STATUSES: readonly DeliveryStatus[] = ["pending", "sending", "accepted", "rejected", "failed", "returned"];
+/** As POST /api/buyer-returns allows. */
+const REASON_MAX_LENGTH = 500;
 
 const USAGE = `Usage: npm run leads -- <command> [options]
   export  --since YYYY-MM-DD [--until YYYY-MM-DD] [--format csv|ndjson]
           quote requests received in [since, until) (UTC days), with their consent records
-  purge   [--dry-run]   delete leads older than ${LEAD_RETENTION_YEARS} years and consent records older than ${CONSENT_RETENTION_YEARS} years`;
+  purge   [--dry-run]   delete leads older than ${LEAD_RETENTION_YEARS} years and consent records older than ${CONSENT_RETENTION_YEARS} years
+  deliveries [--status ${DELIVERY_STATUSES.join("|")}] [--since YYYY-MM-DD]
+          [--reference LD-XXXX-XXXX] [--format table|csv|json]
+          deliveries to buyers and postbacks to traffic sources, oldest first (with --reference, every try)
+  retry   LD-XXXX-XXXX [--buyer ID]
+          send a lead's dead-lettered (failed) deliveries again, or only the one to that buyer
+  return  LD-XXXX-XXXX --buyer ID --reason TEXT
+          the buyer returns the lead: its price is no longer revenue, the traffic source is told (needs BUYERS_FILE)`;
+
+/** The options each command takes (anything else is a usage mistake). */
+const COMMAND_OPTIONS: Record<string, readonly string[]> = {
+  export: ["since", "until", "format"],
+  purge: ["dry-run"],
+  deliveries: ["status", "since", "reference", "format"],
+  retry: ["buyer"],
+  return: ["buyer", "reason"],
+};
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? "";
 
@@ -54,39 +85,211 @@ export function formatLeads(rows: LeadRecord[], format: string): string {
   throw new UsageError(`Unknown format ${format}: use csv or ndjson.`);
 }
 
-export async function run(argv: string[], out: (text: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+// ---- deliveries --------------------------------------------------------------------------
+
+/** A delivery as the command lists it; with --reference, its tries too. */
+type Listed = DeliveryRecord & { tries?: AttemptRecord[] };
+
+const money = (price: number | null) => (price === null ? "" : price.toFixed(2));
+
+/** The CSV's columns, one line per delivery (the JSON has the same fields, camelCase, and `tries` with --reference). */
+const DELIVERY_COLUMNS: [name: string, value: (row: DeliveryRecord) => string][] = [
+  ["reference", (row) => row.leadReference],
+  ["kind", (row) => row.kind],
+  ["target", (row) => row.target],
+  ["status", (row) => row.status],
+  ["attempts", (row) => String(row.attempts)],
+  ["price", (row) => money(row.price)],
+  ["sale", (row) => String(row.sale)],
+  ["last_error", (row) => row.lastError ?? ""],
+  ["reason", (row) => row.reason ?? ""],
+  ["created_at", (row) => iso(row.createdAt)],
+  ["next_attempt_at", (row) => (row.status === "pending" || row.status === "sending" ? iso(row.nextAttemptAt) : "")],
+  ["completed_at", (row) => iso(row.completedAt)],
+  ["returned_at", (row) => iso(row.returnedAt)],
+  ["idempotency_key", (row) => row.idempotencyKey],
+];
+
+/** "2026-11-23 13:40:05" (UTC), for the table. */
+const shortTime = (date: Date | null) => (date ? date.toISOString().slice(0, 19).replace("T", " ") : "");
+
+/**
+ * Text that came from outside (a buyer's reason, an error excerpt) as one harmless table cell:
+ * control characters (line breaks, terminal escape sequences) become spaces, and it is cut short.
+ */
+function cell(text: string, max = 60): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** What happens next or happened last: "next 13:40:05", "done 13:40:01", "returned 14:02:00". */
+function when(row: DeliveryRecord): string {
+  if (row.status === "pending" || row.status === "sending") return `next ${shortTime(row.nextAttemptAt)}`;
+  if (row.status === "returned") return `returned ${shortTime(row.returnedAt)}`;
+  return `done ${shortTime(row.completedAt)}`;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((text, column) => (column === row.length - 1 ? text : text.padEnd(widths[column]!))).join("  ").trimEnd()).join("\n");
+}
+
+function deliveriesTable(rows: Listed[]): string {
+  if (rows.length === 0) return "No deliveries.\n";
+  const header = ["LEAD", "KIND", "TO", "STATUS", "TRIES", "PRICE", "SALE", "CREATED (UTC)", "WHEN (UTC)", "LAST ERROR / REASON"];
+  const lines = rows.map((row) => [
+    row.leadReference,
+    row.kind,
+    row.target,
+    row.status,
+    String(row.attempts),
+    money(row.price),
+    row.sale ? "yes" : "no",
+    shortTime(row.createdAt),
+    when(row),
+    cell([row.lastError, row.reason].filter(Boolean).join(" / ")),
+  ]);
+  let text = `${table([header, ...lines])}\n`;
+  const tried = rows.filter((row) => row.tries && row.tries.length > 0);
+  for (const row of tried) {
+    text += `\nTries of ${row.leadReference} to ${row.target}:\n`;
+    text += `${table([
+      ["  AT (UTC)", "HTTP", "MS", "OUTCOME", "ANSWER"],
+      ...row.tries!.map((attempt) => [`  ${shortTime(attempt.attemptedAt)}`, attempt.httpStatus === null ? "-" : String(attempt.httpStatus), String(attempt.latencyMs), attempt.outcome, cell(attempt.excerpt ?? "")]),
+    ])}\n`;
+  }
+  const counts = DELIVERY_STATUSES.map((status) => [status, rows.filter((row) => row.status === status).length] as const).filter(([, n]) => n > 0);
+  return `${text}\n${rows.length} ${rows.length === 1 ? "delivery" : "deliveries"}: ${counts.map(([status, n]) => `${n} ${status}`).join(", ")}\n`;
+}
+
+export function formatDeliveries(rows: Listed[], format: string): string {
+  if (format === "table") return deliveriesTable(rows);
+  if (format === "csv") return csv([DELIVERY_COLUMNS.map(([name]) => name), ...rows.map((row) => DELIVERY_COLUMNS.map(([, get]) => get(row)))]);
+  if (format === "json") return `${JSON.stringify(rows, null, 2)}\n`;
+  throw new UsageError(`Unknown format ${format}: use table, csv or json.`);
+}
+
+function leadReference(value: string | undefined, command: string): string {
+  if (value === undefined) throw new UsageError(`Say which lead: npm run leads -- ${command} LD-XXXX-XXXX …`);
+  const reference = value.trim().toUpperCase();
+  if (!LEAD_REFERENCE_PATTERN.test(reference)) throw new UsageError(`${value} is not a lead reference like LD-7K3M-Q9XD.`);
+  return reference;
+}
+
+async function listDeliveries(db: Database, filter: { status?: DeliveryStatus; since?: Date; reference?: string }): Promise<Listed[]> {
+  const repository = deliveryRepository(db);
+  const rows = await repository.list(filter);
+  if (filter.reference === undefined) return rows;
+  return Promise.all(rows.map(async (row) => ({ ...row, tries: await repository.attempts(row.id) })));
+}
+
+async function retryDeliveries(db: Database, reference: string, buyer: string | undefined, out: (text: string) => void): Promise<number> {
+  const queued = await deliveryRepository(db).retry(reference, buyer);
+  const to = buyer === undefined ? "" : ` to ${buyer}`;
+  if (queued === 0) {
+    out(`No failed delivery of ${reference}${to} to send again (see: npm run leads -- deliveries --reference ${reference}).\n`);
+    return 1;
+  }
+  out(`Queued ${queued} failed ${queued === 1 ? "delivery" : "deliveries"} of ${reference}${to} again: the worker sends ${queued === 1 ? "it" : "them"} now.\n`);
+  return 0;
+}
+
+/** `return`: what POST /api/buyer-returns does, for a return a buyer reported by email or phone. */
+async function returnDelivery(deps: ReturnDependencies, request: ReturnRequest, out: (text: string) => void): Promise<number> {
+  const { reference, buyerId } = request;
+  const outcome = await returnLead(deps, request);
+  if (outcome.kind === "returned") {
+    const price = outcome.price === null ? "no charge (not sold)" : `$${outcome.price.toFixed(2)}`;
+    out(`Returned ${reference} from ${buyerId}: ${price} reversed.\n`);
+    return 0;
+  }
+  out(
+    outcome.kind === "already_returned"
+      ? `${reference} was already returned by ${buyerId}.\n`
+      : `${buyerId} has no accepted delivery of ${reference} (see: npm run leads -- deliveries --reference ${reference}).\n`,
+  );
+  return 1;
+}
+
+export async function run(argv: string[], out: (text: string) => void, env: NodeJS.ProcessEnv = process.env, logTo: DestinationStream = process.stderr): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
       since: { type: "string" },
       until: { type: "string" },
-      format: { type: "string", default: "csv" },
-      "dry-run": { type: "boolean", default: false },
+      format: { type: "string" },
+      "dry-run": { type: "boolean" },
+      status: { type: "string" },
+      reference: { type: "string" },
+      buyer: { type: "string" },
+      reason: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
-  const [command] = positionals;
+  const [command, ...operands] = positionals;
   if (values.help || !command) {
     out(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  if (command !== "export" && command !== "purge") throw new UsageError(`Unknown command ${command}.\n${USAGE}`);
+  const allowed = COMMAND_OPTIONS[command];
+  if (!allowed) throw new UsageError(`Unknown command ${command}.\n${USAGE}`);
   // Check the options before touching the database.
+  for (const option of Object.keys(values)) {
+    if (!allowed.includes(option)) throw new UsageError(`--${option} does not apply to ${command}.`);
+  }
+  const takesLead = command === "retry" || command === "return";
+  if (operands.length > (takesLead ? 1 : 0)) throw new UsageError(`Unexpected ${operands.slice(takesLead ? 1 : 0).join(" ")} after ${command}.`);
   const since = parseDay(values.since, "since");
   const until = parseDay(values.until, "until");
+  const format = values.format ?? (command === "deliveries" ? "table" : "csv");
   if (command === "export") {
     if (!since) throw new UsageError("Say where the export starts with --since YYYY-MM-DD.");
     if (until && until <= since) throw new UsageError("--until must be after --since.");
-    if (!["csv", "ndjson"].includes(values.format)) throw new UsageError(`Unknown format ${values.format}: use csv or ndjson.`);
+    if (!["csv", "ndjson"].includes(format)) throw new UsageError(`Unknown format ${format}: use csv or ndjson.`);
+  }
+  if (command === "deliveries") {
+    if (values.status !== undefined && !DELIVERY_STATUSES.includes(values.status as DeliveryStatus)) {
+      throw new UsageError(`Unknown status ${values.status}: use ${DELIVERY_STATUSES.join(", ")}.`);
+    }
+    if (!["table", "csv", "json"].includes(format)) throw new UsageError(`Unknown format ${format}: use table, csv or json.`);
+  }
+  const reference = takesLead ? leadReference(operands[0], command) : values.reference === undefined ? undefined : leadReference(values.reference, command);
+  if (values.buyer !== undefined && !values.buyer.trim()) throw new UsageError("--buyer needs a buyer id (or a source's sid, for a postback).");
+  const reason = values.reason?.trim();
+  if (command === "return") {
+    if (values.buyer === undefined) throw new UsageError("Say which buyer returns the lead with --buyer ID.");
+    if (!reason) throw new UsageError("Say why with --reason TEXT (the buyer's words: it is kept with the delivery).");
+    if (reason.length > REASON_MAX_LENGTH) throw new UsageError(`--reason is at most ${REASON_MAX_LENGTH} characters.`);
   }
 
-  const db = await openDatabase(loadConfig(env));
+  const config = loadConfig(env);
+  // A return tells the traffic source through its postback, which only BUYERS_FILE knows; a bad file stops here.
+  if (command === "return" && !config.BUYERS_FILE) throw new Error("return needs BUYERS_FILE, as the server has it: the traffic source is told of the return through its postback.");
+  const buyers = command === "return" ? loadBuyersFile(config.BUYERS_FILE!) : undefined;
+
+  const db = await openDatabase(config);
   try {
     await migrate(db);
+    if (command === "deliveries") {
+      const status = values.status as DeliveryStatus | undefined;
+      out(formatDeliveries(await listDeliveries(db, { status, since, reference }), format));
+      return 0;
+    }
+    if (command === "retry") return await retryDeliveries(db, reference!, values.buyer, out);
+    if (command === "return") {
+      // lead_returned goes to the log (stderr), as the API's does to the server's.
+      const logger = createLogger(config, logTo);
+      try {
+        return await returnDelivery({ db, buyers: buyers!, logger }, { reference: reference!, buyerId: values.buyer!, reason: reason!, via: "cli" }, out);
+      } finally {
+        logger.flush();
+      }
+    }
     const repository = leadRepository(db);
     if (command === "export") {
-      out(formatLeads(await repository.list({ since, until }), values.format));
+      out(formatLeads(await repository.list({ since, until }), format));
       return 0;
     }
     const { leadCutoff, consentCutoff } = retentionCutoffs(new Date());

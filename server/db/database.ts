@@ -103,6 +103,11 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on("error", () => {});
+  // A client lent out (a transaction between two statements) whose connection dies emits "error"
+  // too, with no listener of pg-pool's then: uncaught, it would end the process on a database
+  // restart. Its next statement fails instead (a 503, server/db/unavailable.ts) and pg-pool
+  // discards it on release, since it is no longer queryable.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const client = await pool.connect(); // fail fast at boot with the driver's message
   client.release();
   return overPool("postgres", pool as unknown as PostgresPool, async () => {});

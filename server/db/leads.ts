@@ -9,6 +9,7 @@ import { newReference } from "./references";
 import { LEAD_ANSWER_COLUMNS, answerColumns, type LeadAnswerColumns } from "./lead-rows";
 import type { Lead } from "../../shared/lead/fields";
 import { DUPLICATE_WINDOW_DAYS } from "../leads/policy";
+import { newCertificateId } from "../consent/certificate-id";
 
 export interface ConsentEvidence {
   disclosureVersion: number;
@@ -18,6 +19,11 @@ export interface ConsentEvidence {
   userAgent: string;
   formUrl: string;
   pageUrl: string;
+  /** When the form opened (its signed token's time); the lead service always knows it. */
+  formOpenedAt?: Date | undefined;
+  /** The Terms of Use and Privacy Policy revisions the form linked ("2023-05-24"). */
+  termsVersion?: string | undefined;
+  privacyVersion?: string | undefined;
 }
 
 export interface NewLead {
@@ -30,6 +36,9 @@ export interface NewLead {
   receivedAt: Date;
   consent: ConsentEvidence;
 }
+
+/** Work done inside the transaction that stores a new lead (scheduling its deliveries). */
+export type AfterInsert = (tx: Transaction<Tables>, lead: { id: string | number; reference: string; state: string; duplicateOf: string | null }) => Promise<void>;
 
 export type CreateLeadResult =
   | { created: true; reference: string; duplicateOf: string | null }
@@ -54,6 +63,8 @@ export interface LeadRecord extends LeadAnswerColumns {
     userAgent: string;
     formUrl: string;
     pageUrl: string;
+    /** The consent certificate's id (GET /consent/:id); null for records stored before it existed. */
+    certificateId: string | null;
   } | null;
 }
 
@@ -73,19 +84,20 @@ function selectLeads(db: Builder) {
       "leadConsents.userAgent",
       "leadConsents.formUrl",
       "leadConsents.pageUrl",
+      "leadConsents.certificateId",
     ]);
 }
 
 type Row = Awaited<ReturnType<ReturnType<typeof selectLeads>["executeTakeFirstOrThrow"]>>;
 
 function fromRow(row: Row): LeadRecord {
-  const { disclosureVersion, disclosureSha256, checkboxChecked, consentedAt, ip, userAgent, formUrl, pageUrl, ...lead } = row;
+  const { disclosureVersion, disclosureSha256, checkboxChecked, consentedAt, ip, userAgent, formUrl, pageUrl, certificateId, ...lead } = row;
   return {
     ...lead,
     consent:
       consentedAt === null
         ? null
-        : { disclosureVersion: disclosureVersion!, disclosureSha256: disclosureSha256!, checkboxChecked: checkboxChecked!, consentedAt, ip: ip!, userAgent: userAgent!, formUrl: formUrl!, pageUrl: pageUrl! },
+        : { disclosureVersion: disclosureVersion!, disclosureSha256: disclosureSha256!, checkboxChecked: checkboxChecked!, consentedAt, ip: ip!, userAgent: userAgent!, formUrl: formUrl!, pageUrl: pageUrl!, certificateId },
   };
 }
 
@@ -127,7 +139,7 @@ export function leadRepository(db: Database) {
      * stores nothing and reports the first lead; the same phone or email within 30 days is stored
      * as a duplicate of the earliest such lead.
      */
-    async create(input: NewLead): Promise<CreateLeadResult> {
+    async create(input: NewLead, afterInsert?: AfterInsert): Promise<CreateLeadResult> {
       const { lead, consent } = input;
       for (let attempt = 0; attempt < 5; attempt += 1) {
         const result = await builder.transaction().execute(async (tx): Promise<CreateLeadResult | undefined> => {
@@ -179,8 +191,18 @@ export function leadRepository(db: Database) {
               userAgent: consent.userAgent,
               formUrl: consent.formUrl,
               pageUrl: consent.pageUrl,
+              // The consent certificate's facts, kept with the record for its 5 years (decision 010).
+              certificateId: newCertificateId(),
+              formOpenedAt: consent.formOpenedAt ?? null,
+              termsVersion: consent.termsVersion ?? null,
+              privacyVersion: consent.privacyVersion ?? null,
+              firstName: lead.firstName,
+              lastName: lead.lastName,
+              zip: lead.zip,
             })
             .execute();
+          // In the same transaction: the lead's deliveries (the outbox), or nothing at all.
+          if (afterInsert) await afterInsert(tx, { id: stored.id, reference: stored.reference, state: input.location.state, duplicateOf });
           return { created: true, reference: stored.reference, duplicateOf };
         });
         if (result) return result;

@@ -40,13 +40,35 @@ export interface LeadConsentsTable {
   userAgent: string;
   formUrl: string;
   pageUrl: string;
+  /** 128 random bits, base64url: the consent certificate's address (GET /consent/:id). Null before migration 4. */
+  certificateId: string | null;
+  /** When the form opened (its signed token's time). Null before migration 4. */
+  formOpenedAt: Date | null;
+  /** The Terms of Use and Privacy Policy revisions agreed to ("2023-05-24"). */
+  termsVersion: string | null;
+  privacyVersion: string | null;
+  /** Kept with the record for its 5 years (the lead's copy goes after 3). */
+  firstName: string | null;
+  lastName: string | null;
+  zip: string | null;
 }
 
+/** text[]: read as an array by both drivers; written with a ::text[] cast. */
+type TextArray = ColumnType<string[], string[] | undefined, string[]>;
+
 export interface ConsentDisclosuresTable {
+  /** The database's: one per distinct text, max + 1 for a new one (server/consent/disclosures.ts). */
   version: number;
   sha256: string;
   text: string;
   firstUsedAt: Generated<Date>;
+  /** The buyers named, by id: a lead consented under this version may only go to these. */
+  buyerIds: TextArray;
+  /** The names in the text's partner list, in order. */
+  partnerNames: TextArray;
+  /** The wording's code version and hash (shared/consent-disclosure.ts); null for texts stored before migration 4 by another wording. */
+  templateVersion: number | null;
+  templateSha256: string | null;
 }
 
 export type PrivacyRequestStatus = "received" | "completed" | "denied";
@@ -74,10 +96,76 @@ export interface SchemaMigrationsTable {
   appliedAt: Generated<Date>;
 }
 
+export type DeliveryStatus = "pending" | "sending" | "accepted" | "rejected" | "failed" | "returned";
+export type AttemptOutcome = "accepted" | "rejected" | "retry" | "timeout" | "network_error" | "withheld";
+
+/** numeric(10,2): pg reads it as text (exact), PGlite as text or number. */
+type Money = ColumnType<string | number | null, number | null, number | null>;
+
+export interface DeliveriesTable {
+  id: Identity;
+  /** Null once the lead itself is purged; the reference stays. */
+  leadId: ColumnType<string | number | null, string | number, never>;
+  leadReference: string;
+  kind: "buyer" | "postback";
+  /** The buyer's id, or the source's sid for a postback. */
+  target: string;
+  idempotencyKey: string;
+  status: Generated<DeliveryStatus>;
+  /** false: sent as the visitor directed, not sold (Global Privacy Control, or on the suppression list). */
+  sale: boolean;
+  price: Money;
+  /** A postback's address, filled in when it was scheduled; buyers' come from BUYERS_FILE. */
+  url: string | null;
+  /** The buyer's day whose daily cap this delivery counts against (null: no cap). */
+  capDay: string | null;
+  attempts: Generated<number>;
+  nextAttemptAt: ColumnType<Date, Date | undefined, Date>;
+  lockedUntil: Date | null;
+  lastError: string | null;
+  reason: string | null;
+  createdAt: Generated<Date>;
+  completedAt: Date | null;
+  returnedAt: Date | null;
+}
+
+export interface DeliveryAttemptsTable {
+  id: Identity;
+  deliveryId: ColumnType<string | number, string | number, never>;
+  attemptedAt: Date;
+  httpStatus: number | null;
+  latencyMs: number;
+  outcome: AttemptOutcome;
+  excerpt: string | null;
+}
+
+export interface BuyerDailyCountsTable {
+  buyerId: string;
+  /** The buyer's calendar day, "YYYY-MM-DD". */
+  day: string;
+  count: number;
+}
+
+/** Where an opt-out came from: the privacy request form, a request by phone or email, or a browser's Global Privacy Control. */
+export type SuppressionSource = "web_form" | "phone" | "email" | "gpc";
+
+/** The opt-out suppression list: hashed contacts (hex SHA-256 of the lower-cased email or the E.164 phone). */
+export interface SuppressionsTable {
+  kind: "email" | "phone";
+  hash: string;
+  source: SuppressionSource;
+  requestReference: string | null;
+  addedAt: Generated<Date>;
+}
+
 export interface Tables {
+  deliveries: DeliveriesTable;
+  deliveryAttempts: DeliveryAttemptsTable;
+  buyerDailyCounts: BuyerDailyCountsTable;
   leads: LeadsTable;
   leadConsents: LeadConsentsTable;
   consentDisclosures: ConsentDisclosuresTable;
   privacyRequests: PrivacyRequestsTable;
+  suppressions: SuppressionsTable;
   schemaMigrations: SchemaMigrationsTable;
 }

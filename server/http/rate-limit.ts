@@ -19,6 +19,9 @@ export function perClientLimit(limit: number, event: string): RequestHandler {
     limit,
     standardHeaders: "draft-8",
     legacyHeaders: false,
+    // A 503 (the database was away) is not the client's doing: the form's automatic retries are free.
+    skipFailedRequests: true,
+    requestWasSuccessful: (_req, res) => res.statusCode !== 503,
     handler(req, _res, next) {
       req.log.warn({ event, path: requestPath(req) }, "rate limited");
       next(new HttpError(429, errorMessage(429)));

@@ -1,33 +1,60 @@
 /**
  * Everything the quote form's API needs, built once at start-up: the ZIP directory, the form
- * tokens, and the lead service over the database, after checking that the consent disclosure
- * this build shows is the one recorded for its version.
+ * tokens, the consent disclosure (its wording checked against its recorded hash, its full text
+ * stored and versioned by the database), the lead service over the database, and the consent
+ * certificates buyers open.
  */
 import type { Database } from "../db/database";
 import { leadRepository } from "../db/leads";
 import { createZipDirectory, type ZipDirectory } from "../zip-codes";
 import { createFormTokens, type FormTokens } from "./form-token";
 import { createLeadService, type LeadService } from "./service";
-import { currentDisclosure } from "./disclosure";
-import { CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
+import { checkTemplate, disclosureFor, type CurrentDisclosure } from "./disclosure";
+import { registerDisclosure } from "../consent/disclosures";
+import { certificateSecret } from "../consent/certificate";
+import { createConsentCertificates, type ConsentCertificates } from "../consent/service";
+import type { ShownDisclosure } from "../../shared/consent-disclosure";
 import type { Config } from "../config";
+import type { BuyersFile } from "../delivery/buyers";
+import { createDeliveryPlanner } from "../delivery/plan";
+import { createLeadRouting, type SaleFacts } from "../delivery/routing";
 
 export interface LeadCapture {
   service: LeadService;
   formTokens: FormTokens;
   zipCodes: ZipDirectory;
+  /** What GET /api/leads/session sends: the stored version and the exact text to show. */
+  shownDisclosure(): Promise<ShownDisclosure>;
+  /** GET /consent/:id (server/consent/route.ts). */
+  certificates: ConsentCertificates;
 }
 
-export async function createLeadCapture(db: Database, secret: string | Buffer, config: Pick<Config, "LEAD_MIN_FILL_MS">): Promise<LeadCapture> {
-  const disclosure = currentDisclosure();
-  if (disclosure.sha256 !== CONSENT_DISCLOSURE_SHA256) {
-    throw new Error(
-      `The consent disclosure's text changed (sha256 ${disclosure.sha256}) but its recorded hash did not: bump CONSENT_DISCLOSURE.version and CONSENT_DISCLOSURE_SHA256 in shared/consent-disclosure.ts.`,
-    );
-  }
+/**
+ * `buyers` (BUYERS_FILE): when given, each stored lead's deliveries are scheduled in its own
+ * transaction, to the buyers named in the disclosure it was consented under; `saleAllowed` adds
+ * the suppression list to GPC in deciding whether a lead may be sold.
+ */
+export async function createLeadCapture(
+  db: Database,
+  secret: string | Buffer,
+  config: Pick<Config, "LEAD_MIN_FILL_MS"> & Partial<Pick<Config, "CERTIFICATE_SECRET" | "CSRF_SECRET">>,
+  buyers?: BuyersFile,
+  saleAllowed?: (facts: SaleFacts) => Promise<boolean>,
+): Promise<LeadCapture> {
+  checkTemplate();
+  // The buyers' names, or the carriers' without BUYERS_FILE; a new list is a new version.
+  const disclosure: CurrentDisclosure = await registerDisclosure(db.builder, disclosureFor(buyers?.buyers));
   const repository = leadRepository(db);
-  await repository.registerDisclosure(disclosure.version, disclosure.sha256, disclosure.text);
   const zipCodes = createZipDirectory();
   const formTokens = createFormTokens(secret, config.LEAD_MIN_FILL_MS);
-  return { service: createLeadService({ repository, zipCodes, formTokens, disclosure }), formTokens, zipCodes };
+  const namedBuyerIds = disclosure.buyerIds;
+  const routing = buyers ? createLeadRouting({ planner: createDeliveryPlanner(buyers), namedBuyerIds: () => namedBuyerIds, ...(saleAllowed ? { saleAllowed } : {}) }) : undefined;
+  const shown: ShownDisclosure = { version: disclosure.version, parts: disclosure.parts };
+  return {
+    service: createLeadService({ repository, zipCodes, formTokens, disclosure, ...(routing ? { routing } : {}) }),
+    formTokens,
+    zipCodes,
+    shownDisclosure: async () => shown,
+    certificates: createConsentCertificates(db.builder, certificateSecret(config, secret)),
+  };
 }

@@ -10,10 +10,13 @@ import type { LeadRepository } from "../db/leads";
 import type { ZipDirectory } from "../zip-codes";
 import type { FormTokens } from "./form-token";
 import type { CurrentDisclosure } from "./disclosure";
+import type { LeadRouting } from "../delivery/routing";
+import { suppressionList } from "../privacy/suppression";
 import { hasGpc } from "../http/gpc";
 import { logLeadRejected, logLeadSubmitted } from "../events";
 import { truncate } from "../logger";
 import { paths } from "../../shared/routes";
+import { site } from "../../shared/site";
 
 export type LeadOutcome =
   | { kind: "created"; reference: string; duplicate: boolean }
@@ -31,6 +34,8 @@ export interface LeadServiceOptions {
   zipCodes: ZipDirectory;
   formTokens: FormTokens;
   disclosure: CurrentDisclosure;
+  /** Delivery to buyers (BUYERS_FILE); absent: leads are stored only. */
+  routing?: LeadRouting;
 }
 
 const RELOAD = "This form is out of date. Reload the page and send it again.";
@@ -45,7 +50,7 @@ function isFormAddress(formUrl: string, pageUrl: string): boolean {
   return form.pathname === paths.quoteForm && page.origin === form.origin;
 }
 
-export function createLeadService({ repository, zipCodes, formTokens, disclosure }: LeadServiceOptions): LeadService {
+export function createLeadService({ repository, zipCodes, formTokens, disclosure, routing }: LeadServiceOptions): LeadService {
   return {
     async submit(req, body) {
       const envelope = leadEnvelopeSchema.safeParse(body);
@@ -62,7 +67,7 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
         logLeadRejected(req, "honeypot");
         return { kind: "rejected", status: 400, message: NOT_ACCEPTED };
       }
-      const token = formTokens.check(meta.formToken);
+      const { check: token, openedAt: formOpenedAt } = formTokens.read(meta.formToken);
       if (token !== "ok") {
         logLeadRejected(req, token === "too_fast" ? "too_fast" : "form_expired");
         return { kind: "rejected", status: 400, message: token === "too_fast" ? TOO_FAST : RELOAD };
@@ -86,6 +91,7 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
 
       const lead = checked.value;
       const gpc = hasGpc(req);
+      const sale = routing ? await routing.saleAllowed({ gpc, email: lead.email, phone: lead.phone }) : !gpc;
       const result = await repository.create({
         lead,
         location,
@@ -102,7 +108,15 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
           userAgent: truncate(req.get("user-agent") ?? "", 1024),
           formUrl: meta.formUrl,
           pageUrl: meta.pageUrl,
+          formOpenedAt,
+          // The form links the legal pages as last revised: that revision is what was agreed to.
+          termsVersion: site.legalRevised,
+          privacyVersion: site.legalRevised,
         },
+      }, async (tx, stored) => {
+        // A browser's opt-out signal is an opt-out of sale for this person from now on (decision 011).
+        if (gpc) await suppressionList(tx).add({ email: lead.email, phone: lead.phone }, "gpc", stored.reference);
+        await routing?.afterInsert(sale, receivedAt)(tx, stored);
       });
       if (!result.created) {
         logLeadRejected(req, "already_sent", { reference: result.existingReference });

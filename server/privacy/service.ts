@@ -1,23 +1,31 @@
 /**
  * Receiving a privacy request: validate with the shared rules, store it durably (once per form
- * submission), and log the event without the person's contact details.
+ * submission) with, for an opt-out, the person's email and phone on the suppression list in the
+ * same transaction (./requests.ts), and log the event without the person's contact details.
  */
 import type { Request } from "express";
 import { validatePrivacyRequest, type RawPrivacyRequest } from "../../shared/privacy-request";
-import type { PrivacyRequestRepository } from "../db/privacy-requests";
+import type { Database } from "../db/database";
+import type { CreateResult, NewPrivacyRequest, PrivacyRequestRepository } from "../db/privacy-requests";
 import type { PrivacySubmitOutcome } from "../../shared/render-contract";
 import { hasGpc } from "../http/gpc";
 import { dueDate } from "./deadlines";
+import { storePrivacyRequest, type StoreResult } from "./requests";
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Moved to server/http/gpc.ts; re-exported until server/leads/service.ts imports it from there. */
 
 export interface PrivacyService {
   submit(req: Request, raw: RawPrivacyRequest, submissionId: unknown): Promise<PrivacySubmitOutcome>;
 }
 
-export function createPrivacyService(repository: PrivacyRequestRepository): PrivacyService {
+/**
+ * The service over the database. Given only the repository (the call sites written before the
+ * suppression list), requests are stored but opt-outs do NOT reach the suppression list: pass the
+ * database.
+ */
+export function createPrivacyService(store: Database | PrivacyRequestRepository): PrivacyService {
+  const save: (request: NewPrivacyRequest) => Promise<CreateResult | StoreResult> =
+    "builder" in store ? (request) => storePrivacyRequest(store, request, "web_form") : (request) => store.create(request);
   return {
     async submit(req, raw, submissionId) {
       if (typeof submissionId !== "string" || !UUID_PATTERN.test(submissionId)) {
@@ -28,7 +36,7 @@ export function createPrivacyService(repository: PrivacyRequestRepository): Priv
       const receivedAt = new Date();
       const dueAt = dueDate(checked.value.requestType, receivedAt);
       const gpc = hasGpc(req);
-      const result = await repository.create({ ...checked.value, submissionId: submissionId.toLowerCase(), gpc, receivedAt, dueAt });
+      const result = await save({ ...checked.value, submissionId: submissionId.toLowerCase(), gpc, receivedAt, dueAt });
       if (!result.created) {
         req.log.info({ event: "privacy_request_duplicate", reference: result.duplicateOf }, "privacy request submitted again");
         return { kind: "duplicate", reference: result.duplicateOf };

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DisclosureMismatchError, leadRepository, type LeadRecord, type LeadRepository, type NewLead } from "../../server/db/leads";
 import { createLeadCapture } from "../../server/leads/capture";
 import { currentDisclosure } from "../../server/leads/disclosure";
-import { CONSENT_DISCLOSURE } from "../../shared/consent-disclosure";
+import { CONSENT_TEMPLATE } from "../../shared/consent-disclosure";
 import { retentionCutoffs } from "../../server/leads/retention";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import type { Lead } from "../../shared/lead/fields";
@@ -54,7 +54,7 @@ describe.each(allStores())("leads ($kind)", (store) => {
     await db?.close();
   });
   beforeEach(async () => {
-    await db.query("TRUNCATE lead_consents, leads, consent_disclosures RESTART IDENTITY");
+    await db.query("TRUNCATE lead_consents, leads, consent_disclosures RESTART IDENTITY CASCADE");
     await repo.registerDisclosure(DISCLOSURE.version, DISCLOSURE.sha256, DISCLOSURE.text);
   });
 
@@ -124,6 +124,7 @@ describe.each(allStores())("leads ($kind)", (store) => {
           userAgent: 'Mozilla/5.0 "quoted", with commas',
           formUrl: "http://localhost:3000/rapidfire.html?zip=00601",
           pageUrl: "http://localhost:3000/zipcode?zip=00601",
+          certificateId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) as unknown as string,
         },
       } satisfies LeadRecord);
       expect(stored?.receivedAt).toBeInstanceOf(Date);
@@ -277,7 +278,7 @@ describe.each(allStores())("leads ($kind)", (store) => {
 
   describe("createLeadCapture() at start-up", () => {
     it("registers this build's disclosure, and starts again on the same store", async () => {
-      await db.query("TRUNCATE lead_consents, leads, consent_disclosures");
+      await db.query("TRUNCATE lead_consents, leads, consent_disclosures CASCADE");
       await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 4_000 });
       await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 4_000 });
       const { rows } = await db.query<{ version: number; sha256: string; text: string }>("SELECT version, sha256, text FROM consent_disclosures");
@@ -285,22 +286,27 @@ describe.each(allStores())("leads ($kind)", (store) => {
     });
 
     it("refuses to start, writing nothing, when the text changed but its version and recorded hash did not", async () => {
-      await db.query("TRUNCATE lead_consents, leads, consent_disclosures");
-      const originalParts = CONSENT_DISCLOSURE.parts;
-      CONSENT_DISCLOSURE.parts = [...originalParts.slice(0, -1), " and agree to receive newsletters."];
+      await db.query("TRUNCATE lead_consents, leads, consent_disclosures CASCADE");
+      const originalParts = CONSENT_TEMPLATE.parts;
+      CONSENT_TEMPLATE.parts = [...originalParts.slice(0, -1), " and agree to receive newsletters."];
       try {
         await expect(createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 4_000 })).rejects.toThrow(
-          /consent disclosure's text changed .*bump CONSENT_DISCLOSURE\.version and CONSENT_DISCLOSURE_SHA256/,
+          /consent disclosure's text changed .*bump CONSENT_TEMPLATE\.version and CONSENT_TEMPLATE_SHA256/,
         );
       } finally {
-        CONSENT_DISCLOSURE.parts = originalParts;
+        CONSENT_TEMPLATE.parts = originalParts;
       }
       expect((await db.query("SELECT version FROM consent_disclosures")).rows).toEqual([]);
     });
 
     it("refuses to start when the store holds other wording under this build's version", async () => {
-      await db.query("TRUNCATE lead_consents, leads, consent_disclosures");
-      await repo.registerDisclosure(DISCLOSURE.version, "0".repeat(64), "What an older build showed under the same version.");
+      await db.query("TRUNCATE lead_consents, leads, consent_disclosures CASCADE");
+      await db.query("INSERT INTO consent_disclosures (version, sha256, text, template_version, template_sha256) VALUES (1, $1, $2, $3, $4)", [
+        "0".repeat(64),
+        "What an older build showed under the same wording version.",
+        CONSENT_TEMPLATE.version,
+        "f".repeat(64),
+      ]);
       await expect(createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 4_000 })).rejects.toBeInstanceOf(DisclosureMismatchError);
     });
   });

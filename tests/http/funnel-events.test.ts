@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { createTestApp, type LogLine, type TestApp } from "../support/app";
+import { CONSENT_DISCLOSURE } from "../../shared/consent-disclosure";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -218,7 +219,7 @@ describe("quote_page_view", () => {
 });
 
 describe("GET /api/leads/session", () => {
-  it("gives a CSRF token and cookie and a signed form token, nothing else, never cached", async () => {
+  it("gives a CSRF token and cookie, a signed form token and the consent disclosure to show, nothing else, never cached", async () => {
     const response = await request(t.app).get("/api/leads/session");
     expect(response.status).toBe(200);
     expect(response.headers["content-type"]).toMatch(/^application\/json/);
@@ -226,6 +227,8 @@ describe("GET /api/leads/session", () => {
     expect(response.body).toEqual({
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       formToken: expect.stringMatching(/^[0-9a-z]{1,12}\.[A-Za-z0-9_-]{43}$/),
+      // The stored version and exact text the form shows beside the consent box (decision 010).
+      disclosure: { version: CONSENT_DISCLOSURE.version, parts: CONSENT_DISCLOSURE.parts },
     });
     const setCookie = String(response.headers["set-cookie"]);
     expect(setCookie).toMatch(/^qr_csrf=[A-Za-z0-9_-]{24}; Path=\/; HttpOnly; SameSite=Strict$/);

@@ -17,6 +17,7 @@ const { consent: _consent, ...storedAnswers } = SAMPLE_ANSWERS;
 import { createFormTokens } from "../../server/leads/form-token";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
+import { suppressionList } from "../../server/privacy/suppression";
 import { LEAD_MESSAGES, type LeadField } from "../../shared/lead/fields";
 import { newestVehicleYear } from "../../shared/vehicles";
 import { CSRF_HEADER } from "../../shared/routes";
@@ -141,6 +142,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
           userAgent: "LeadTest/1.0 (happy path)",
           formUrl: FORM_URL,
           pageUrl: PAGE_URL,
+          certificateId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
         },
       });
       const consentedAt = stored!.consent!.consentedAt.getTime();
@@ -159,6 +161,10 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       expect(stored).toMatchObject({ gpc: true, dateOfBirth: "1985-12-31", currentlyInsured: false, currentInsurer: null, sid: null, tid: null });
       // The client IP without a proxy header: the loopback address supertest connects from.
       expect(stored!.consent!.ip).toMatch(/^(::ffff:)?127\.0\.0\.1$|^::1$/);
+      // The signal is an opt-out of sale from now on: the person's contact goes on the suppression list.
+      const suppression = suppressionList(await t.services.db());
+      expect(await suppression.isSuppressed({ email: stored!.email, phone: stored!.phone })).toBe(true);
+      expect(await suppression.isSuppressed({ email: "someone.else@example.com", phone: "+12125550100" })).toBe(false);
     });
 
     it("accepts someone who turns 18 today (US Eastern)", async () => {

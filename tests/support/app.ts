@@ -11,6 +11,9 @@ import { createLifecycle, type Lifecycle } from "../../server/lifecycle";
 import { loadProductionBuild, type RenderSource } from "../../server/render-source";
 import { staticAssets } from "../../server/static";
 import { projectRoot } from "../../tools/production-server";
+import { loadBuyersFile } from "../../server/delivery/buyers";
+import { returnLead } from "../../server/delivery/returns";
+import type { BuyerReturnsOptions } from "../../server/api/buyer-returns";
 import { testServices, type TestServices } from "./services";
 import type { TestStore } from "./databases";
 
@@ -36,6 +39,8 @@ export interface TestAppOptions {
   store?: TestStore;
   /** The quote form's minimum fill time (default 0: tests submit at once). */
   minFillMs?: number;
+  /** A BUYERS_FILE: its buyers may report returns (POST /api/buyer-returns) against the test store. */
+  buyersFile?: string;
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -67,7 +72,12 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     },
   };
   const services = testServices(options);
-  const app = createApp({ config, logger, lifecycle, source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads });
+  const buyers = options.buyersFile ? loadBuyersFile(options.buyersFile) : undefined;
+  const buyerReturns: BuyerReturnsOptions | undefined = buyers && {
+    buyers: buyers.buyers,
+    returnLead: async (request, log) => returnLead({ db: await services.db(), buyers, logger: log }, request),
+  };
+  const app = createApp({ config, logger, lifecycle, source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads, ...(buyerReturns ? { buyerReturns } : {}) });
   return {
     app,
     logs,

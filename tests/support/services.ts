@@ -32,7 +32,7 @@ export function testServices(options: { store?: TestStore; minFillMs?: number } 
     (opened ??= (async () => {
       const db = await (options.store ?? embeddedStore()).open();
       const leads = await createLeadCapture(db, TEST_SECRET, { LEAD_MIN_FILL_MS: minFillMs });
-      return { db, privacy: createPrivacyService(privacyRequestRepository(db)), leads };
+      return { db, privacy: createPrivacyService(db), leads };
     })());
   return {
     privacy: {
@@ -44,6 +44,9 @@ export function testServices(options: { store?: TestStore; minFillMs?: number } 
       // Stateless: no need to open the store for them.
       formTokens: createFormTokens(TEST_SECRET, minFillMs),
       zipCodes: createZipDirectory(),
+      // The stored disclosure version comes from the store.
+      shownDisclosure: async () => (await open()).leads.shownDisclosure(),
+      certificates: { open: async (...args) => (await open()).leads.certificates.open(...args) },
     },
     db: async () => (await open()).db,
     repository: async () => privacyRequestRepository((await open()).db),

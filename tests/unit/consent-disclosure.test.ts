@@ -1,8 +1,10 @@
 /**
  * The consent disclosure beside the quote form's checkbox (shared/consent-disclosure.ts): what it
- * must say (TCPA "prior express written consent"), and the versioning that lets a lead's consent
- * be proved word for word years later. The hash test below is THE guard against editing the
- * wording (or the partner list, or the button label) without bumping the version.
+ * must say (TCPA "prior express written consent"), whom it names (the buyers of BUYERS_FILE, else
+ * the carriers), and the versioning that lets a lead's consent be proved word for word years
+ * later. The wording's hash test below is THE guard against editing the words (or the button
+ * label) without bumping CONSENT_TEMPLATE.version; the stored version of each full text is the
+ * database's (tests/db/consent-records.test.ts).
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -10,13 +12,18 @@ import {
   CONSENT_DISCLOSURE,
   CONSENT_DISCLOSURE_SHA256,
   CONSENT_PARTNERS,
+  CONSENT_TEMPLATE,
+  CONSENT_TEMPLATE_SHA256,
   SUBMIT_LABEL,
+  consentTemplateText,
+  disclosureParts,
   disclosureText,
+  listOf,
   type DisclosurePart,
 } from "../../shared/consent-disclosure";
 import { paths } from "../../shared/routes";
 import { carriers, site } from "../../shared/site";
-import { currentDisclosure, sha256Hex } from "../../server/leads/disclosure";
+import { TemplateChangedError, checkTemplate, currentDisclosure, disclosureFor, sha256Hex } from "../../server/leads/disclosure";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const text = disclosureText();
@@ -25,23 +32,44 @@ const flat = text.replace(/\s+/g, " ");
 
 
 describe("the consent disclosure's version and hash", () => {
-  it("matches the recorded SHA-256 for its version", () => {
+  it("keeps the wording's recorded SHA-256 for its version", () => {
     expect(
-      sha256(text),
-      `The consent disclosure's text changed but CONSENT_DISCLOSURE.version (${CONSENT_DISCLOSURE.version}) and ` +
-        "CONSENT_DISCLOSURE_SHA256 did not. Edits to the wording, the partner list (shared/site.ts carriers) or " +
-        "SUBMIT_LABEL change what visitors agree to: bump the version and record the new hash in " +
-        "shared/consent-disclosure.ts, so stored consent records keep pointing at the words those visitors saw.",
-    ).toBe(CONSENT_DISCLOSURE_SHA256);
+      sha256(consentTemplateText()),
+      `The consent disclosure's words changed but CONSENT_TEMPLATE.version (${CONSENT_TEMPLATE.version}) and ` +
+        "CONSENT_TEMPLATE_SHA256 did not. Edits to the wording or SUBMIT_LABEL change what visitors agree to: bump " +
+        "the version and record the new hash in shared/consent-disclosure.ts (the server refuses to start otherwise).",
+    ).toBe(CONSENT_TEMPLATE_SHA256);
+    expect(() => checkTemplate()).not.toThrow();
   });
 
-  it("is a positive whole-number version with a lower-case hex SHA-256", () => {
-    expect(Number.isInteger(CONSENT_DISCLOSURE.version) && CONSENT_DISCLOSURE.version >= 1).toBe(true);
+  it("keeps the text without buyers (the carriers named) exactly as version 1 was", () => {
+    expect(
+      sha256(text),
+      "The text naming the carriers (BUYERS_FILE unset) changed: the wording, listOf() or shared/site.ts carriers. " +
+        "Stored records are safe (the database versions every text), but record the new CONSENT_DISCLOSURE_SHA256 on purpose.",
+    ).toBe(CONSENT_DISCLOSURE_SHA256);
+    expect(CONSENT_DISCLOSURE.version).toBe(1);
+  });
+
+  it("is a positive whole-number wording version with lower-case hex SHA-256s", () => {
+    expect(Number.isInteger(CONSENT_TEMPLATE.version) && CONSENT_TEMPLATE.version >= 1).toBe(true);
+    expect(CONSENT_TEMPLATE_SHA256).toMatch(/^[0-9a-f]{64}$/);
     expect(CONSENT_DISCLOSURE_SHA256).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it("is what the server records: currentDisclosure() gives the same version, text and hash", () => {
-    expect(currentDisclosure()).toEqual({ version: CONSENT_DISCLOSURE.version, text, sha256: CONSENT_DISCLOSURE_SHA256 });
+  it("refuses to start when the words change without a new version and hash", () => {
+    const original = CONSENT_TEMPLATE.parts;
+    CONSENT_TEMPLATE.parts = [...original.slice(0, -1), " and agree to receive newsletters."];
+    try {
+      expect(() => checkTemplate()).toThrow(TemplateChangedError);
+      expect(() => checkTemplate()).toThrow(/bump CONSENT_TEMPLATE\.version and CONSENT_TEMPLATE_SHA256/);
+    } finally {
+      CONSENT_TEMPLATE.parts = original;
+    }
+  });
+
+  it("is what the server records without buyers: currentDisclosure() gives version 1, the same text and hash, and no buyer", () => {
+    expect(currentDisclosure()).toMatchObject({ version: CONSENT_DISCLOSURE.version, text, sha256: CONSENT_DISCLOSURE_SHA256, parts: CONSENT_DISCLOSURE.parts, buyerIds: [] });
     expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   });
 
@@ -104,5 +132,58 @@ describe("what the disclosure says", () => {
   it("names the submit button by its label, so clicking it is part of the agreement", () => {
     expect(SUBMIT_LABEL).toBe("Get My Quotes");
     expect(flat).toContain(`selecting “${SUBMIT_LABEL}”`);
+  });
+});
+
+describe("the companies named", () => {
+  const ACME = { id: "acme", name: "Acme Insurance Agency" };
+  const BETA = { id: "beta-auto", name: "Beta Auto Insurance" };
+  const CEDAR = { id: "cedar", name: "Cedar & Sons Insurance" };
+
+  it("are the buyers of BUYERS_FILE, by name and in order, and their ids are the buyers a lead may go to", () => {
+    const draft = disclosureFor([ACME, BETA, CEDAR]);
+    expect(draft.text).toContain(`${site.legalEntity} and its partners Acme Insurance Agency, Beta Auto Insurance and Cedar & Sons Insurance, and licensed insurance agents acting for them, may contact me`);
+    expect(draft.buyerIds).toEqual(["acme", "beta-auto", "cedar"]);
+    expect(draft.partnerNames).toEqual([ACME.name, BETA.name, CEDAR.name]);
+    for (const carrier of carriers) expect(draft.text).not.toContain(carrier.name);
+    expect(draft.sha256).toBe(sha256(draft.text));
+    expect(disclosureText(draft.parts)).toBe(draft.text);
+  });
+
+  it("change the text and its hash, never the wording's version and hash", () => {
+    const one = disclosureFor([ACME]);
+    const two = disclosureFor([ACME, BETA]);
+    const reordered = disclosureFor([BETA, ACME]);
+    expect(new Set([one.sha256, two.sha256, reordered.sha256, CONSENT_DISCLOSURE_SHA256]).size).toBe(4);
+    expect(one.text).toContain("its partners Acme Insurance Agency, and licensed");
+    for (const draft of [one, two, reordered]) expect([draft.templateVersion, draft.templateSha256]).toEqual([CONSENT_TEMPLATE.version, CONSENT_TEMPLATE_SHA256]);
+    expect(disclosureFor([ACME, BETA])).toEqual(two);
+  });
+
+  it("are the carriers, with no buyer, when BUYERS_FILE is unset or lists nobody", () => {
+    for (const buyers of [undefined, []]) {
+      const draft = disclosureFor(buyers);
+      expect(draft).toMatchObject({ text, sha256: CONSENT_DISCLOSURE_SHA256, buyerIds: [], partnerNames: [...CONSENT_PARTNERS] });
+    }
+  });
+
+  it("keep the parts the form renders: one run of text before the links", () => {
+    expect(disclosureParts(["A", "B"]).filter((part) => typeof part !== "string")).toEqual([
+      { text: "Terms of Use", href: paths.terms },
+      { text: "Privacy Policy", href: paths.privacy },
+    ]);
+    expect(typeof disclosureParts(["A"])[0]).toBe("string");
+    expect(listOf([])).toBe("");
+    expect(listOf(["A"])).toBe("A");
+    expect(listOf(["A", "B"])).toBe("A and B");
+    expect(listOf(["A", "B", "C"])).toBe("A, B and C");
+  });
+
+  it("are named only as companies that may contact the visitor about quotes: no resale language", () => {
+    const words = consentTemplateText().toLowerCase();
+    expect(words).toContain("may contact me about car insurance quotes");
+    for (const resale of ["sell", "sold", "sale", "share", "third part", "affiliate", "marketing partners", "and others"]) {
+      expect(words, resale).not.toContain(resale);
+    }
   });
 });

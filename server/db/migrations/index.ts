@@ -5,7 +5,16 @@
 import type { Migration } from "./migration";
 import { privacyRequests } from "./001-privacy-requests";
 import { leadsAndConsents } from "./002-leads-and-consents";
+import { deliveries } from "./003-deliveries";
+import { consentCertificates } from "./004-consent-certificates";
+import { suppressions } from "./005-suppressions";
 
 export type { Migration };
 
-export const migrations: Migration[] = [privacyRequests, leadsAndConsents];
+export const migrations: Migration[] = [
+  privacyRequests,
+  leadsAndConsents,
+  deliveries,
+  consentCertificates,
+  suppressions,
+];

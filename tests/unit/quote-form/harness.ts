@@ -10,6 +10,8 @@ import type { ZipLocation } from "../../../client/quote-form/types";
 import type { FunnelEvent } from "../../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../../shared/lead/api";
 import type { LeadField } from "../../../shared/lead/fields";
+import { CSRF_HEADER } from "../../../shared/routes";
+import { CONSENT_DISCLOSURE } from "../../../shared/consent-disclosure";
 
 export const FORM_URL = "https://www.quoteridge.com/rapidfire.html?zip=90210&sid=a1&tid=b2";
 export const PAGE_URL = "https://www.quoteridge.com/?zip=90210&sid=a1&tid=b2";
@@ -27,13 +29,13 @@ export interface Fakes {
   sendEvent: Mock<(event: FunnelEvent) => void>;
 }
 
-/** The server, faked: each session has numbered tokens; known ZIPs are 90210 and 10001; every request is stored. */
+/** The server, faked: each session has numbered tokens and the bundled disclosure; known ZIPs are 90210 and 10001; every request is stored. */
 export function fakeServer(): Fakes {
   let sessions = 0;
   return {
     openSession: vi.fn(async () => {
       sessions += 1;
-      return { csrfToken: `csrf-${sessions}`, formToken: `form-token-${sessions}` };
+      return { csrfToken: `csrf-${sessions}`, formToken: `form-token-${sessions}`, disclosure: CONSENT_DISCLOSURE };
     }),
     lookUpZip: vi.fn(async (zip: string) => PLACES[zip] ?? null),
     submitLead: vi.fn(async (): Promise<LeadSubmitResponse> => ({ status: "created", reference: REFERENCE, duplicate: false })),
@@ -144,4 +146,53 @@ export async function fillAll(): Promise<void> {
   await pressNext();
   fillContact();
   expect(stepShown()).toEqual([3]);
+}
+
+/** A reply of POST /api/leads, made afresh for each request (a Response is read once). */
+export type LeadReply = () => Response | Promise<Response>;
+
+const jsonReply = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+
+/** 201: stored. */
+export const created: LeadReply = () => jsonReply(201, { status: "created", reference: REFERENCE, duplicate: false });
+/** 503 from our API (its database is away), with Retry-After when given. */
+export const unavailable =
+  (retryAfter?: string): LeadReply =>
+  () =>
+    jsonReply(503, { status: "error", error: "We could not save your request just yet." }, retryAfter === undefined ? {} : { "retry-after": retryAfter });
+/** A JSON refusal of another status (e.g. 429). */
+export const refused =
+  (status: number, error: string): LeadReply =>
+  () =>
+    jsonReply(status, { status: "error", error });
+/** No answer at all: fetch rejects, as browsers do offline. */
+export const offline: LeadReply = () => Promise.reject(new TypeError("Failed to fetch"));
+
+export interface LeadsEndpoint {
+  /** The parsed body of every POST so far. */
+  bodies: Array<Record<string, unknown>>;
+  /** Each POST's CSRF header. */
+  csrfTokens: Array<string | undefined>;
+  /** The replies still to give; the last one repeats. Tests may push more. */
+  replies: LeadReply[];
+}
+
+/**
+ * The form's real submitLead (client/quote-form/api.ts) over a faked global fetch: each POST
+ * gets the next reply (the last repeats). Pass `submitLead` from api.ts to openForm to use it;
+ * vi.unstubAllGlobals() restores fetch.
+ */
+export function fakeLeadsEndpoint(...replies: LeadReply[]): LeadsEndpoint {
+  const endpoint: LeadsEndpoint = { bodies: [], csrfTokens: [], replies };
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(async (_url: RequestInfo | URL, init?: RequestInit) => {
+      endpoint.bodies.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+      endpoint.csrfTokens.push((init?.headers as Record<string, string> | undefined)?.[CSRF_HEADER]);
+      const reply = endpoint.replies.length > 1 ? endpoint.replies.shift()! : endpoint.replies[0]!;
+      return reply();
+    }),
+  );
+  return endpoint;
 }

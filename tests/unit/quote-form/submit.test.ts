@@ -1,12 +1,12 @@
 // @vitest-environment happy-dom
 /**
  * Sending the quote request, through mount() with a fake server: the answers as typed plus the
- * envelope, the thank-you step, the server's field errors, a lost connection and its retry, and a
- * second press while the first request travels.
+ * envelope, the thank-you step, the server's field errors, a lost connection and the form's own
+ * retry (more in retry.test.ts), and a second press while the first request travels.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Session } from "../../../client/quote-form/api";
-import { CONSENT_DISCLOSURE, SUBMIT_LABEL } from "../../../shared/consent-disclosure";
+import { CONSENT_DISCLOSURE } from "../../../shared/consent-disclosure";
 import { HONEYPOT_FIELD, type LeadSubmitResponse } from "../../../shared/lead/api";
 import { LEAD_MESSAGES } from "../../../shared/lead/fields";
 import {
@@ -32,7 +32,7 @@ afterEach(() => {
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const NETWORK_ERROR = "We could not reach our server. Check your connection and try again: your answers are kept.";
+const STILL_SENDING = "Still sending your request… (we will keep trying)";
 
 /** What the form sends for the answers harness.fillAll() types: as typed, not normalised. */
 const TYPED = {
@@ -65,7 +65,7 @@ describe("sending the request", () => {
 
     expect(server.submitLead).toHaveBeenCalledTimes(1);
     const [session, body] = server.submitLead.mock.calls[0]!;
-    expect(session).toEqual({ csrfToken: "csrf-1", formToken: "form-token-1" });
+    expect(session).toEqual({ csrfToken: "csrf-1", formToken: "form-token-1", disclosure: CONSENT_DISCLOSURE });
     expect(body).toEqual({
       ...TYPED,
       idempotencyKey: expect.stringMatching(UUID),
@@ -162,41 +162,47 @@ describe("when the server refuses answers (422)", () => {
 });
 
 describe("a lost connection", () => {
-  it("keeps the answers, says to try again, and the retry sends the same idempotency key with a fresh session", async () => {
+  it("keeps the answers, says it is still sending, and tries again by itself with the same idempotency key and session", async () => {
     const { server } = await openForm();
     server.submitLead.mockRejectedValueOnce(new TypeError("Failed to fetch"));
     await fillAll();
-    await pressNext();
+    vi.useFakeTimers();
+    try {
+      nextButton().click();
+      await vi.advanceTimersByTimeAsync(0);
 
-    expect($(".rf-form-error").textContent).toBe(NETWORK_ERROR);
-    expect(nextButton().disabled).toBe(false);
-    expect(document.activeElement, "the send button, ready for the retry").toBe(nextButton());
-    expect(nextButton().textContent).toBe(SUBMIT_LABEL);
-    expect($("#rf-form").getAttribute("aria-busy")).toBe("false");
-    expect(stepShown()).toEqual([3]);
-    for (const field of ["email", "phone", "streetAddress"] as const) expect(control(field).value).toBe(TYPED[field]);
-    expect(control("consent").checked).toBe(true);
+      // More in tests/unit/quote-form/retry.test.ts; the network message comes after ~90 s.
+      expect($(".rf-form-error").textContent).toBe(STILL_SENDING);
+      expect(nextButton().disabled).toBe(true);
+      expect($("#rf-form").getAttribute("aria-busy")).toBe("true");
+      expect(stepShown()).toEqual([3]);
+      for (const field of ["email", "phone", "streetAddress"] as const) expect(control(field).value).toBe(TYPED[field]);
+      expect(control("consent").checked).toBe(true);
 
-    await pressNext();
-    expect(server.submitLead).toHaveBeenCalledTimes(2);
-    const [first, second] = server.submitLead.mock.calls.map(bodyOf);
-    expect(second!.idempotencyKey).toBe(first!.idempotencyKey);
-    expect(second!.idempotencyKey).toMatch(UUID);
-    expect(server.openSession).toHaveBeenCalledTimes(2);
-    expect(second!.formToken).toBe("form-token-2");
-    expect($(".rf-reference").textContent).toBe(REFERENCE);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(server.submitLead).toHaveBeenCalledTimes(2);
+      const [first, second] = server.submitLead.mock.calls.map(bodyOf);
+      expect(second!.idempotencyKey).toBe(first!.idempotencyKey);
+      expect(second!.idempotencyKey).toMatch(UUID);
+      // The same session: a fresh form token would date the form from now and be refused as too fast.
+      expect(server.openSession).toHaveBeenCalledTimes(1);
+      expect(second!.formToken).toBe("form-token-1");
+      expect($(".rf-reference").textContent).toBe(REFERENCE);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("opens a session on submit when the one asked for on opening could not be had", async () => {
     const openSession = vi
       .fn<() => Promise<Session>>()
       .mockRejectedValueOnce(new TypeError("Failed to fetch"))
-      .mockResolvedValue({ csrfToken: "csrf-late", formToken: "form-token-late" });
+      .mockResolvedValue({ csrfToken: "csrf-late", formToken: "form-token-late", disclosure: CONSENT_DISCLOSURE });
     const { server } = await openForm(undefined, { openSession });
     await fillAll();
     await pressNext();
     expect(openSession).toHaveBeenCalledTimes(2);
-    expect(server.submitLead.mock.calls[0]?.[0]).toEqual({ csrfToken: "csrf-late", formToken: "form-token-late" });
+    expect(server.submitLead.mock.calls[0]?.[0]).toEqual({ csrfToken: "csrf-late", formToken: "form-token-late", disclosure: CONSENT_DISCLOSURE });
     expect(bodyOf(server.submitLead.mock.calls[0]).formToken).toBe("form-token-late");
   });
 });

@@ -1,0 +1,77 @@
+/**
+ * The consent certificate as a plain HTML page (the error pages' style: no scripts, nothing
+ * inline to run, readable on a phone): what the visitor saw and did, the contact details masked.
+ */
+import { escapeHtml } from "../template";
+import { site } from "../../shared/site";
+import type { ConsentCertificate } from "./records";
+import { maskEmail, maskName, maskPhone } from "./mask";
+
+const text = (value: string | null | undefined) => (value ? escapeHtml(value) : "<em>not recorded</em>");
+const code = (value: string | null | undefined) => (value ? `<code>${escapeHtml(value)}</code>` : "<em>not recorded</em>");
+const time = (value: Date | null) => (value ? `<time datetime="${value.toISOString()}">${value.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")}</time>` : "<em>not recorded</em>");
+
+function elapsed(from: Date | null, to: Date): string {
+  if (!from) return "";
+  const seconds = Math.max(0, Math.round((to.getTime() - from.getTime()) / 1000));
+  return ` (${Math.floor(seconds / 60)} min ${seconds % 60} s after the form opened)`;
+}
+
+/** The partners the text names, each with its buyer id when it is one. */
+function namedCompanies(certificate: ConsentCertificate): string {
+  const paired = certificate.partnerNames.length === certificate.buyerIds.length;
+  const items = certificate.partnerNames.map((name, index) => {
+    const id = paired ? certificate.buyerIds[index] : undefined;
+    return `<li>${escapeHtml(name)}${id ? ` <span class="id">(buyer id <code>${escapeHtml(id)}</code>)</span>` : ""}</li>`;
+  });
+  return items.length > 0 ? `<ul>${items.join("")}</ul>` : "<p><em>not recorded</em></p>";
+}
+
+export function certificatePageHtml(certificate: ConsentCertificate, buyerId: string): string {
+  const rows: Array<[string, string]> = [
+    ["Lead reference", code(certificate.leadReference)],
+    ["Certificate", code(certificate.certificateId)],
+    ["Issued to buyer", code(buyerId)],
+    ["Form opened at", time(certificate.formOpenedAt)],
+    ["Consented (submitted) at", time(certificate.consentedAt) + elapsed(certificate.formOpenedAt, certificate.consentedAt)],
+    ["Consent box ticked", certificate.checkboxChecked ? "Yes" : "No"],
+    ["Quote form address", code(certificate.formUrl)],
+    ["Framing page address", code(certificate.pageUrl)],
+    ["IP address", code(certificate.ip)],
+    ["User agent", code(certificate.userAgent)],
+    ["Terms of Use accepted", text(certificate.termsVersion && `revision of ${certificate.termsVersion}`)],
+    ["Privacy Policy read", text(certificate.privacyVersion && `revision of ${certificate.privacyVersion}`)],
+    ["Name", text(maskName(certificate.firstName, certificate.lastName))],
+    ["Phone", text(maskPhone(certificate.phone))],
+    ["Email", text(maskEmail(certificate.email))],
+    ["ZIP code", text(certificate.zip)],
+  ];
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<meta name="robots" content="noindex, nofollow" />
+<title>${escapeHtml(`Consent certificate ${certificate.leadReference} | ${site.productName}`)}</title>
+<link rel="stylesheet" href="/error.css" />
+<link rel="stylesheet" href="/consent-certificate.css" />
+</head>
+<body>
+<main class="certificate">
+<h1>Consent certificate</h1>
+<p>What a visitor to ${escapeHtml(site.domain)} saw and did when they asked for car insurance quotes, as ${escapeHtml(site.legalEntity)} recorded it. Contact details are masked.</p>
+<table>
+<tbody>
+${rows.map(([label, value]) => `<tr><th scope="row">${escapeHtml(label)}</th><td>${value}</td></tr>`).join("\n")}
+</tbody>
+</table>
+<h2>Disclosure shown beside the consent box</h2>
+<p>Version ${certificate.disclosureVersion}, SHA-256 ${code(certificate.disclosureSha256)} (of the text below, UTF-8).</p>
+<blockquote class="disclosure">${escapeHtml(certificate.disclosureText)}</blockquote>
+<h2>Companies named</h2>
+${namedCompanies(certificate)}
+</main>
+</body>
+</html>
+`;
+}

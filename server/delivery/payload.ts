@@ -1,0 +1,68 @@
+/**
+ * What a buyer receives for a lead (docs/lead-delivery.md documents it field by field), and what
+ * a traffic source's postback address becomes.
+ */
+import type { LeadRecord } from "../db/leads";
+import { LEAD_ANSWER_COLUMNS } from "../db/lead-rows";
+
+export interface DeliveryPayload {
+  reference: string;
+  receivedAt: string;
+  /** false: sent only because the visitor asked for quotes under a privacy opt-out: not sold, no charge, no other use. */
+  sale: boolean;
+  price: number | null;
+  source: { sid: string } | null;
+  lead: Record<(typeof LEAD_ANSWER_COLUMNS)[number] | "city" | "state", unknown>;
+  consent: {
+    disclosureVersion: number;
+    disclosureSha256: string;
+    consentedAt: string;
+    ip: string;
+    userAgent: string;
+    formUrl: string;
+    pageUrl: string;
+    certificateUrl: string | null;
+  } | null;
+}
+
+export function deliveryPayload(lead: LeadRecord, options: { sale: boolean; price: number | null; certificateUrl: string | null }): DeliveryPayload {
+  const answers = Object.fromEntries(LEAD_ANSWER_COLUMNS.map((column) => [column, lead[column]]));
+  const consent = lead.consent;
+  return {
+    reference: lead.reference,
+    receivedAt: lead.receivedAt.toISOString(),
+    sale: options.sale,
+    price: options.sale ? options.price : null,
+    source: lead.sid ? { sid: lead.sid } : null,
+    lead: { ...answers, city: lead.city, state: lead.state } as DeliveryPayload["lead"],
+    consent: consent && {
+      disclosureVersion: consent.disclosureVersion,
+      disclosureSha256: consent.disclosureSha256,
+      consentedAt: consent.consentedAt.toISOString(),
+      ip: consent.ip,
+      userAgent: consent.userAgent,
+      formUrl: consent.formUrl,
+      pageUrl: consent.pageUrl,
+      certificateUrl: options.certificateUrl,
+    },
+  };
+}
+
+export type PostbackStatus = "sold" | "returned";
+
+/** The source's postback template with {tid}, {payout} and {status} filled in, each URL-encoded. */
+export function postbackUrl(template: string, values: { tid: string; payout: number; status: PostbackStatus }): string {
+  return template
+    .replaceAll("{tid}", encodeURIComponent(values.tid))
+    .replaceAll("{payout}", encodeURIComponent(values.payout.toFixed(2)))
+    .replaceAll("{status}", encodeURIComponent(values.status));
+}
+
+/** A buyer's answer, cut short and with anything that looks like an email address or a phone number masked. */
+export function responseExcerpt(text: string): string {
+  return text
+    .slice(0, 300)
+    .replace(/[^\s@"'<>]+@[^\s@"'<>]+\.[A-Za-z]{2,}/g, "[email]")
+    .replace(/\+?\d[\d\s().-]{8,}\d/g, "[number]")
+    .slice(0, 200);
+}

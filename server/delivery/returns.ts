@@ -1,0 +1,64 @@
+/**
+ * A buyer returns a lead it accepted (a wrong number, a duplicate in its own system, …): the sale
+ * is reversed (the delivery is "returned", its price no longer revenue), and when no buyer keeps
+ * the lead the traffic source hears it by a `status=returned` postback. Through the signed
+ * POST /api/buyer-returns or the ops command `npm run leads -- return`.
+ */
+import type { Logger } from "pino";
+import type { Database } from "../db/database";
+import { deliveryRepository } from "../db/deliveries";
+import { postbackUrl } from "./payload";
+import type { BuyersFile } from "./buyers";
+import { scheduleDeliveries } from "../db/deliveries";
+
+export interface ReturnDependencies {
+  db: Database;
+  buyers: BuyersFile;
+  logger: Logger;
+}
+
+export interface ReturnRequest {
+  reference: string;
+  buyerId: string;
+  reason: string;
+  via: "api" | "cli";
+}
+
+export type ReturnOutcome =
+  | { kind: "returned"; reference: string; buyerId: string; price: number | null }
+  /** That buyer's delivery of that lead was returned before. */
+  | { kind: "already_returned" }
+  /** That buyer has no accepted delivery of that lead (or the lead or buyer is unknown). */
+  | { kind: "not_found" };
+
+export async function returnLead({ db, buyers, logger }: ReturnDependencies, request: ReturnRequest, now: Date = new Date()): Promise<ReturnOutcome> {
+  const repository = deliveryRepository(db);
+  const returned = await repository.recordReturn(request.reference, request.buyerId, request.reason, now, async (tx, delivery) => {
+    const leadId = delivery.leadId;
+    // A purged lead (its id gone) has nothing left to report to its source.
+    if (leadId === null || !delivery.sale || (await repository.acceptedCount(tx, leadId)) > 0) return;
+    const lead = await tx.selectFrom("leads").select(["sid", "tid"]).where("id", "=", leadId).executeTakeFirst();
+    const source = lead?.sid ? buyers.sources.find((candidate) => candidate.sid === lead.sid) : undefined;
+    if (!lead?.tid || !source?.postbackUrl) return;
+    await scheduleDeliveries(tx, { id: leadId, reference: delivery.leadReference }, [
+      {
+        kind: "postback",
+        target: source.sid,
+        idempotencyKey: `${delivery.leadReference}:postback:returned`,
+        sale: true,
+        price: source.payout,
+        url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status: "returned" }),
+        capDay: null,
+      },
+    ]);
+  });
+  if (returned) {
+    logger.info(
+      { event: "lead_returned", reference: request.reference, buyerId: request.buyerId, price: returned.price, via: request.via },
+      "lead returned by buyer",
+    );
+    return { kind: "returned", reference: request.reference, buyerId: request.buyerId, price: returned.price };
+  }
+  const earlier = await repository.list({ reference: request.reference, kind: "buyer" });
+  return earlier.some((delivery) => delivery.target === request.buyerId && delivery.status === "returned") ? { kind: "already_returned" } : { kind: "not_found" };
+}

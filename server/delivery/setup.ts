@@ -1,0 +1,45 @@
+/**
+ * Delivery as the server runs it: the worker for BUYERS_FILE's buyers, with the consent
+ * certificate links buyers get and the suppression list checked before each send.
+ */
+import type { Logger } from "pino";
+import type { Config } from "../config";
+import type { Database } from "../db/database";
+import { certificateSecret, certificateUrl } from "../consent/certificate";
+import { saleAllowed, type SuppressionList } from "../privacy/suppression";
+import type { BuyersFile } from "./buyers";
+import { createDeliveryWorker, type DeliveryWorker } from "./worker";
+
+export interface DeliverySetup {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  buyers: BuyersFile;
+  /** The CSRF secret in use (certificate links are signed with a key derived from it unless CERTIFICATE_SECRET is set). */
+  csrfSecret: string | Buffer;
+  suppression: SuppressionList;
+}
+
+/**
+ * Where certificate links point: PUBLIC_BASE_URL, the site's public origin. Without it (a local
+ * trial) the links point at this process, and a warning says to set it before buyers get leads.
+ */
+function linkOrigin(config: Config, logger: Logger): string {
+  if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL;
+  const host = config.HOST === "0.0.0.0" || config.HOST === "::" ? "localhost" : config.HOST;
+  const origin = `http://${host}:${config.PORT}`;
+  logger.warn({ event: "public_base_url_missing", origin }, "PUBLIC_BASE_URL is not set: buyers' consent certificate links point at this process; set it to the public origin");
+  return origin;
+}
+
+export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression }: DeliverySetup): DeliveryWorker {
+  const key = { secret: certificateSecret(config, csrfSecret), baseUrl: linkOrigin(config, logger) };
+  return createDeliveryWorker({
+    db,
+    buyers,
+    logger,
+    concurrency: config.DELIVERY_CONCURRENCY,
+    certificateUrl: (lead, buyerId) => (lead.consent?.certificateId ? certificateUrl(lead.consent.certificateId, buyerId, key) : null),
+    saleAllowed: (lead) => saleAllowed(lead, suppression),
+  });
+}

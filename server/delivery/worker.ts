@@ -1,0 +1,293 @@
+/**
+ * The delivery worker, one in each replica: it claims due deliveries from the outbox
+ * (server/db/deliveries.ts; a row is claimed by one replica at a time, and a replica that dies
+ * mid-send leaves a lease that runs out, so another sends it again with the same
+ * Idempotency-Key), POSTs each lead to its buyer signed with the buyer's secret, calls traffic
+ * sources' postbacks, records every attempt and retries what failed for a reason that may pass
+ * (408, 429, 5xx, timeouts, network errors) with exponential backoff and jitter.
+ */
+import type { Logger } from "pino";
+import type { Transaction } from "kysely";
+import type { Database } from "../db/database";
+import type { Tables } from "../db/schema";
+import { leadRepository, type LeadRecord } from "../db/leads";
+import { deliveryRepository, scheduleDeliveries, type Completion, type DeliveryRecord } from "../db/deliveries";
+import type { Buyer, BuyersFile } from "./buyers";
+import { signBody, SIGNATURE_HEADER } from "./signature";
+import { deliveryPayload, postbackUrl, responseExcerpt } from "./payload";
+
+export interface RetryPolicy {
+  /** Tries before a delivery is dead-lettered ("failed"). */
+  maxAttempts: number;
+  /** The first retry's delay; each next one doubles, with jitter, up to maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After longer than this is cut to it. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 10, baseDelayMs: 2_000, maxDelayMs: 600_000, maxRetryAfterMs: 3_600_000 };
+
+export interface DeliveryWorkerOptions {
+  db: Database;
+  buyers: BuyersFile;
+  logger: Logger;
+  /** The consent certificate link a buyer gets with the lead; null when there is none. */
+  certificateUrl?: (lead: LeadRecord, buyerId: string) => string | null;
+  /** Checked again before each delivery: a contact suppressed since submit is no longer sold. */
+  saleAllowed?: (lead: LeadRecord) => Promise<boolean>;
+  concurrency?: number;
+  pollMs?: number;
+  retry?: Partial<RetryPolicy>;
+  postbackTimeoutMs?: number;
+  now?: () => Date;
+}
+
+export interface DeliveryWorker {
+  start(): void;
+  /** Stops claiming and waits for the sends in flight (each bounded by its buyer's timeout). */
+  stop(): Promise<void>;
+  /** Claims and sends what is due once; resolves when those sends are recorded (tests, ops). */
+  runOnce(): Promise<number>;
+}
+
+/** The delay before try number `attempt + 1`: base × 2^(attempt−1), capped, with full jitter in its upper half. */
+export function backoffMs(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now: Date): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
+}
+
+interface SendResult {
+  outcome: Completion["outcome"];
+  httpStatus: number | null;
+  latencyMs: number;
+  excerpt: string | null;
+  body: string;
+  retryAfter: string | null;
+}
+
+const MAX_RESPONSE_BYTES = 16_384;
+
+async function readLimited(response: Response): Promise<string> {
+  const text = await response.text();
+  return text.length > MAX_RESPONSE_BYTES ? text.slice(0, MAX_RESPONSE_BYTES) : text;
+}
+
+async function send(url: string, init: RequestInit, timeoutMs: number): Promise<SendResult> {
+  const started = performance.now();
+  try {
+    const response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+    const body = await readLimited(response);
+    const latencyMs = Math.round(performance.now() - started);
+    const status = response.status;
+    const outcome = status >= 200 && status < 300 ? "accepted" : status === 408 || status === 429 || status >= 500 ? "retry" : "rejected";
+    return { outcome, httpStatus: status, latencyMs, excerpt: responseExcerpt(body) || null, body, retryAfter: response.headers.get("retry-after") };
+  } catch (error) {
+    const latencyMs = Math.round(performance.now() - started);
+    const timedOut = error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError");
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    return { outcome: timedOut ? "timeout" : "network_error", httpStatus: null, latencyMs, excerpt: timedOut ? `no answer within ${timeoutMs} ms` : (cause ?? "network error"), body: "", retryAfter: null };
+  }
+}
+
+function jsonObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { db, buyers, logger } = options;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const concurrency = options.concurrency ?? 32;
+  const pollMs = options.pollMs ?? 250;
+  const postbackTimeoutMs = options.postbackTimeoutMs ?? 5_000;
+  const now = options.now ?? (() => new Date());
+  const deliveries = deliveryRepository(db);
+  const leads = leadRepository(db);
+  const buyerById = new Map(buyers.buyers.map((buyer) => [buyer.id, buyer]));
+  const sourceBySid = new Map(buyers.sources.map((source) => [source.sid, source]));
+  const log = logger.child({ component: "delivery" });
+  const inFlight = new Set<Promise<void>>();
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+
+  /** A lease long enough for the slowest send, so a live replica's claim is never taken over. */
+  const leaseMs = Math.max(...buyers.buyers.map((buyer) => buyer.timeoutMs), postbackTimeoutMs) + 10_000;
+
+  function retryOrFail(delivery: DeliveryRecord, result: SendResult, at: Date): Completion {
+    const base = { outcome: result.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
+    const error = result.httpStatus === null ? result.excerpt : `HTTP ${result.httpStatus}`;
+    if (delivery.attempts >= policy.maxAttempts) return { ...base, status: "failed", error };
+    const asked = retryAfterMs(result.retryAfter, at);
+    const delay = asked === undefined ? backoffMs(delivery.attempts, policy) : Math.min(asked, policy.maxRetryAfterMs);
+    return { ...base, status: "pending", nextAttemptAt: new Date(at.getTime() + delay), error };
+  }
+
+  /** Queues the source's postback for this lead (once per lead and status: the key says so). */
+  async function queuePostback(tx: Transaction<Tables>, lead: LeadRecord, leadId: string, status: "sold" | "returned"): Promise<void> {
+    const source = lead.sid ? sourceBySid.get(lead.sid) : undefined;
+    if (!source?.postbackUrl || !lead.tid) return;
+    await scheduleDeliveries(tx, { id: leadId, reference: lead.reference }, [
+      {
+        kind: "postback",
+        target: source.sid,
+        idempotencyKey: `${lead.reference}:postback:${status}`,
+        sale: true,
+        price: source.payout,
+        url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status }),
+        capDay: null,
+      },
+    ]);
+  }
+
+  async function deliverToBuyer(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord): Promise<void> {
+    const sale = delivery.sale && (options.saleAllowed ? await options.saleAllowed(lead) : true);
+    const payload = deliveryPayload(lead, { sale, price: delivery.price, certificateUrl: options.certificateUrl?.(lead, buyer.id) ?? null });
+    const body = JSON.stringify(payload);
+    const at = now();
+    const result = await send(
+      buyer.url,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "QuoteRidge-Delivery/1",
+          "idempotency-key": delivery.idempotencyKey,
+          "x-lead-reference": lead.reference,
+          // Signed at the wall-clock time: the buyer checks it against its own clock.
+          [SIGNATURE_HEADER]: signBody(buyer.secret, body),
+        },
+        body,
+      },
+      buyer.timeoutMs,
+    );
+    const base = { outcome: result.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
+    const facts = { reference: lead.reference, buyerId: buyer.id, attempt: delivery.attempts, latencyMs: result.latencyMs, httpStatus: result.httpStatus, campaign: { sid: lead.sid ?? undefined, tid: lead.tid ?? undefined } };
+    if (result.outcome === "accepted") {
+      const offered = jsonObject(result.body).price;
+      const price = sale ? (typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : delivery.price) : null;
+      const recorded = await deliveries.complete(delivery, { ...base, status: "accepted", price, sale }, (tx) =>
+        sale && delivery.leadId !== null ? queuePostback(tx, lead, delivery.leadId, "sold") : Promise.resolve(),
+      );
+      if (recorded) log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
+      return;
+    }
+    if (result.outcome === "rejected") {
+      const said = jsonObject(result.body).reason;
+      const reason = typeof said === "string" && said.trim() ? responseExcerpt(said.trim()) : `HTTP ${result.httpStatus}`;
+      const recorded = await deliveries.complete(delivery, { ...base, status: "rejected", reason, error: null });
+      if (recorded) log.info({ event: "lead_rejected_by_buyer", ...facts, reason }, "buyer rejected the lead");
+      return;
+    }
+    const completion = retryOrFail(delivery, result, at);
+    const recorded = await deliveries.complete(delivery, completion);
+    if (!recorded) return;
+    if (completion.status === "failed") log.error({ event: "lead_delivery_failed", ...facts, error: completion.error }, "delivery dead-lettered after its last try");
+    else log.warn({ event: "lead_delivery_retry", ...facts, error: completion.error, nextAttemptAt: completion.nextAttemptAt }, "delivery will be tried again");
+  }
+
+  async function callPostback(delivery: DeliveryRecord): Promise<void> {
+    const at = now();
+    const result = await send(delivery.url ?? "", { method: "GET", headers: { "user-agent": "QuoteRidge-Postback/1" } }, postbackTimeoutMs);
+    const base = { outcome: result.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
+    // A source's endpoint that refuses (4xx) will not change its mind: recorded, not retried.
+    const completion: Completion =
+      result.outcome === "accepted" ? { ...base, status: "accepted" } : result.outcome === "rejected" ? { ...base, status: "rejected", reason: `HTTP ${result.httpStatus}` } : retryOrFail(delivery, result, at);
+    const recorded = await deliveries.complete(delivery, completion);
+    if (!recorded) return;
+    const status = delivery.idempotencyKey.endsWith(":returned") ? "returned" : "sold";
+    const facts = { reference: delivery.leadReference, sid: delivery.target, status, attempt: delivery.attempts, httpStatus: result.httpStatus };
+    if (completion.status === "accepted") log.info({ event: "postback_sent", ...facts }, "postback sent");
+    else if (completion.status === "pending") log.warn({ event: "postback_retry", ...facts }, "postback will be tried again");
+    else log.error({ event: "postback_failed", ...facts }, "postback not accepted");
+  }
+
+  async function process(delivery: DeliveryRecord): Promise<void> {
+    try {
+      if (delivery.kind === "postback") return await callPostback(delivery);
+      const buyer = buyerById.get(delivery.target);
+      const lead = await leads.findByReference(delivery.leadReference);
+      if (!buyer || !lead) {
+        const error = !buyer ? "buyer no longer in BUYERS_FILE" : "lead no longer stored";
+        await deliveries.complete(delivery, { outcome: "withheld", httpStatus: null, latencyMs: 0, excerpt: error, attemptedAt: now(), status: "failed", error });
+        log.error({ event: "lead_delivery_failed", reference: delivery.leadReference, buyerId: delivery.target, error }, "delivery cannot be sent");
+        return;
+      }
+      await deliverToBuyer(delivery, buyer, lead);
+    } catch (error) {
+      // The database went away mid-record: the lease runs out and the delivery is sent again, same key.
+      log.warn({ err: error, event: "delivery_worker_error", reference: delivery.leadReference, target: delivery.target }, "delivery not recorded; will be retried");
+    }
+  }
+
+  async function claimAndSend(): Promise<number> {
+    const room = concurrency - inFlight.size;
+    if (room <= 0) return 0;
+    const claimed = await deliveries.claimDue(room, leaseMs, now());
+    for (const delivery of claimed) {
+      const task = process(delivery).finally(() => {
+        inFlight.delete(task);
+        wake?.();
+      });
+      inFlight.add(task);
+    }
+    return claimed.length;
+  }
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  async function run(): Promise<void> {
+    while (running) {
+      let claimed = 0;
+      try {
+        claimed = await claimAndSend();
+      } catch (error) {
+        log.warn({ err: error, event: "delivery_worker_error" }, "could not claim deliveries; trying again shortly");
+      }
+      // Full: wait for a send to finish. Idle: poll. Busy with room left: go on at once.
+      if (running && (claimed === 0 || inFlight.size >= concurrency)) await pause(claimed === 0 ? pollMs : 1_000);
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      loop = run();
+      log.info({ event: "delivery_worker_started", buyers: buyers.buyers.map((buyer) => buyer.id), concurrency }, "delivery worker started");
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      await Promise.allSettled([...inFlight]);
+    },
+    async runOnce() {
+      const claimed = await claimAndSend();
+      await Promise.allSettled([...inFlight]);
+      return claimed;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The opt-out suppression list (docs/decisions/011-privacy-choices-in-delivery.md): the email
+ * addresses and phone numbers of people who opted out of the sale and sharing of their personal
+ * information, by the privacy request form, by phone or email, or by a browser's Global Privacy
+ * Control signal. Stored hashed: the hex SHA-256 of the lower-cased email address, or of the
+ * phone number in E.164 (+14155550134), the form partners exchange suppression lists in.
+ *
+ * A lead whose browser sent GPC, or whose email or phone is on the list, is never sold
+ * (`saleAllowed`): it goes only to the buyers named in the consent disclosure the visitor agreed
+ * to, as the visitor directed. The list is kept at least 5 years: nothing deletes from it.
+ */
+import { createHash } from "node:crypto";
+import type { ExpressionBuilder, Kysely } from "kysely";
+import type { Database } from "../db/database";
+import type { SuppressionSource, Tables } from "../db/schema";
+import { normalizeUsPhone } from "../../shared/contact";
+
+export type { SuppressionSource };
+
+/** An email address and/or a phone number, as typed or as stored; either may be missing. */
+export interface Contact {
+  email?: string | null | undefined;
+  phone?: string | null | undefined;
+}
+
+export interface HashedContact {
+  kind: "email" | "phone";
+  hash: string;
+}
+
+const sha256 = (value: string) => createHash("sha256").update(value, "utf8").digest("hex");
+
+/** The email address as the list hashes it: trimmed and lower-cased; undefined when blank. */
+export function normalizeEmail(email: string): string | undefined {
+  const normalized = email.trim().toLowerCase();
+  return normalized === "" ? undefined : normalized;
+}
+
+/**
+ * The contact's hashes, email first. A phone that is not a US number cannot be on the list (every
+ * form refuses it), so it has no hash.
+ */
+export function hashContact(contact: Contact): HashedContact[] {
+  const hashes: HashedContact[] = [];
+  const email = contact.email ? normalizeEmail(contact.email) : undefined;
+  if (email) hashes.push({ kind: "email", hash: sha256(email) });
+  const phone = contact.phone ? normalizeUsPhone(contact.phone) : undefined;
+  if (phone) hashes.push({ kind: "phone", hash: sha256(phone) });
+  return hashes;
+}
+
+export interface SuppressionList {
+  /**
+   * Puts the contact's email and phone on the list (idempotent: one already there keeps the date
+   * and source it was first added with). Returns how many were new.
+   */
+  add(contact: Contact, source: SuppressionSource, reference?: string | null): Promise<number>;
+  /** Whether the email or the phone is on the list (one query; false when neither is given). */
+  isSuppressed(contact: Contact): Promise<boolean>;
+  /** The contact's rows on the list: since when, from what, by which request (for ops answering "did you get my opt-out?"). */
+  entries(contact: Contact): Promise<SuppressionEntry[]>;
+}
+
+export interface SuppressionEntry extends HashedContact {
+  source: SuppressionSource;
+  requestReference: string | null;
+  addedAt: Date;
+}
+
+/**
+ * The list over the database, or over a transaction (`suppressionList(tx)`) to add or check in
+ * the same transaction as a privacy request or a lead.
+ */
+/** WHERE (kind, hash) is one of these. */
+const matching = (hashes: HashedContact[]) => (where: ExpressionBuilder<Tables, "suppressions">) =>
+  where.or(hashes.map(({ kind, hash }) => where.and([where("kind", "=", kind), where("hash", "=", hash)])));
+
+export function suppressionList(db: Database | Kysely<Tables>): SuppressionList {
+  const builder: Kysely<Tables> = "builder" in db ? db.builder : db;
+  return {
+    async add(contact, source, reference = null) {
+      if (contact.email && !normalizeEmail(contact.email)) throw new Error("Cannot suppress a blank email address");
+      if (contact.phone && !normalizeUsPhone(contact.phone)) throw new Error("Cannot suppress a phone number that is not a US number");
+      const hashes = hashContact(contact);
+      if (hashes.length === 0) return 0;
+      const added = await builder
+        .insertInto("suppressions")
+        .values(hashes.map(({ kind, hash }) => ({ kind, hash, source, requestReference: reference })))
+        .onConflict((conflict) => conflict.columns(["kind", "hash"]).doNothing())
+        .returning("kind")
+        .execute();
+      return added.length;
+    },
+
+    async isSuppressed(contact) {
+      const hashes = hashContact(contact);
+      if (hashes.length === 0) return false;
+      const row = await builder.selectFrom("suppressions").select("kind").where(matching(hashes)).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async entries(contact) {
+      const hashes = hashContact(contact);
+      if (hashes.length === 0) return [];
+      return builder.selectFrom("suppressions").select(["kind", "hash", "source", "requestReference", "addedAt"]).where(matching(hashes)).orderBy("kind").execute();
+    },
+  };
+}
+
+/**
+ * Whether a lead may be sold: not when the visitor's browser sent Global Privacy Control, nor
+ * when the email or phone is on the suppression list. A lead that may not be sold still goes to
+ * the buyers named in its consent disclosure, with `"sale": false`, no price and no revenue.
+ * Called at submit and again before each delivery.
+ */
+export async function saleAllowed(lead: { gpc: boolean; email?: string | null; phone?: string | null }, suppression: Pick<SuppressionList, "isSuppressed">): Promise<boolean> {
+  if (lead.gpc) return false;
+  return !(await suppression.isSuppressed({ email: lead.email, phone: lead.phone }));
+}

@@ -1,0 +1,273 @@
+/**
+ * Lead delivery end to end below HTTP, on both stores: a lead stored with its deliveries in one
+ * transaction (server/delivery/plan.ts), the worker (server/delivery/worker.ts) sending them to a
+ * real local HTTP server playing the buyers and the traffic source (tools/buyer-stub.ts), retries
+ * on a clock the test moves, returns and postbacks.
+ */
+import pino from "pino";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { leadRepository, type NewLead } from "../../server/db/leads";
+import { deliveryRepository } from "../../server/db/deliveries";
+import { createDeliveryPlanner } from "../../server/delivery/plan";
+import { createLeadRouting } from "../../server/delivery/routing";
+import { createDeliveryWorker, type DeliveryWorkerOptions } from "../../server/delivery/worker";
+import { returnLead } from "../../server/delivery/returns";
+import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
+import { verifySignature } from "../../server/delivery/signature";
+import { currentDisclosure } from "../../server/leads/disclosure";
+import { allStores, type TestDatabase } from "../support/databases";
+import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
+import { startBuyerStub, type BuyerStub } from "../../tools/buyer-stub";
+
+const SECRETS = { acme: "acme-secret-that-is-at-least-32-chars!!", zenith: "zenith-secret-that-is-at-least-32-chars!" };
+const T0 = new Date("2026-11-23T15:00:00Z"); // a Monday, 10:00 in New York
+
+interface LogLine {
+  event?: string;
+  level: number;
+  [key: string]: unknown;
+}
+
+describe.each(allStores())("lead delivery ($kind)", (store) => {
+  let db: TestDatabase;
+  let stub: BuyerStub;
+  let clock: Date;
+  let lines: LogLine[];
+  const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
+  const events = (name: string) => lines.filter((line) => line.event === name);
+
+  function buyersFile(overrides: { acme?: object; zenith?: object; sources?: object[] } = {}): BuyersFile {
+    return buyersFileSchema.parse({
+      buyers: [
+        { id: "acme", name: "Acme Insurance Agency", url: stub.url("acme"), secret: SECRETS.acme, states: ["CA", "NY"], price: 18.5, timeoutMs: 500, ...overrides.acme },
+        { id: "zenith", name: "Zenith Auto Group", url: stub.url("zenith"), secret: SECRETS.zenith, price: 12, timeoutMs: 500, ...overrides.zenith },
+      ],
+      sources: overrides.sources ?? [{ sid: "a1", payout: 6, postbackUrl: stub.postbackUrl() }],
+    });
+  }
+
+  /** Stores a lead the way the lead service does when delivery is on. */
+  async function storeLead(file: BuyersFile, overrides: NewLeadOverrides = {}, sale = true): Promise<string> {
+    const routing = createLeadRouting({ planner: createDeliveryPlanner(file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
+    const input: NewLead = sampleNewLead({ receivedAt: clock, ...overrides });
+    const result = await leadRepository(db).create(input, routing.afterInsert(sale, clock));
+    if (!result.created) throw new Error("not created");
+    return result.reference;
+  }
+
+  function worker(file: BuyersFile, options: Partial<DeliveryWorkerOptions> = {}) {
+    return createDeliveryWorker({ db, buyers: file, logger, now: () => clock, certificateUrl: (lead, buyerId) => `https://quotes.example/consent/${lead.reference}?b=${buyerId}`, ...options });
+  }
+
+  const later = (ms: number) => (clock = new Date(clock.getTime() + ms));
+  const deliveriesOf = (reference: string) => deliveryRepository(db).list({ reference });
+
+  beforeAll(async () => {
+    db = await store.open();
+    stub = await startBuyerStub({ buyers: SECRETS });
+  });
+  afterAll(async () => {
+    await stub?.stop();
+    await db?.close();
+  });
+  beforeEach(async () => {
+    await db.query("TRUNCATE delivery_attempts, deliveries, buyer_daily_counts, lead_consents, leads RESTART IDENTITY CASCADE");
+    await leadRepository(db).registerDisclosure(currentDisclosure().version, currentDisclosure().sha256, currentDisclosure().text);
+    stub.reset();
+    clock = T0;
+    lines = [];
+  });
+
+  it("sends a signed lead with a stable Idempotency-Key and its consent link, records it, and fires the source's postback once", async () => {
+    const file = buyersFile();
+    const reference = await storeLead(file, { location: { city: "Beverly Hills", state: "CA" }, sid: "a1", tid: "CLICK-42" });
+    expect((await deliveriesOf(reference)).map((delivery) => [delivery.target, delivery.status])).toEqual([
+      ["acme", "pending"],
+      ["zenith", "pending"],
+    ]);
+    const sending = worker(file);
+    expect(await sending.runOnce()).toBe(2);
+
+    const [received] = stub.received("acme");
+    expect(received?.signature).toBe("ok");
+    expect(verifySignature(SECRETS.acme, String(received?.headers["x-signature"]), received!.rawBody)).toBe("ok");
+    expect(verifySignature(SECRETS.zenith, String(received?.headers["x-signature"]), received!.rawBody)).toBe("mismatch");
+    expect(received?.idempotencyKey).toBe(`${reference}:acme`);
+    const body = received?.json as { reference: string; sale: boolean; price: number; lead: Record<string, unknown>; consent: { certificateUrl: string; disclosureVersion: number } };
+    expect(body).toMatchObject({ reference, sale: true, price: 18.5, lead: { state: "CA", firstName: "Ana", vehicleMake: "Toyota" } });
+    expect(body.consent.certificateUrl).toBe(`https://quotes.example/consent/${reference}?b=acme`);
+    expect(body.consent.disclosureVersion).toBe(currentDisclosure().version);
+
+    const delivered = await deliveriesOf(reference);
+    expect(delivered.filter((delivery) => delivery.kind === "buyer").map((delivery) => [delivery.target, delivery.status, delivery.price])).toEqual([
+      ["acme", "accepted", 18.5],
+      ["zenith", "accepted", 12],
+    ]);
+    expect(await deliveryRepository(db).attempts(delivered[0]!.id)).toEqual([expect.objectContaining({ outcome: "accepted", httpStatus: 200 })]);
+    expect(events("lead_delivered")).toHaveLength(2);
+    expect(JSON.stringify(events("lead_delivered"))).not.toMatch(/Ana|@|\+1/);
+
+    // Two buyers accepted; the source hears of the sale once.
+    expect(await sending.runOnce()).toBe(1);
+    expect(stub.postbacks().map((postback) => postback.query)).toEqual([{ tid: "CLICK-42", payout: "6.00", status: "sold" }]);
+    expect(await sending.runOnce()).toBe(0);
+  });
+
+  it("retries 500 twice with backoff, then is accepted once, every attempt recorded with the same key", async () => {
+    const file = buyersFile({ sources: [] }); // no postbacks in the queue
+    stub.script("acme", [{ status: 500 }, { status: 503, headers: { "retry-after": "30" } }]);
+    const reference = await storeLead(file);
+    const sending = worker(file);
+    await sending.runOnce();
+    const [first] = (await deliveriesOf(reference)).filter((delivery) => delivery.target === "acme");
+    expect(first).toMatchObject({ status: "pending", attempts: 1, lastError: "HTTP 500" });
+    const wait = first!.nextAttemptAt.getTime() - clock.getTime();
+    expect(wait).toBeGreaterThanOrEqual(1_000);
+    expect(wait).toBeLessThanOrEqual(2_000);
+    expect(await sending.runOnce()).toBe(0); // not due yet
+    later(wait);
+    await sending.runOnce();
+    const [second] = (await deliveriesOf(reference)).filter((delivery) => delivery.target === "acme");
+    expect(second!.nextAttemptAt.getTime() - clock.getTime()).toBe(30_000); // Retry-After honoured
+    later(30_000);
+    await sending.runOnce();
+    const [done] = (await deliveriesOf(reference)).filter((delivery) => delivery.target === "acme");
+    expect(done).toMatchObject({ status: "accepted", attempts: 3 });
+    expect((await deliveryRepository(db).attempts(done!.id)).map((attempt) => [attempt.outcome, attempt.httpStatus])).toEqual([
+      ["retry", 500],
+      ["retry", 503],
+      ["accepted", 200],
+    ]);
+    expect(new Set(stub.received("acme").map((lead) => lead.idempotencyKey))).toEqual(new Set([`${reference}:acme`]));
+    expect(events("lead_delivery_retry")).toHaveLength(2);
+  });
+
+  it("keeps a 400 as rejected with the buyer's reason, never retried, and gives the daily slot back", async () => {
+    const file = buyersFile({ acme: { dailyCap: 1 }, sources: [] });
+    stub.script("acme", [{ status: 400, body: { reason: "outside our service area" } }]);
+    const first = await storeLead(file);
+    const sending = worker(file);
+    await sending.runOnce();
+    expect((await deliveriesOf(first)).find((delivery) => delivery.target === "acme")).toMatchObject({ status: "rejected", reason: "outside our service area", attempts: 1 });
+    later(3_600_000);
+    expect(await sending.runOnce()).toBe(0);
+    expect(stub.received("acme")).toHaveLength(1);
+    expect(events("lead_rejected_by_buyer")).toHaveLength(1);
+    // The cap's one slot came back: the next lead goes to acme.
+    const second = await storeLead(file);
+    expect((await deliveriesOf(second)).map((delivery) => delivery.target)).toContain("acme");
+  });
+
+  it("delivers when a buyer that was down comes back, and times out a slow buyer before retrying", async () => {
+    const file = buyersFile({ sources: [] }); // no postbacks in the queue
+    stub.script("zenith", [{ status: 200, delayMs: 2_000 }]);
+    await stub.stop();
+    const reference = await storeLead(file);
+    const sending = worker(file);
+    await sending.runOnce();
+    const outcomes = async () => Object.fromEntries(await Promise.all((await deliveriesOf(reference)).map(async (delivery) => [delivery.target, (await deliveryRepository(db).attempts(delivery.id)).map((attempt) => attempt.outcome)])));
+    expect(await outcomes()).toEqual({ acme: ["network_error"], zenith: ["network_error"] });
+    await stub.restart();
+    later(10_000);
+    await sending.runOnce();
+    expect(await outcomes()).toEqual({ acme: ["network_error", "accepted"], zenith: ["network_error", "timeout"] });
+    later(10_000);
+    await sending.runOnce();
+    expect(await outcomes()).toEqual({ acme: ["network_error", "accepted"], zenith: ["network_error", "timeout", "accepted"] });
+  });
+
+  it("dead-letters after the last try, logs it at error level, and sends it again when told to", async () => {
+    const file = buyersFile();
+    stub.script("acme", [{ status: 502 }, { status: 502 }]);
+    const reference = await storeLead(file);
+    const sending = worker(file, { retry: { maxAttempts: 2 } });
+    await sending.runOnce();
+    later(60_000);
+    await sending.runOnce();
+    expect((await deliveriesOf(reference)).find((delivery) => delivery.target === "acme")).toMatchObject({ status: "failed", attempts: 2 });
+    expect(events("lead_delivery_failed")).toEqual([expect.objectContaining({ level: 50, buyerId: "acme", reference })]);
+    expect(await deliveryRepository(db).retry(reference, "acme", clock)).toBe(1);
+    await sending.runOnce();
+    expect((await deliveriesOf(reference)).find((delivery) => delivery.target === "acme")).toMatchObject({ status: "accepted" });
+  });
+
+  it("goes only to buyers of the lead's state, under their daily cap, and open by their schedule", async () => {
+    // Zenith takes leads 12:00–18:00 on weekdays in Chicago: at T0 it is 09:00 there.
+    const file = buyersFile({ acme: { dailyCap: 2 }, zenith: { schedule: { timeZone: "America/Chicago", days: ["mon", "tue", "wed", "thu", "fri"], from: "12:00", to: "18:00" } } });
+    const texas = await storeLead(file, { location: { city: "Austin", state: "TX" } });
+    expect(await deliveriesOf(texas)).toEqual([]);
+    const references = [await storeLead(file), await storeLead(file), await storeLead(file)];
+    const targets = await Promise.all(references.map(async (reference) => (await deliveriesOf(reference)).map((delivery) => delivery.target)));
+    expect(targets).toEqual([["acme"], ["acme"], []]);
+    later(4 * 3_600_000); // 13:00 in Chicago
+    expect((await deliveriesOf(await storeLead(file))).map((delivery) => delivery.target)).toEqual(["zenith"]);
+  });
+
+  it("does not deliver a duplicate of a recent lead", async () => {
+    const file = buyersFile();
+    const first = await storeLead(file, { lead: { phone: "+14155550199" } });
+    const repeat = await storeLead(file, { lead: { phone: "+14155550199" } });
+    expect((await deliveriesOf(first)).length).toBe(2);
+    expect(await deliveriesOf(repeat)).toEqual([]);
+  });
+
+  it("sends a lead that may not be sold (GPC or opted out) as not for sale: no price, no postback", async () => {
+    const file = buyersFile();
+    const reference = await storeLead(file, { gpc: true, tid: "CLICK-7" }, false);
+    const sending = worker(file);
+    await sending.runOnce();
+    const body = stub.received("acme")[0]?.json as { sale: boolean; price: number | null };
+    expect(body).toMatchObject({ sale: false, price: null });
+    expect((await deliveriesOf(reference)).map((delivery) => [delivery.status, delivery.sale, delivery.price])).toEqual([
+      ["accepted", false, null],
+      ["accepted", false, null],
+    ]);
+    expect(await sending.runOnce()).toBe(0);
+    expect(stub.postbacks()).toEqual([]);
+  });
+
+  it("checks the suppression list again before sending: a contact that opted out meanwhile is no longer sold", async () => {
+    const file = buyersFile();
+    const reference = await storeLead(file, { tid: "CLICK-8" });
+    await worker(file, { saleAllowed: async () => false }).runOnce();
+    expect((stub.received("acme")[0]?.json as { sale: boolean }).sale).toBe(false);
+    expect((await deliveriesOf(reference)).map((delivery) => [delivery.sale, delivery.price])).toEqual([
+      [false, null],
+      [false, null],
+    ]);
+  });
+
+  it("reverses a return: the delivery is returned, and the source hears status=returned once no buyer keeps the lead", async () => {
+    const file = buyersFile();
+    const reference = await storeLead(file, { tid: "CLICK-9" });
+    const sending = worker(file);
+    await sending.runOnce();
+    await sending.runOnce(); // the sold postback
+    const deps = { db, buyers: file, logger };
+    expect(await returnLead(deps, { reference, buyerId: "acme", reason: "wrong number", via: "cli" })).toMatchObject({ kind: "returned", price: 18.5 });
+    expect(await returnLead(deps, { reference, buyerId: "acme", reason: "again", via: "cli" })).toEqual({ kind: "already_returned" });
+    expect(await returnLead(deps, { reference: "LD-0000-0000", buyerId: "acme", reason: "x", via: "cli" })).toEqual({ kind: "not_found" });
+    expect(await sending.runOnce()).toBe(0); // zenith still keeps it
+    await returnLead(deps, { reference, buyerId: "zenith", reason: "duplicate in our system", via: "api" });
+    expect(await sending.runOnce()).toBe(1);
+    expect(stub.postbacks().map((postback) => postback.query.status)).toEqual(["sold", "returned"]);
+    expect((await deliveriesOf(reference)).filter((delivery) => delivery.kind === "buyer").map((delivery) => delivery.status)).toEqual(["returned", "returned"]);
+    expect(events("lead_returned")).toHaveLength(2);
+  });
+
+  it("sends a delivery again, with the same key, when the replica that claimed it died mid-send (its lease ran out)", async () => {
+    const file = buyersFile({ sources: [] }); // no postbacks in the queue
+    const reference = await storeLead(file);
+    const claimed = await deliveryRepository(db).claimDue(10, 60_000, clock); // a replica claims, then dies
+    expect(claimed).toHaveLength(2);
+    const sending = worker(file);
+    expect(await sending.runOnce()).toBe(0); // the lease still holds
+    later(61_000);
+    expect(await sending.runOnce()).toBe(2);
+    expect((await deliveriesOf(reference)).map((delivery) => [delivery.status, delivery.attempts])).toEqual([
+      ["accepted", 2],
+      ["accepted", 2],
+    ]);
+    expect(stub.received("acme").map((lead) => lead.idempotencyKey)).toEqual([`${reference}:acme`]);
+  });
+});
