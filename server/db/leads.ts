@@ -120,21 +120,6 @@ export function leadRepository(db: Database) {
   const builder = db.builder;
   return {
     /**
-     * Records a disclosure version's text (once). A version already stored with a different hash
-     * means the wording changed without a version bump: refuse, rather than mis-record consent.
-     */
-    async registerDisclosure(version: number, sha256: string, text: string): Promise<void> {
-      await builder.insertInto("consentDisclosures").values({ version, sha256, text }).onConflict((conflict) => conflict.column("version").doNothing()).execute();
-      const stored = await builder.selectFrom("consentDisclosures").select("sha256").where("version", "=", version).executeTakeFirst();
-      if (stored?.sha256 !== sha256) {
-        throw new DisclosureMismatchError(
-          `Consent disclosure version ${version} is stored with different wording (sha256 ${stored?.sha256}, this build ${sha256}). ` +
-            "Bump CONSENT_DISCLOSURE.version in shared/consent-disclosure.ts whenever its text changes.",
-        );
-      }
-    },
-
-    /**
      * Stores the lead and its consent record in one transaction. The same idempotency key again
      * stores nothing and reports the first lead; the same phone or email within 30 days is stored
      * as a duplicate of the earliest such lead.

@@ -4,6 +4,8 @@
  * way the worker makes them (scheduled in the lead's transaction, claimed, completed with their
  * attempts), then the command opens the store itself from its environment, as in production.
  */
+import { registerDisclosure } from "../../server/consent/disclosures";
+import { disclosureFor } from "../../server/leads/disclosure";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { Writable } from "node:stream";
@@ -14,7 +16,6 @@ import { openDatabase, type Database, type DatabaseOptions } from "../../server/
 import { migrate } from "../../server/db/migrate";
 import { leadRepository } from "../../server/db/leads";
 import { deliveryRepository, scheduleDeliveries, type Completion, type DeliveryRecord } from "../../server/db/deliveries";
-import { currentDisclosure } from "../../server/leads/disclosure";
 import { freshDataDir, freshPostgresUrl } from "../support/databases";
 import { sampleNewLead } from "../../tools/lead-session";
 import { projectRoot } from "../../tools/production-server";
@@ -22,7 +23,6 @@ import { projectRoot } from "../../tools/production-server";
 const BUYERS_FILE = path.join(projectRoot, "deploy", "buyers.example.json");
 /** The server's configuration wants one with BUYERS_FILE (consent certificate links), and so does the command. */
 const CERTIFICATE_SECRET = "test-certificate-secret-test-certificate";
-const DISCLOSURE = currentDisclosure();
 
 const CSV_COLUMNS = [
   "reference",
@@ -71,7 +71,7 @@ async function withStore<T>(location: Location, work: (db: Database) => Promise<
   const db = await openDatabase(location.options);
   try {
     await migrate(db);
-    await leadRepository(db).registerDisclosure(DISCLOSURE.version, DISCLOSURE.sha256, DISCLOSURE.text);
+    await registerDisclosure(db.builder, disclosureFor(undefined));
     return await work(db);
   } finally {
     await db.close();

@@ -4,6 +4,8 @@
  * real local HTTP server playing the buyers and the traffic source (tools/buyer-stub.ts), retries
  * on a clock the test moves, returns and postbacks.
  */
+import { registerDisclosure } from "../../server/consent/disclosures";
+import { disclosureFor } from "../../server/leads/disclosure";
 import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { leadRepository, type NewLead } from "../../server/db/leads";
@@ -72,7 +74,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
   });
   beforeEach(async () => {
     await db.query("TRUNCATE delivery_attempts, deliveries, buyer_daily_counts, lead_consents, leads RESTART IDENTITY CASCADE");
-    await leadRepository(db).registerDisclosure(currentDisclosure().version, currentDisclosure().sha256, currentDisclosure().text);
+    await registerDisclosure(db.builder, disclosureFor(undefined));
     stub.reset();
     clock = T0;
     lines = [];

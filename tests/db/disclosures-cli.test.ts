@@ -6,6 +6,8 @@
  * repository. Each step closes the store before the command opens it (the embedded store allows
  * one opener).
  */
+import { registerDisclosure } from "../../server/consent/disclosures";
+import { disclosureFor } from "../../server/leads/disclosure";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -15,7 +17,6 @@ import { openDatabase, type Database, type DatabaseOptions } from "../../server/
 import { migrate } from "../../server/db/migrate";
 import { deliveryRepository, scheduleDeliveries, type NewDelivery } from "../../server/db/deliveries";
 import { leadRepository } from "../../server/db/leads";
-import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, disclosureText } from "../../shared/consent-disclosure";
 import { freshDataDir, freshPostgresUrl } from "../support/databases";
 import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
@@ -116,7 +117,7 @@ describe.each(LOCATIONS)("npm run privacy-requests -- disclosures ($kind)", ({ m
     buyersFile = path.join(buyersDir, "buyers.json");
     await writeFile(buyersFile, JSON.stringify(BUYERS));
     await withDb(location, async (db) => {
-      await leadRepository(db).registerDisclosure(CONSENT_DISCLOSURE.version, CONSENT_DISCLOSURE_SHA256, disclosureText());
+      await registerDisclosure(db.builder, disclosureFor(undefined));
       // The person's first lead, sold: Acme accepts (and returns it later), "belt" (no longer in
       // BUYERS_FILE) rejects it, and the traffic source hears of the sale.
       refs.lead1 = await storeLead(db, { receivedAt: T.lead1, lead: PERSON });

@@ -4,6 +4,8 @@
  * production; the embedded store can only be open once, so each step here opens, works and
  * closes before the command runs.
  */
+import { registerDisclosure } from "../../server/consent/disclosures";
+import { disclosureFor } from "../../server/leads/disclosure";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -87,7 +89,7 @@ async function withRepository<T>(location: Location, work: (repo: LeadRepository
   try {
     await migrate(db);
     const repo = leadRepository(db);
-    await repo.registerDisclosure(DISCLOSURE.version, DISCLOSURE.sha256, DISCLOSURE.text);
+    await registerDisclosure(db.builder, disclosureFor(undefined));
     return await work(repo);
   } finally {
     await db.close();

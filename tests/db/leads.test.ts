@@ -3,6 +3,8 @@
  * (server/db/leads.ts), against both stores: the embedded PGlite store and PostgreSQL. One
  * database per store for the whole file (PGlite takes seconds to open), emptied before each test.
  */
+import { registerDisclosure } from "../../server/consent/disclosures";
+import { disclosureFor } from "../../server/leads/disclosure";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DisclosureMismatchError, leadRepository, type LeadRecord, type LeadRepository, type NewLead } from "../../server/db/leads";
@@ -55,7 +57,7 @@ describe.each(allStores())("leads ($kind)", (store) => {
   });
   beforeEach(async () => {
     await db.query("TRUNCATE lead_consents, leads, consent_disclosures RESTART IDENTITY CASCADE");
-    await repo.registerDisclosure(DISCLOSURE.version, DISCLOSURE.sha256, DISCLOSURE.text);
+    await registerDisclosure(db.builder, disclosureFor(undefined));
   });
 
   describe("create()", () => {
@@ -244,35 +246,6 @@ describe.each(allStores())("leads ($kind)", (store) => {
       await expect(repo.create(newLead({ lead: { ownership: "stolen" as Lead["ownership"] } }))).rejects.toMatchObject({ code: "23514" });
       await expect(repo.create(newLead({ lead: { incidents: "many" as Lead["incidents"] } }))).rejects.toMatchObject({ code: "23514" });
       expect(await repo.counts()).toEqual({ leads: 0, consents: 0, duplicates: 0 });
-    });
-  });
-
-  describe("registerDisclosure()", () => {
-    it("records a version's text once, and accepts the same text again (every start-up)", async () => {
-      await repo.registerDisclosure(DISCLOSURE.version, DISCLOSURE.sha256, DISCLOSURE.text);
-      await repo.registerDisclosure(DISCLOSURE.version, DISCLOSURE.sha256, DISCLOSURE.text);
-      const { rows } = await db.query<{ version: number; sha256: string; text: string }>("SELECT version, sha256, text FROM consent_disclosures");
-      expect(rows).toEqual([{ version: DISCLOSURE.version, sha256: DISCLOSURE.sha256, text: DISCLOSURE.text }]);
-    });
-
-    it("refuses other wording under a stored version, keeping the stored text", async () => {
-      const edited = `${DISCLOSURE.text} Edited.`;
-      await expect(repo.registerDisclosure(DISCLOSURE.version, "f".repeat(64), edited)).rejects.toBeInstanceOf(DisclosureMismatchError);
-      await expect(repo.registerDisclosure(DISCLOSURE.version, "f".repeat(64), edited)).rejects.toThrow(/Bump CONSENT_DISCLOSURE\.version/);
-      const { rows } = await db.query<{ sha256: string; text: string }>("SELECT sha256, text FROM consent_disclosures WHERE version = $1", [DISCLOSURE.version]);
-      expect(rows).toEqual([{ sha256: DISCLOSURE.sha256, text: DISCLOSURE.text }]);
-    });
-
-    it("keeps every version side by side, so old consent records still point at the words they agreed to", async () => {
-      const { reference } = await createdRef(repo, newLead());
-      await repo.registerDisclosure(DISCLOSURE.version + 1, "e".repeat(64), "Newer wording.");
-      const { rows } = await db.query<{ version: number }>("SELECT version FROM consent_disclosures ORDER BY version");
-      expect(rows.map((row) => Number(row.version))).toEqual([DISCLOSURE.version, DISCLOSURE.version + 1]);
-      const joined = await db.query<{ text: string }>(
-        "SELECT d.text FROM lead_consents c JOIN consent_disclosures d ON d.version = c.disclosure_version WHERE c.lead_reference = $1",
-        [reference],
-      );
-      expect(joined.rows).toEqual([{ text: DISCLOSURE.text }]);
     });
   });
 

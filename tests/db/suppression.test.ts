@@ -2,6 +2,8 @@
  * The opt-out suppression list (server/privacy/suppression.ts) and the privacy requests that fill
  * it (server/privacy/requests.ts, through the web form's service), against both stores.
  */
+import { registerDisclosure } from "../../server/consent/disclosures";
+import { disclosureFor } from "../../server/leads/disclosure";
 import { createHash, randomUUID } from "node:crypto";
 import type { Request } from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -12,7 +14,6 @@ import { privacyRequestRepository, type NewPrivacyRequest } from "../../server/d
 import { createPrivacyService } from "../../server/privacy/service";
 import { storePrivacyRequest, suppressionSourceOf } from "../../server/privacy/requests";
 import { hashContact, saleAllowed, suppressionList, type SuppressionList } from "../../server/privacy/suppression";
-import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, disclosureText } from "../../shared/consent-disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
 import { sampleNewLead } from "../../tools/lead-session";
 
@@ -220,7 +221,7 @@ describe.each(allStores())("migration 5 ($kind)", (store) => {
     await requests.create(request({ requestType: "access", email: "access.only@example.com" }));
     await requests.create(request({ requestType: "deletion", email: "gpc.deletion@example.com", gpc: true }));
     const leads = leadRepository(db);
-    await leads.registerDisclosure(CONSENT_DISCLOSURE.version, CONSENT_DISCLOSURE_SHA256, disclosureText());
+    await registerDisclosure(db.builder, disclosureFor(undefined));
     const gpcLead = await leads.create(sampleNewLead({ gpc: true, lead: { email: "gpc.lead@example.com", phone: "+13105550142" } }));
     await leads.create(sampleNewLead({ gpc: false, lead: { email: "plain.lead@example.com", phone: "+13105550143" } }));
 
