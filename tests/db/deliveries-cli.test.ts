@@ -12,11 +12,11 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../server/cli/leads";
 import { UsageError } from "../../server/cli/common";
-import { openDatabase, type Database, type DatabaseOptions } from "../../server/db/database";
+import { openDatabase, type Database } from "../../server/db/database";
 import { migrate } from "../../server/db/migrate";
 import { leadRepository } from "../../server/db/leads";
 import { deliveryRepository, scheduleDeliveries, type Completion, type DeliveryRecord } from "../../server/db/deliveries";
-import { freshDataDir, freshPostgresUrl } from "../support/databases";
+import { commandStores, type CommandStore } from "../support/databases";
 import { sampleNewLead } from "../../tools/lead-session";
 import { projectRoot } from "../../tools/production-server";
 
@@ -41,30 +41,9 @@ const CSV_COLUMNS = [
   "idempotency_key",
 ];
 
-/** A store the command can reach through its environment, and how to remove it. */
-interface Location {
-  env: NodeJS.ProcessEnv;
-  options: DatabaseOptions;
-  remove(): Promise<void>;
-}
+type Location = CommandStore;
 
-const LOCATIONS: { kind: string; make(): Promise<Location> }[] = [
-  {
-    kind: "embedded",
-    async make() {
-      const data = await freshDataDir();
-      return { env: { DATA_DIR: data.dir, BUYERS_FILE, CERTIFICATE_SECRET }, options: { DATA_DIR: data.dir }, remove: data.remove };
-    },
-  },
-  {
-    kind: "postgres",
-    async make() {
-      const database = await freshPostgresUrl();
-      const options = { DATABASE_URL: database.url, DATA_DIR: "unused" };
-      return { env: { ...options, BUYERS_FILE, CERTIFICATE_SECRET }, options, remove: database.drop };
-    },
-  },
-];
+const LOCATIONS = commandStores({ BUYERS_FILE, CERTIFICATE_SECRET });
 
 /** Opens the store, works with it, and closes it again (before the command opens it). */
 async function withStore<T>(location: Location, work: (db: Database) => Promise<T>): Promise<T> {

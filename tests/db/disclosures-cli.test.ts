@@ -13,35 +13,16 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../server/cli/privacy-requests";
-import { openDatabase, type Database, type DatabaseOptions } from "../../server/db/database";
+import { openDatabase, type Database } from "../../server/db/database";
 import { migrate } from "../../server/db/migrate";
 import { deliveryRepository, scheduleDeliveries, type NewDelivery } from "../../server/db/deliveries";
 import { leadRepository } from "../../server/db/leads";
-import { freshDataDir, freshPostgresUrl } from "../support/databases";
+import { commandStores, type CommandStore } from "../support/databases";
 import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
-interface Location {
-  env: NodeJS.ProcessEnv;
-  options: DatabaseOptions;
-  remove(): Promise<void>;
-}
+type Location = CommandStore;
 
-const LOCATIONS: { kind: string; make(): Promise<Location> }[] = [
-  {
-    kind: "embedded",
-    async make() {
-      const data = await freshDataDir();
-      return { env: { DATA_DIR: data.dir }, options: { DATA_DIR: data.dir }, remove: data.remove };
-    },
-  },
-  {
-    kind: "postgres",
-    async make() {
-      const database = await freshPostgresUrl();
-      return { env: { DATABASE_URL: database.url, DATA_DIR: "unused" }, options: { DATABASE_URL: database.url, DATA_DIR: "unused" }, remove: database.drop };
-    },
-  },
-];
+const LOCATIONS = commandStores();
 
 const SECRET = "disclosures-test-secret-0123456789abcdef";
 const BUYERS = {

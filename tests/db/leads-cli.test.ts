@@ -12,12 +12,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../server/cli/leads";
 import { UsageError } from "../../server/cli/common";
-import { openDatabase, type DatabaseOptions } from "../../server/db/database";
+import { openDatabase } from "../../server/db/database";
 import { migrate } from "../../server/db/migrate";
 import { leadRepository, type LeadRepository, type NewLead } from "../../server/db/leads";
 import { currentDisclosure } from "../../server/leads/disclosure";
 import { retentionCutoffs } from "../../server/leads/retention";
-import { freshDataDir, freshPostgresUrl } from "../support/databases";
+import { commandStores, type CommandStore } from "../support/databases";
 import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -59,29 +59,9 @@ const COLUMNS = [
   "consent_page_url",
 ];
 
-/** A store the command can reach through its environment, and how to remove it. */
-interface Location {
-  env: NodeJS.ProcessEnv;
-  options: DatabaseOptions;
-  remove(): Promise<void>;
-}
+type Location = CommandStore;
 
-const LOCATIONS: { kind: string; make(): Promise<Location> }[] = [
-  {
-    kind: "embedded",
-    async make() {
-      const data = await freshDataDir();
-      return { env: { DATA_DIR: data.dir }, options: { DATA_DIR: data.dir }, remove: data.remove };
-    },
-  },
-  {
-    kind: "postgres",
-    async make() {
-      const database = await freshPostgresUrl();
-      return { env: { DATABASE_URL: database.url, DATA_DIR: "unused" }, options: { DATABASE_URL: database.url, DATA_DIR: "unused" }, remove: database.drop };
-    },
-  },
-];
+const LOCATIONS = commandStores();
 
 /** Opens the store, works with the repository, and closes it again (before the command opens it). */
 async function withRepository<T>(location: Location, work: (repo: LeadRepository) => Promise<T>): Promise<T> {

@@ -132,3 +132,31 @@ export function postgresStore(): TestStore {
 export function allStores(): TestStore[] {
   return [embeddedStore(), postgresStore()];
 }
+
+/** A fresh store an ops command reaches through its environment (DATA_DIR or DATABASE_URL), and how to remove it. */
+export interface CommandStore {
+  env: NodeJS.ProcessEnv;
+  options: DatabaseOptions;
+  remove(): Promise<void>;
+}
+
+/** Both stores for the ops commands' tests (describe.each); `extraEnv` goes into each command's environment. */
+export function commandStores(extraEnv: NodeJS.ProcessEnv = {}): { kind: "embedded" | "postgres"; make(): Promise<CommandStore> }[] {
+  return [
+    {
+      kind: "embedded",
+      async make() {
+        const data = await freshDataDir();
+        return { env: { DATA_DIR: data.dir, ...extraEnv }, options: { DATA_DIR: data.dir }, remove: data.remove };
+      },
+    },
+    {
+      kind: "postgres",
+      async make() {
+        const database = await freshPostgresUrl();
+        const options = { DATABASE_URL: database.url, DATA_DIR: "unused" };
+        return { env: { ...options, ...extraEnv }, options, remove: database.drop };
+      },
+    },
+  ];
+}
