@@ -43,6 +43,8 @@ export function createDeliveryPlanner(file: BuyersFile): DeliveryPlanner {
           price: sale ? buyer.price : null,
           url: null,
           capDay,
+          // Due from the lead's own time (the app's clock, not the database's).
+          dueAt: now,
         });
       }
       await scheduleDeliveries(tx, lead, deliveries);

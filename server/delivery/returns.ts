@@ -49,6 +49,7 @@ export async function returnLead({ db, buyers, logger }: ReturnDependencies, req
         price: source.payout,
         url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status: "returned" }),
         capDay: null,
+        dueAt: now,
       },
     ]);
   });

@@ -137,7 +137,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   /** Queues the source's postback for this lead (once per lead and status: the key says so). */
-  async function queuePostback(tx: Transaction<Tables>, lead: LeadRecord, leadId: string, status: "sold" | "returned"): Promise<void> {
+  async function queuePostback(tx: Transaction<Tables>, lead: LeadRecord, leadId: string, status: "sold" | "returned", dueAt: Date): Promise<void> {
     const source = lead.sid ? sourceBySid.get(lead.sid) : undefined;
     if (!source?.postbackUrl || !lead.tid) return;
     await scheduleDeliveries(tx, { id: leadId, reference: lead.reference }, [
@@ -149,6 +149,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         price: source.payout,
         url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status }),
         capDay: null,
+        dueAt,
       },
     ]);
   }
@@ -180,7 +181,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const offered = jsonObject(result.body).price;
       const price = sale ? (typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : delivery.price) : null;
       const recorded = await deliveries.complete(delivery, { ...base, status: "accepted", price, sale }, (tx) =>
-        sale && delivery.leadId !== null ? queuePostback(tx, lead, delivery.leadId, "sold") : Promise.resolve(),
+        sale && delivery.leadId !== null ? queuePostback(tx, lead, delivery.leadId, "sold", at) : Promise.resolve(),
       );
       if (recorded) log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
       return;

@@ -246,11 +246,11 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     await sending.runOnce();
     await sending.runOnce(); // the sold postback
     const deps = { db, buyers: file, logger };
-    expect(await returnLead(deps, { reference, buyerId: "acme", reason: "wrong number", via: "cli" })).toMatchObject({ kind: "returned", price: 18.5 });
-    expect(await returnLead(deps, { reference, buyerId: "acme", reason: "again", via: "cli" })).toEqual({ kind: "already_returned" });
-    expect(await returnLead(deps, { reference: "LD-0000-0000", buyerId: "acme", reason: "x", via: "cli" })).toEqual({ kind: "not_found" });
+    expect(await returnLead(deps, { reference, buyerId: "acme", reason: "wrong number", via: "cli" }, clock)).toMatchObject({ kind: "returned", price: 18.5 });
+    expect(await returnLead(deps, { reference, buyerId: "acme", reason: "again", via: "cli" }, clock)).toEqual({ kind: "already_returned" });
+    expect(await returnLead(deps, { reference: "LD-0000-0000", buyerId: "acme", reason: "x", via: "cli" }, clock)).toEqual({ kind: "not_found" });
     expect(await sending.runOnce()).toBe(0); // zenith still keeps it
-    await returnLead(deps, { reference, buyerId: "zenith", reason: "duplicate in our system", via: "api" });
+    await returnLead(deps, { reference, buyerId: "zenith", reason: "duplicate in our system", via: "api" }, clock);
     expect(await sending.runOnce()).toBe(1);
     expect(stub.postbacks().map((postback) => postback.query.status)).toEqual(["sold", "returned"]);
     expect((await deliveriesOf(reference)).filter((delivery) => delivery.kind === "buyer").map((delivery) => delivery.status)).toEqual(["returned", "returned"]);
