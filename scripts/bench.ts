@@ -17,13 +17,26 @@ import path from "node:path";
 import { OVERALL_DEADLINE_MS, parseBenchArgs, USAGE } from "./lib/bench-options";
 import { benchPages, stopPageServers } from "./lib/bench-pages";
 import { benchLeads } from "./lib/bench-leads";
-import { leadVerdicts, pageRatios, pageVerdicts } from "./lib/bench-verdicts";
-import { printLeadsReport, printReport } from "./lib/bench-report";
-import { writeResults } from "./lib/bench-results";
+import { benchDelivery } from "./lib/bench-delivery";
+import { deliveryVerdicts, leadVerdicts, pageRatios, pageVerdicts } from "./lib/bench-verdicts";
+import { printDeliveryReport, printLeadsReport, printReport, type Environment } from "./lib/bench-report";
+import { mergeDeliveryResults, writeResults } from "./lib/bench-results";
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-async function main(): Promise<number> {
+function environmentOf(loadAverageAtStart: number[]): Environment {
+  return {
+    node: process.version,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? "unknown",
+    totalMemoryMiB: Math.round(os.totalmem() / 1024 / 1024),
+    loadAverageAtStart,
+    loadAverageAtEnd: os.loadavg(),
+  };
+}
+
+async function main(deliveryConcurrencies: Array<number | undefined>): Promise<number> {
   const startedAt = new Date();
   const loadAverageAtStart = os.loadavg();
 
@@ -46,19 +59,13 @@ async function main(): Promise<number> {
     const figures = pageRatios(pages.aggregates);
     // 4. Quote requests.
     const leads = await benchLeads(log);
-    const verdicts = [...pageVerdicts(pages, figures), ...leadVerdicts(leads)];
-    const environment = {
-      node: process.version,
-      platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-      cpus: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model ?? "unknown",
-      totalMemoryMiB: Math.round(os.totalmem() / 1024 / 1024),
-      loadAverageAtStart,
-      loadAverageAtEnd: os.loadavg(),
-    };
+    // 5. Lead delivery.
+    const delivery = await benchDelivery(log, deliveryConcurrencies);
+    const verdicts = [...pageVerdicts(pages, figures), ...leadVerdicts(leads), ...deliveryVerdicts(delivery)];
+    const environment = environmentOf(loadAverageAtStart);
 
-    printReport({ startedAt, environment, pages, figures, verdicts, leads });
-    const outFile = await writeResults({ startedAt, environment, pages, figures, leads, verdicts });
+    printReport({ startedAt, environment, pages, figures, verdicts, leads, delivery });
+    const outFile = await writeResults({ startedAt, environment, pages, figures, leads, delivery, verdicts });
     process.stdout.write(`\nResults written to ${path.relative(process.cwd(), outFile) || outFile}\n`);
     return 0;
   } finally {
@@ -74,19 +81,35 @@ async function leadsOnly(): Promise<number> {
   return 0;
 }
 
+/** `npm run bench -- --delivery-only`: just lead delivery (about two minutes); merged into latest.json. */
+async function deliveryOnly(deliveryConcurrencies: Array<number | undefined>): Promise<number> {
+  const loadAverageAtStart = os.loadavg();
+  const delivery = await benchDelivery(log, deliveryConcurrencies);
+  const verdicts = deliveryVerdicts(delivery);
+  printDeliveryReport(delivery, verdicts);
+  const outFile = await mergeDeliveryResults(delivery, verdicts, environmentOf(loadAverageAtStart));
+  process.stdout.write(`\nDelivery figures written to ${path.relative(process.cwd(), outFile) || outFile}\n`);
+  return 0;
+}
+
 async function run(): Promise<number> {
-  let mode;
+  let args;
   try {
-    mode = parseBenchArgs(process.argv.slice(2));
+    args = parseBenchArgs(process.argv.slice(2));
   } catch (error) {
     process.stderr.write(`[bench] ${(error as Error).message}`);
     return 2;
   }
-  if (mode === "help") {
+  if (args.mode === "help") {
     process.stdout.write(USAGE);
     return 0;
   }
-  return mode === "leads-only" ? leadsOnly() : main();
+  // The benchmark decides where delivery is on: a BUYERS_FILE in the caller's shell would turn it
+  // on for every server (the page and lead figures are those of a site without delivery).
+  delete process.env.BUYERS_FILE;
+  if (args.mode === "leads-only") return leadsOnly();
+  if (args.mode === "delivery-only") return deliveryOnly(args.deliveryConcurrencies);
+  return main(args.deliveryConcurrencies);
 }
 
 run().then(

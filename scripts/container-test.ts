@@ -1,7 +1,8 @@
 /**
  * `npm run test:container`: builds the production image and the docker-compose stack for real,
- * and proves through the load balancer that the site works, that a rolling restart of the
- * replicas under load loses no request, and that data survives `down` and `up` (issue 5;
+ * and proves through the load balancer that the site works, that leads submitted through it are
+ * delivered to a buyer (the compose file's buyer-stub service, issue 10), that a rolling restart
+ * of the replicas under load loses no request, and that data survives `down` and `up` (issue 5;
  * docs/deployment.md). Then it checks the image itself: not root, read-only root filesystem.
  *
  * It uses the `docker` and compose clients with whatever DOCKER_HOST, NODE_IMAGE, NGINX_IMAGE and
@@ -12,6 +13,7 @@
  *
  * The parts, in scripts/lib/: container-stack (project, up, cleanup), container-image (build,
  * size, image checks), container-checks (routes, stored data, replicas, down/up),
+ * container-delivery (the buyer stub, the buyers file, the delivery check),
  * container-rolling-restart (the load phase), container-engine / container-http (the clients).
  */
 import { inspectContainer, killRunningCommands, type LogFollower } from "./lib/container-engine";
@@ -21,6 +23,7 @@ import { APP_SERVICES, appFollower, createStack, project, removeStack, up, type 
 import { addImageFigures, buildImage, imageChecks, nodeImage } from "./lib/container-image";
 import { checkBothReplicas, checkDataSurvivesDownUp, checkRoutes, checkStoredData } from "./lib/container-checks";
 import { LOAD_CONNECTIONS, rollingRestart, stopActiveLoad } from "./lib/container-rolling-restart";
+import { checkDelivery, DELIVERY_LEADS, STUB_PROFILE } from "./lib/container-delivery";
 
 const failures: string[] = [];
 let cleanupStarted: Promise<string[]> | undefined;
@@ -58,7 +61,7 @@ async function main(): Promise<number> {
     print(`container test: project ${project}, ${s.engine.description}, ${s.compose.command} ${s.compose.baseArgs.join(" ")} ${s.compose.version}`.replace(/\s+/g, " "));
     print(
       `  images: NODE_IMAGE=${nodeImage} NGINX_IMAGE=${process.env.NGINX_IMAGE || "(compose default)"} POSTGRES_IMAGE=${process.env.POSTGRES_IMAGE || "(compose default)"}; ` +
-        `balancer on 127.0.0.1:${s.lbPort}, backend ${s.backendPrefix}.0/24` +
+        `balancer on 127.0.0.1:${s.lbPort}, buyer stub (profile ${STUB_PROFILE}) on 127.0.0.1:${s.delivery.stubPort}, backend ${s.backendPrefix}.0/24` +
         (s.engine.runsHealthChecksItself ? "; the engine schedules no health checks, so this test runs them" : ""),
     );
     const lb = new HttpClient(`http://127.0.0.1:${s.lbPort}`, `${project}-`);
@@ -72,6 +75,7 @@ async function main(): Promise<number> {
     await step("every route through the balancer", () => checkRoutes(lb));
     const stored = await step("stored data through the balancer is in PostgreSQL", () => checkStoredData(lb, running));
     await step("both replicas served traffic; a form from one is accepted by the other", () => checkBothReplicas(lb, followers));
+    await step(`${DELIVERY_LEADS} leads through the balancer reach the buyer stub, signed, once each`, () => checkDelivery(lb, s.delivery, running.db, followers));
     await step(`rolling restart under load (${LOAD_CONNECTIONS} connections through the balancer)`, () => rollingRestart(s, running));
     await step("compose down (volumes kept) and up: the stored data is still there", () => checkDataSurvivesDownUp(s, lb, stored));
     await step("the image: not root, read-only root filesystem", () => imageChecks(s, image));

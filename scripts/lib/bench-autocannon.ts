@@ -7,8 +7,12 @@ import { createRequire } from "node:module";
 export interface LoadOptions {
   url: string;
   connections: number;
-  /** Seconds. */
-  duration: number;
+  /** Seconds (`amount`, when given, wins). */
+  duration?: number;
+  /** Stop after this many requests have been answered, however long it takes. */
+  amount?: number;
+  /** Requests per second from all connections together (default: as fast as answers come). */
+  overallRate?: number;
   /** Seconds before one request counts as a timeout (and an error). */
   timeout: number;
   headers?: Record<string, string>;

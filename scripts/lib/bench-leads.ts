@@ -45,7 +45,7 @@ export interface LeadBenchResult {
 }
 
 /** GET /api/leads/session with fetch, as the form does when it loads. */
-async function openSession(origin: string): Promise<LeadSession> {
+export async function openSession(origin: string): Promise<LeadSession> {
   const response = await fetch(`${origin}/api/leads/session`);
   if (!response.ok) throw new Error(`GET /api/leads/session answered ${response.status}`);
   return leadSessionFrom(response.headers.getSetCookie(), await response.json());

@@ -5,6 +5,7 @@
 import { JS_GZIP_LEVEL, type JsWeight } from "../../tools/js-weight";
 import { CONNECTIONS, IN_APP_STATIC_PATH, PRODUCTION_LOG_LEVEL, ROUND_SECONDS, ROUNDS, TARGETS, WARMUP_SECONDS } from "./bench-options";
 import { LEAD_CONNECTIONS, type LeadBench } from "./bench-leads";
+import { API_ROUNDS, API_SECONDS, DRAIN_LEADS, PACED_RATE, PACED_SECONDS, type DeliveryBench, type LatencyFigures } from "./bench-delivery";
 import type { PageBench } from "./bench-pages";
 import { fmt, table } from "./bench-stats";
 import type { PageRatios, Verdict } from "./bench-verdicts";
@@ -34,6 +35,7 @@ export function printReport(report: {
   figures: PageRatios;
   verdicts: Verdict[];
   leads: LeadBench;
+  delivery: DeliveryBench;
 }): void {
   const { environment, verdicts } = report;
   const { aggregates, runs, js, probes, serverWarnings, appLogLevel } = report.pages;
@@ -178,6 +180,7 @@ export function printReport(report: {
   for (const note of js.notes) out.push(`  note: ${note}`);
 
   out.push("", ...leadReport(report.leads));
+  out.push("", ...deliveryReport(report.delivery));
 
   if (serverWarnings.length > 0) {
     out.push("", `The app logged ${serverWarnings.length} line(s) at warn or above during the run; first ones:`);
@@ -226,4 +229,90 @@ export function leadReport({ results, formJs }: LeadBench): string[] {
 /** `--leads-only`: the quote-request part of the report and its verdicts. */
 export function printLeadsReport(leads: LeadBench, verdicts: Verdict[]): void {
   process.stdout.write(`${[...leadReport(leads), "", verdictTable(verdicts)].join("\n")}\n`);
+}
+
+const pct = (value: number | undefined) => `${fmt.maybe(value)}%`;
+const latencyCells = (latency: LatencyFigures) => [
+  fmt.int(latency.deliveries),
+  fmt.ms(latency.p50Ms),
+  fmt.ms(latency.p90Ms),
+  fmt.ms(latency.p99Ms),
+  fmt.ms(latency.maxMs),
+  `${fmt.ms(latency.waitP50Ms)} / ${fmt.ms(latency.waitP99Ms)}`,
+  `${fmt.ms(latency.sendP50Ms)} / ${fmt.ms(latency.sendP99Ms)}`,
+];
+const LATENCY_HEADERS = ["deliveries", "p50 ms", "p90 ms", "p99 ms", "max ms", "in outbox p50/p99", "buyer answer p50/p99"];
+
+export function deliveryReport(delivery: DeliveryBench): string[] {
+  const loads = (values: number[]) => values.map((value) => value.toFixed(2)).join(", ");
+  const { api, paced } = delivery;
+  const rows = api.rounds.map((round) => [
+    String(round.round),
+    round.delivery,
+    fmt.int(round.leadsPerSecond),
+    fmt.ms(round.p50Ms),
+    fmt.ms(round.p99Ms),
+    fmt.int(round.errors),
+    fmt.maybe(round.serverUsPerLead),
+    pct(round.cpu.serverPctOfCore),
+    pct(round.cpu.databasePctOfCore),
+    pct(round.cpu.othersPctOfMachine),
+    round.deliveriesPerSecond === undefined ? "" : fmt.int(round.deliveriesPerSecond),
+    round.backlogAtEnd === undefined ? "" : `${fmt.int(round.backlogAtEnd)} (${round.drainSeconds!.toFixed(1)} s)`,
+  ]);
+  return [
+    `Lead delivery (PostgreSQL; one buyer, tools/buyer-stub.ts in the benchmark's process, answering 200 after ${delivery.buyerDelayMs} ms and checking every signature):`,
+    `  load average (1, 5, 15 min): at start ${loads(delivery.loadAverageAtStart)}; at end ${loads(delivery.loadAverageAtEnd)}`,
+    "",
+    `(a) Deliveries per second: ${fmt.int(DRAIN_LEADS)} leads stored through the API while the worker is held to 1, then fresh replicas drain the backlog`,
+    table(
+      ["replicas", "concurrency", "backlog", "deliveries/s", "seconds", "replica CPU", "PostgreSQL CPU", "machine busy", "others", "replica ms CPU/delivery", "= per core-second", "1st accept after spawn", "clean"],
+      delivery.drains.map((drain) => [
+        String(drain.replicas),
+        String(drain.concurrency),
+        fmt.int(drain.backlog),
+        fmt.int(drain.deliveriesPerSecond),
+        drain.seconds.toFixed(2),
+        pct(drain.cpu.serverPctOfCore),
+        pct(drain.cpu.databasePctOfCore),
+        pct(drain.cpu.machineBusyPct),
+        pct(drain.cpu.othersPctOfMachine),
+        fmt.maybe(drain.serverCpuMsPerDelivery, 2),
+        drain.serverCpuMsPerDelivery === undefined ? "n/a" : fmt.int(1000 / drain.serverCpuMsPerDelivery),
+        `${fmt.int(drain.firstAcceptanceAfterSpawnMs)} ms`,
+        drain.problems.length === 0 ? "yes" : "NO",
+      ]),
+      [true, true, true, true, true, true, true, true, true, true, true, true, false],
+    ),
+    "  deliveries/s = (2xx answers − 1) ÷ time from the buyer's first 2xx to its last; CPU in % of one core (replicas, PostgreSQL)",
+    "  or of the whole machine (busy, others = processes outside the benchmark); per core-second = what the replica's CPU per",
+    "  delivery allows with a core to itself (a replica's one thread is the limit when it nears 100%); clean = each lead",
+    "  accepted once, signature valid, one attempt each, nothing open.",
+    ...delivery.drains.flatMap((drain) => drain.problems.map((problem) => `  PROBLEM (${drain.replicas} replica(s), concurrency ${drain.concurrency}): ${problem}`)),
+    "",
+    `(b) Stored → accepted at a steady ${PACED_RATE} leads/s through the API for ${PACED_SECONDS} s (SQL: completed_at − created_at + the accepting attempt's latency_ms):`,
+    table(LATENCY_HEADERS, [latencyCells(paced.latency)], [true, true, true, true, true, true, true]),
+    `  ${fmt.int(paced.submitted)} leads answered 201 in ${paced.seconds.toFixed(1)} s; 'in outbox' = created_at → the accepting attempt's start, 'buyer answer' = its latency_ms.`,
+    ...paced.problems.map((problem) => `  PROBLEM: ${problem}`),
+    "",
+    `(c) POST /api/leads at ${api.connections} connections: delivery off (no BUYERS_FILE), queued (each lead's delivery scheduled in its transaction, the worker`,
+    `    sending nothing) and on (the worker sending as leads arrive); ${API_ROUNDS} interleaved rounds × ${API_SECONDS} s, order rotating`,
+    table(
+      ["round", "delivery", "leads/s", "p50 ms", "p99 ms", "errors", "srv µs CPU/lead", "srv CPU", "PG CPU", "others", "deliveries/s", "open at end (drain)"],
+      rows,
+      [true, false, true, true, true, true, true, true, true, true, true, true],
+    ),
+    `  mean leads/s: off ${fmt.int(api.off.meanLeadsPerSecond)} (p99 ≤ ${fmt.ms(api.off.maxP99Ms)} ms), queued ${fmt.int(api.queued.meanLeadsPerSecond)} (p99 ≤ ${fmt.ms(api.queued.maxP99Ms)} ms), on ${fmt.int(api.on.meanLeadsPerSecond)} (p99 ≤ ${fmt.ms(api.on.maxP99Ms)} ms)`,
+    `  on ÷ off = ${api.ratio.toFixed(2)}×` +
+      (api.cpuRatio === undefined ? "" : ` (by server CPU per lead ${api.cpuRatio.toFixed(2)}×: ${fmt.maybe(api.off.medianServerUsPerLead)} vs ${fmt.maybe(api.on.medianServerUsPerLead)} µs)`) +
+      `; queued ÷ off = ${api.queuedRatio.toFixed(2)}× (${fmt.maybe(api.queued.medianServerUsPerLead)} µs server CPU per lead)`,
+    "  The 'on' rounds' leads, stored → accepted while the API is loaded flat out (a queue forms whenever leads arrive faster than they are sent):",
+    table(LATENCY_HEADERS, [latencyCells(api.latencyUnderLoad)], [true, true, true, true, true, true, true]),
+    ...api.problems.map((problem) => `  PROBLEM: ${problem}`),
+  ];
+}
+
+/** `--delivery-only`: the delivery part of the report and its verdicts. */
+export function printDeliveryReport(delivery: DeliveryBench, verdicts: Verdict[]): void {
+  process.stdout.write(`${[...deliveryReport(delivery), "", verdictTable(verdicts)].join("\n")}\n`);
 }

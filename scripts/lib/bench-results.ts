@@ -1,11 +1,12 @@
 /** bench-results/latest.json: every setting, run, aggregate and verdict of one benchmark, for comparing runs. */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { projectRoot } from "../../tools/production-server";
 import { BROWSER_USER_AGENT } from "../../tools/http-get";
 import { JS_GZIP_LEVEL } from "../../tools/js-weight";
 import { CONNECTIONS, PRODUCTION_LOG_LEVEL, REQUEST_TIMEOUT_SECONDS, ROUND_SECONDS, ROUNDS, TARGETS, WARMUP_SECONDS } from "./bench-options";
 import type { LeadBench } from "./bench-leads";
+import type { DeliveryBench } from "./bench-delivery";
 import type { PageBench } from "./bench-pages";
 import type { Environment } from "./bench-report";
 import type { PageRatios, Verdict } from "./bench-verdicts";
@@ -19,6 +20,7 @@ export async function writeResults(results: {
   pages: PageBench;
   figures: PageRatios;
   leads: LeadBench;
+  delivery: DeliveryBench;
   verdicts: Verdict[];
 }): Promise<string> {
   const { pages, figures } = results;
@@ -49,9 +51,31 @@ export async function writeResults(results: {
     ssrToStaticCpuPerRequestRatio: figures.cpuRatio ?? null,
     javascript: pages.js,
     leads: results.leads,
+    delivery: results.delivery,
     verdicts: results.verdicts,
     serverWarnings: pages.serverWarnings.slice(0, 50),
   };
+  await mkdir(path.dirname(RESULTS_FILE), { recursive: true });
+  await writeFile(RESULTS_FILE, `${JSON.stringify(json, null, 2)}\n`);
+  return RESULTS_FILE;
+}
+
+/**
+ * `--delivery-only`: puts the delivery figures and verdicts into the existing file (or a new one),
+ * leaving the other parts as their last full run wrote them. Returns the file's path.
+ */
+export async function mergeDeliveryResults(delivery: DeliveryBench, verdicts: Verdict[], environment: Environment): Promise<string> {
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(await readFile(RESULTS_FILE, "utf8")) as Record<string, unknown>;
+  } catch {
+    // No earlier run (or an unreadable file): this run's delivery part alone.
+  }
+  const deliveryNames = new Set(verdicts.map((verdict) => verdict.name));
+  // An earlier run's delivery verdicts are replaced (their names may differ with the concurrency measured).
+  const earlier = Array.isArray(json.verdicts) ? (json.verdicts as Verdict[]).filter((verdict) => !deliveryNames.has(verdict.name) && !/^deliveries\/s|^POST \/api\/leads with delivery|^delivery:/.test(verdict.name)) : [];
+  json.delivery = { ...delivery, environment, partialRun: "npm run bench -- --delivery-only" };
+  json.verdicts = [...earlier, ...verdicts];
   await mkdir(path.dirname(RESULTS_FILE), { recursive: true });
   await writeFile(RESULTS_FILE, `${JSON.stringify(json, null, 2)}\n`);
   return RESULTS_FILE;

@@ -5,7 +5,8 @@
 import { CONNECTIONS, TARGETS_BUDGET, type TargetId } from "./bench-options";
 import { LEAD_CONNECTIONS, type LeadBench } from "./bench-leads";
 import type { Aggregate, PageBench } from "./bench-pages";
-import { fmt } from "./bench-stats";
+import type { DeliveryBench } from "./bench-delivery";
+import { fmt, median } from "./bench-stats";
 
 export interface Verdict {
   name: string;
@@ -107,6 +108,46 @@ export function leadVerdicts({ results, formJs }: LeadBench): Verdict[] {
       target: `≤ ${fmt.int(TARGETS_BUDGET.formJsGzipBytes)} B`,
       actual: `${fmt.int(formJs.atLoad.gzipBytes)} B (${fmt.kb(formJs.atLoad.gzipBytes)})`,
       pass: formJs.atLoad.gzipBytes <= TARGETS_BUDGET.formJsGzipBytes,
+    },
+  ];
+}
+
+export function deliveryVerdicts(delivery: DeliveryBench): Verdict[] {
+  // One replica at the server's own concurrency (the first value measured when none is the default); several drains: their median.
+  const single = delivery.drains.filter((drain) => drain.replicas === 1);
+  const concurrency = single.some((drain) => drain.concurrency === delivery.defaultConcurrency) ? delivery.defaultConcurrency : single[0]!.concurrency;
+  const rate = median(single.filter((drain) => drain.concurrency === concurrency).map((drain) => drain.deliveriesPerSecond));
+  const others = [
+    ...[...new Set(single.map((drain) => drain.concurrency))]
+      .filter((value) => value !== concurrency)
+      .map((value) => `concurrency ${value}: ${fmt.int(median(single.filter((drain) => drain.concurrency === value).map((drain) => drain.deliveriesPerSecond)))}/s`),
+    ...delivery.drains.filter((drain) => drain.replicas > 1).map((drain) => `${drain.replicas} replicas: ${fmt.int(drain.deliveriesPerSecond)}/s`),
+  ];
+  const { api, paced } = delivery;
+  const problems = [
+    ...delivery.drains.flatMap((drain) => drain.problems.map((problem) => `drain (${drain.replicas} replica(s), concurrency ${drain.concurrency}): ${problem}`)),
+    ...paced.problems.map((problem) => `paced: ${problem}`),
+    ...api.problems.map((problem) => `lead API on/off: ${problem}`),
+    ...(api.off.errors + api.on.errors > 0 ? [`lead API: ${api.off.errors} errors off, ${api.on.errors} on`] : []),
+  ];
+  return [
+    {
+      name: `deliveries/s to a buyer answering in ${delivery.buyerDelayMs} ms, PostgreSQL, one replica (DELIVERY_CONCURRENCY=${concurrency})`,
+      target: `≥ ${TARGETS_BUDGET.deliveriesPerSecond}/s`,
+      actual: `${fmt.int(rate)}/s${others.length ? ` (${others.join("; ")})` : ""}`,
+      pass: rate >= TARGETS_BUDGET.deliveriesPerSecond,
+    },
+    {
+      name: `POST /api/leads with delivery on ≥ ${TARGETS_BUDGET.leadApiDeliveryOnToOffRatio}× off (PostgreSQL, ${api.connections} connections, interleaved)`,
+      target: `≥ ${TARGETS_BUDGET.leadApiDeliveryOnToOffRatio.toFixed(2)}×`,
+      actual: `${api.ratio.toFixed(2)}× (${fmt.int(api.on.meanLeadsPerSecond)} vs ${fmt.int(api.off.meanLeadsPerSecond)} leads/s)`,
+      pass: api.ratio >= TARGETS_BUDGET.leadApiDeliveryOnToOffRatio,
+    },
+    {
+      name: "delivery: every stored lead accepted exactly once, signature valid, no retry, none left open; lead API without errors",
+      target: "all phases",
+      actual: problems.length === 0 ? "yes" : problems.join("; "),
+      pass: problems.length === 0,
     },
   ];
 }

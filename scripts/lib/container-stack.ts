@@ -24,6 +24,7 @@ import {
 } from "./container-engine";
 import type { HttpClient } from "./container-http";
 import { print } from "./container-report";
+import { prepareDelivery, type DeliverySetup } from "./container-delivery";
 
 export const APP_SERVICES = ["app1", "app2"] as const;
 export type AppService = (typeof APP_SERVICES)[number];
@@ -45,6 +46,8 @@ export interface Stack {
   lbPort: number;
   backendPrefix: string;
   imagesBefore: Set<string>;
+  /** The buyer stub's bundle, the buyers file and their compose variables (removed with the stack). */
+  delivery: DeliverySetup;
 }
 
 export interface Running {
@@ -83,14 +86,20 @@ async function pickBackendPrefix(): Promise<string> {
   throw new Error(`no free /24 in 10.190.0.0/16 (in use: ${used.join(", ")})`);
 }
 
-/** Finds the engine and compose, notes the images already there, and picks the port, subnet and secrets. */
+/**
+ * Finds the engine and compose, notes the images already there, picks the port, subnet and
+ * secrets, and prepares lead delivery (the buyer stub's bundle and the buyers file).
+ */
 export async function createStack(): Promise<Stack> {
   const [engine, compose] = await Promise.all([detectEngine(), detectCompose()]);
   const imagesBefore = await imageIds();
   const lbPort = await getPort({ host: "127.0.0.1" });
   const backendPrefix = await pickBackendPrefix();
+  const delivery = await prepareDelivery();
   const env = {
     ...process.env,
+    // The replicas deliver to the buyer stub, which only this profile starts.
+    ...delivery.env,
     LB_BIND_ADDRESS: "127.0.0.1",
     LB_PORT: String(lbPort),
     BACKEND_NET_PREFIX: backendPrefix,
@@ -98,7 +107,7 @@ export async function createStack(): Promise<Stack> {
     CSRF_SECRET: randomBytes(32).toString("base64url"),
     POSTGRES_PASSWORD: randomBytes(16).toString("hex"),
   };
-  return { engine, compose, imagesBefore, lbPort, backendPrefix, env };
+  return { engine, compose, imagesBefore, lbPort, backendPrefix, env, delivery };
 }
 
 export function composeRun(stack: Stack, args: string[], options: { allowFailure?: boolean; timeoutMs?: number } = {}): Promise<RunResult> {
@@ -171,6 +180,7 @@ export async function removeStack(stack: Stack): Promise<string[]> {
     for (const kind of ["ps", "volume", "network"] as const) leftovers.push(...(await forLabels(kind, label)).map((id) => `${kind === "ps" ? "container" : kind} ${id}`));
   }
   if (!keepImages) leftovers.push(...[...(await imageIds())].filter((id) => !stack.imagesBefore.has(id)).map((id) => `image ${id.slice(0, 12)}`));
+  await stack.delivery.remove();
   print(leftovers.length ? `  left behind: ${leftovers.join(", ")}` : `✓ removed every container, network, volume${keepImages ? "" : " and image"} of the run`);
   return leftovers;
 }

@@ -51,20 +51,37 @@ const FILL_TIME_MS = 4_500;
 
 /** A quote request through the balancer, as the framed form sends it; returns its reference. */
 async function submitLead(lb: HttpClient): Promise<string> {
-  const opened = await lb.request("/api/leads/session");
-  check(opened.status === 200, `GET /api/leads/session answered ${opened.status}`);
-  const session = leadSessionFrom(opened.headers.getSetCookie(), JSON.parse(opened.text));
+  const [reference] = await submitLeads(lb, 1, { sid: "container", tid: "test" });
+  return reference!;
+}
+
+/**
+ * `count` quote requests through the balancer, each from a visitor of its own (own session, phone
+ * and email), as the framed form sends them, all sent after one fill time; returns their references.
+ */
+export async function submitLeads(lb: HttpClient, count: number, campaign: { sid: string; tid: string }): Promise<string[]> {
+  const sessions = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const opened = await lb.request("/api/leads/session");
+      check(opened.status === 200, `GET /api/leads/session answered ${opened.status}`);
+      return leadSessionFrom(opened.headers.getSetCookie(), JSON.parse(opened.text));
+    }),
+  );
   // A person takes longer than LEAD_MIN_FILL_MS: a quicker submit is refused as a bot's.
   await sleep(FILL_TIME_MS);
-  const reply = await lb.request("/api/leads", {
-    method: "POST",
-    headers: { "content-type": "application/json", [CSRF_HEADER]: session.csrfToken, cookie: session.cookie },
-    body: JSON.stringify(leadBody(session, { sid: "container", tid: "test" })),
-  });
-  check(reply.status === 201, `POST /api/leads answered ${reply.status}: ${reply.text}`);
-  const { reference } = JSON.parse(reply.text) as { reference?: unknown };
-  check(typeof reference === "string" && LEAD_REFERENCE_PATTERN.test(reference), `no lead reference in ${reply.text}`);
-  return reference;
+  return Promise.all(
+    sessions.map(async (session) => {
+      const reply = await lb.request("/api/leads", {
+        method: "POST",
+        headers: { "content-type": "application/json", [CSRF_HEADER]: session.csrfToken, cookie: session.cookie },
+        body: JSON.stringify(leadBody(session, campaign)),
+      });
+      check(reply.status === 201, `POST /api/leads answered ${reply.status}: ${reply.text}`);
+      const { reference } = JSON.parse(reply.text) as { reference?: unknown };
+      check(typeof reference === "string" && LEAD_REFERENCE_PATTERN.test(reference), `no lead reference in ${reply.text}`);
+      return reference;
+    }),
+  );
 }
 
 /** The SQL identifiers allowed in a StoredRecord (they cannot be passed as psql variables). */
