@@ -15,7 +15,7 @@ import { staticAssets } from "./static";
 import { openDatabase, type Database } from "./db/database";
 import { migrate } from "./db/migrate";
 import { createPrivacyService } from "./privacy/service";
-import { saleAllowed, suppressionList } from "./privacy/suppression";
+import { suppressionList } from "./privacy/suppression";
 import { createCsrf } from "./csrf";
 import { randomBytes } from "node:crypto";
 import { createLeadCapture } from "./leads/capture";
@@ -113,8 +113,8 @@ async function main(): Promise<void> {
   const secret = csrfSecret(config, logger);
   const privacy = { service: createPrivacyService(db), csrf: createCsrf(secret) };
   const suppression = suppressionList(db);
-  const leads = await createLeadCapture(db, secret, config, buyers, (facts) => saleAllowed(facts, suppression));
   const worker = buyers ? createDelivery({ config, db, logger, buyers, csrfSecret: secret, suppression }) : undefined;
+  const leads = await createLeadCapture(db, secret, config, buyers, worker ? () => worker.nudge() : undefined);
   const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, ...(buyers ? { buyerReturns: buyerReturnsOver(db, buyers) } : {}) });
   const server = http.createServer(app);
   applyTimeouts(server, config);

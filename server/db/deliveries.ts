@@ -3,7 +3,7 @@
  * writes them (the lead's transaction schedules, the worker claims and records, the ops command
  * and the returns API report and reverse).
  */
-import { sql, type Transaction } from "kysely";
+import { sql, type RawBuilder, type Transaction } from "kysely";
 import type { Builder, Database } from "./database";
 import type { AttemptOutcome, DeliveryStatus, Tables } from "./schema";
 
@@ -14,8 +14,10 @@ export interface NewDelivery {
   sale: boolean;
   price: number | null;
   url: string | null;
-  /** The buyer's day whose cap slot this delivery took (reserveDailySlot), to give back if it is refused. */
+  /** The buyer's day whose cap slot this delivery took, to give back if it is refused. */
   capDay: string | null;
+  /** The buyer's daily cap, when capDay is set and the slot is yet to be taken (a new lead's deliveries). */
+  cap?: number;
   /** When the first try is due (now, unless a schedule says later). */
   dueAt?: Date;
 }
@@ -86,24 +88,47 @@ function fromRow(row: Row): DeliveryRecord {
 }
 
 /**
- * Takes one of the buyer's leads for the day if its cap allows, atomically across replicas:
- * the row's count only grows while below the cap. false: the cap is reached.
+ * INSERT of `deliveries` for the lead that `lead` selects (its id and reference), skipping those
+ * `condition` refuses and keys already queued; nothing when `lead` selects no row. Returns the targets.
  */
-export async function reserveDailySlot(tx: Transaction<Tables>, buyerId: string, day: string, cap: number | undefined): Promise<boolean> {
-  if (cap === undefined) return true;
-  if (cap <= 0) return false;
-  const row = await tx
-    .insertInto("buyerDailyCounts")
-    .values({ buyerId, day, count: 1 })
-    .onConflict((conflict) => conflict.columns(["buyerId", "day"]).doUpdateSet({ count: sql`buyer_daily_counts.count + 1` }).where("buyerDailyCounts.count", "<", cap))
-    .returning("count")
-    .executeTakeFirst();
-  return row !== undefined;
+function insertDeliveries(lead: RawBuilder<unknown>, deliveries: readonly NewDelivery[], condition: RawBuilder<unknown> = sql`true`): RawBuilder<{ target: string }> {
+  if (deliveries.length === 0) return sql<{ target: string }>`SELECT NULL::text AS target WHERE false`;
+  const rows = deliveries.map(
+    (delivery) =>
+      sql`(${delivery.kind}::text, ${delivery.target}::text, ${delivery.idempotencyKey}::text, ${delivery.sale}::boolean, ${delivery.price}::numeric, ${delivery.url}::text, ${delivery.capDay}::date, ${delivery.dueAt ?? null}::timestamptz)`,
+  );
+  return sql<{ target: string }>`
+    INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at)
+    SELECT l.id, l.reference, v.kind, v.target, v.idempotency_key, v.sale, v.price, v.url, v.cap_day, coalesce(v.due_at, now())
+    FROM (${lead}) AS l (id, reference), (VALUES ${sql.join(rows)}) AS v (kind, target, idempotency_key, sale, price, url, cap_day, due_at)
+    WHERE ${condition}
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING target`;
 }
 
-/** Gives a reserved slot back (a delivery that was rejected or failed does not count against the cap). */
-async function releaseDailySlot(tx: Transaction<Tables>, buyerId: string, day: string): Promise<void> {
-  await tx.updateTable("buyerDailyCounts").set({ count: sql`greatest(count - 1, 0)` }).where("buyerId", "=", buyerId).where("day", "=", day).execute();
+/**
+ * The outbox part of the statement that stores a new lead (server/db/leads.ts), as the bodies
+ * of two common table expressions that read the new row from the CTE `lead` (no row when the lead
+ * was not inserted): `reserved` takes one of each capped buyer's leads for its day, atomically
+ * across replicas (a day's count only grows while below that buyer's cap), and `scheduled`
+ * inserts the deliveries, a capped buyer's only when its slot was taken, returning their targets.
+ */
+export function outboxForNewLead(deliveries: readonly NewDelivery[]): { reserved: RawBuilder<{ buyerId: string }>; scheduled: RawBuilder<{ target: string }> } {
+  const capped = deliveries.filter((delivery) => delivery.capDay !== null && delivery.cap !== undefined);
+  const reserved =
+    capped.length === 0
+      ? sql<{ buyerId: string }>`SELECT NULL::text AS buyer_id WHERE false`
+      : sql<{ buyerId: string }>`
+          INSERT INTO buyer_daily_counts (buyer_id, day, count)
+          SELECT v.buyer_id, v.day, 1 FROM lead, (VALUES ${sql.join(capped.map((delivery) => sql`(${delivery.target}::text, ${delivery.capDay}::date)`))}) AS v (buyer_id, day)
+          ON CONFLICT (buyer_id, day) DO UPDATE SET count = buyer_daily_counts.count + 1
+          WHERE buyer_daily_counts.count < CASE buyer_daily_counts.buyer_id ${sql.join(
+            capped.map((delivery) => sql`WHEN ${delivery.target}::text THEN ${delivery.cap}::int`),
+            sql` `,
+          )} END
+          RETURNING buyer_id`;
+  const scheduled = insertDeliveries(sql`SELECT id, reference FROM lead`, deliveries, sql`v.cap_day IS NULL OR v.target IN (SELECT buyer_id FROM reserved)`);
+  return { reserved, scheduled };
 }
 
 /** Schedules deliveries for a lead inside the lead's own transaction (the outbox). */
@@ -183,40 +208,46 @@ export function deliveryRepository(db: Database) {
     },
 
     /**
-     * Records one attempt and its result in one transaction. Only the claim that is still
-     * current may finish (status "sending"); false when it was taken over meanwhile.
-     * `then` runs in the same transaction (e.g. to schedule a postback once a buyer accepts).
+     * Records one attempt and its result, in one statement (so atomically, in one round trip):
+     * the delivery's new state, the attempt row, a refused buyer's cap slot given back, and
+     * `followUp` queued (a source's postback once a buyer accepts). Only the claim that is still
+     * current may finish (status "sending", same attempt); false when it was taken over meanwhile.
      */
-    async complete(delivery: DeliveryRecord, done: Completion, then?: (tx: Transaction<Tables>) => Promise<void>): Promise<boolean> {
-      return builder.transaction().execute(async (tx) => {
-        const updated = await tx
-          .updateTable("deliveries")
-          .set({
-            status: done.status,
-            lockedUntil: null,
-            lastError: done.error ?? null,
-            ...(done.reason !== undefined ? { reason: done.reason } : {}),
-            ...(done.price !== undefined ? { price: done.price } : {}),
-            ...(done.sale !== undefined ? { sale: done.sale } : {}),
-            ...(done.nextAttemptAt ? { nextAttemptAt: done.nextAttemptAt } : {}),
-            ...(done.status === "pending" ? {} : { completedAt: done.attemptedAt }),
-          })
-          .where("id", "=", delivery.id)
-          .where("status", "=", "sending")
-          .where("attempts", "=", delivery.attempts)
-          .returning("id")
-          .executeTakeFirst();
-        if (!updated) return false;
-        await tx
-          .insertInto("deliveryAttempts")
-          .values({ deliveryId: delivery.id, attemptedAt: done.attemptedAt, httpStatus: done.httpStatus, latencyMs: done.latencyMs, outcome: done.outcome, excerpt: done.excerpt })
-          .execute();
-        if (delivery.kind === "buyer" && (done.status === "rejected" || done.status === "failed") && delivery.capDay !== null) {
-          await releaseDailySlot(tx, delivery.target, delivery.capDay);
-        }
-        if (then) await then(tx);
-        return true;
-      });
+    async complete(delivery: DeliveryRecord, done: Completion, followUp?: NewDelivery): Promise<boolean> {
+      const releaseSlot = delivery.kind === "buyer" && (done.status === "rejected" || done.status === "failed") && delivery.capDay !== null;
+      const row = await builder
+        .with("updated", (db) =>
+          db
+            .updateTable("deliveries")
+            .set({
+              status: done.status,
+              lockedUntil: null,
+              lastError: done.error ?? null,
+              ...(done.reason !== undefined ? { reason: done.reason } : {}),
+              ...(done.price !== undefined ? { price: done.price } : {}),
+              ...(done.sale !== undefined ? { sale: done.sale } : {}),
+              ...(done.nextAttemptAt ? { nextAttemptAt: done.nextAttemptAt } : {}),
+              ...(done.status === "pending" ? {} : { completedAt: done.attemptedAt }),
+            })
+            .where("id", "=", delivery.id)
+            .where("status", "=", "sending")
+            .where("attempts", "=", delivery.attempts)
+            .returning(["id", "leadId", "leadReference"]),
+        )
+        // (Kysely puts a raw CTE body in as it is: the parentheses are ours.)
+        .with("attempt", () => sql`(
+          INSERT INTO delivery_attempts (delivery_id, attempted_at, http_status, latency_ms, outcome, excerpt)
+          SELECT id, ${done.attemptedAt}::timestamptz, ${done.httpStatus}::int, ${done.latencyMs}::int, ${done.outcome}::text, ${done.excerpt}::text FROM updated)`)
+        .with("released", () =>
+          releaseSlot
+            ? sql`(UPDATE buyer_daily_counts SET count = greatest(count - 1, 0) WHERE buyer_id = ${delivery.target} AND day = ${delivery.capDay}::date AND EXISTS (SELECT 1 FROM updated))`
+            : sql`(SELECT 1 WHERE false)`,
+        )
+        .with("followed", () => sql`(${insertDeliveries(sql`SELECT lead_id, lead_reference FROM updated WHERE lead_id IS NOT NULL`, followUp ? [followUp] : [])})`)
+        .selectFrom("updated")
+        .select("updated.id")
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     async list(filter: { status?: DeliveryStatus; since?: Date; reference?: string; kind?: "buyer" | "postback" } = {}): Promise<DeliveryRecord[]> {

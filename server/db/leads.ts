@@ -10,6 +10,8 @@ import { LEAD_ANSWER_COLUMNS, answerColumns, type LeadAnswerColumns } from "./le
 import type { Lead } from "../../shared/lead/fields";
 import { DUPLICATE_WINDOW_DAYS } from "../leads/policy";
 import { newCertificateId } from "../consent/certificate-id";
+import { outboxForNewLead, type NewDelivery } from "./deliveries";
+import { hashContact, onSuppressionList } from "../privacy/suppression";
 
 export interface ConsentEvidence {
   disclosureVersion: number;
@@ -37,8 +39,24 @@ export interface NewLead {
   consent: ConsentEvidence;
 }
 
-/** Work done inside the transaction that stores a new lead (scheduling its deliveries). */
-export type AfterInsert = (tx: Transaction<Tables>, lead: { id: string | number; reference: string; state: string; duplicateOf: string | null }) => Promise<void>;
+/** What is known of a new lead once its duplicate check has run, before it is written. */
+export interface CheckedLead {
+  reference: string;
+  state: string;
+  duplicateOf: string | null;
+  /** The email or the phone is on the opt-out suppression list. */
+  suppressed: boolean;
+}
+
+/** What is written with a new lead, in the same statement. */
+export interface LeadFollowUp {
+  /** Its deliveries (the outbox); a capped buyer's only if a slot of its day is left. */
+  deliveries?: readonly NewDelivery[];
+  /** The email and phone go on the suppression list, from this lead (a browser's GPC signal: decision 011). */
+  suppressContact?: boolean;
+}
+
+export type PlanFollowUp = (lead: CheckedLead) => LeadFollowUp;
 
 export type CreateLeadResult =
   | { created: true; reference: string; duplicateOf: string | null }
@@ -124,70 +142,83 @@ export function leadRepository(db: Database) {
      * stores nothing and reports the first lead; the same phone or email within 30 days is stored
      * as a duplicate of the earliest such lead.
      */
-    async create(input: NewLead, afterInsert?: AfterInsert): Promise<CreateLeadResult> {
+    async create(input: NewLead, followUp?: PlanFollowUp): Promise<CreateLeadResult> {
       const { lead, consent } = input;
+      const contactHashes = hashContact({ email: lead.email, phone: lead.phone });
       for (let attempt = 0; attempt < 5; attempt += 1) {
         const result = await builder.transaction().execute(async (tx): Promise<CreateLeadResult | undefined> => {
           await lockContacts(tx, lead);
-          const sameKey = await tx.selectFrom("leads").select("reference").where("idempotencyKey", "=", input.idempotencyKey).executeTakeFirst();
-          if (sameKey) return { created: false, existingReference: sameKey.reference };
+          // One read under the lock: the same submission already stored, the person's first lead
+          // within the duplicate window, and whether they opted out.
           const since = new Date(input.receivedAt.getTime() - DUPLICATE_WINDOW_DAYS * DAY_MS);
-          const first = await tx
-            .selectFrom("leads")
-            .select(["reference", "duplicateOf"])
-            .where((where) => where.or([where("phone", "=", lead.phone), where("email", "=", lead.email)]))
-            .where("receivedAt", ">=", since)
-            .orderBy("receivedAt")
-            .orderBy("id")
-            .limit(1)
-            .executeTakeFirst();
-          const duplicateOf = first ? (first.duplicateOf ?? first.reference) : null;
+          const earlier = await tx
+            .selectNoFrom((eb) => [
+              eb.selectFrom("leads").select("reference").where("idempotencyKey", "=", input.idempotencyKey).as("sameKey"),
+              eb
+                .selectFrom("leads")
+                .select((first) => first.fn.coalesce("duplicateOf", "reference").as("original"))
+                .where((where) => where.or([where("phone", "=", lead.phone), where("email", "=", lead.email)]))
+                .where("receivedAt", ">=", since)
+                .orderBy("receivedAt")
+                .orderBy("id")
+                .limit(1)
+                .as("duplicateOf"),
+              eb.exists(eb.selectFrom("suppressions").select("kind").where(onSuppressionList(contactHashes))).as("suppressed"),
+            ])
+            .executeTakeFirstOrThrow();
+          if (earlier.sameKey) return { created: false, existingReference: earlier.sameKey };
+          const duplicateOf = earlier.duplicateOf ?? null;
+          const reference = newReference("LD");
+          const plan = followUp?.({ reference, state: input.location.state, duplicateOf, suppressed: Boolean(earlier.suppressed) }) ?? {};
+          const { reserved, scheduled } = outboxForNewLead(plan.deliveries ?? []);
+          // One statement writes the lead, its consent record (with the certificate's facts, kept
+          // for its 5 years: decision 010) and its follow-up; nothing when the lead row is not inserted.
           const stored = await tx
-            .insertInto("leads")
-            .values({
-              ...answerColumns(lead),
-              reference: newReference("LD"),
-              idempotencyKey: input.idempotencyKey,
-              receivedAt: input.receivedAt,
-              city: input.location.city,
-              state: input.location.state,
-              sid: input.sid ?? null,
-              tid: input.tid ?? null,
-              gpc: input.gpc,
-              duplicateOf,
-            })
-            .onConflict((conflict) => conflict.doNothing())
-            .returning(["id", "reference"])
+            .with("lead", (db) =>
+              db
+                .insertInto("leads")
+                .values({
+                  ...answerColumns(lead),
+                  reference,
+                  idempotencyKey: input.idempotencyKey,
+                  receivedAt: input.receivedAt,
+                  city: input.location.city,
+                  state: input.location.state,
+                  sid: input.sid ?? null,
+                  tid: input.tid ?? null,
+                  gpc: input.gpc,
+                  duplicateOf,
+                })
+                .onConflict((conflict) => conflict.doNothing())
+                .returning(["id", "reference"]),
+            )
+            // (Kysely puts a raw CTE body in as it is: the parentheses are ours.)
+            .with("consent", () => sql`(
+              INSERT INTO lead_consents (lead_id, lead_reference, disclosure_version, disclosure_sha256, checkbox_checked, consented_at,
+                phone, email, ip, user_agent, form_url, page_url, certificate_id, form_opened_at, terms_version, privacy_version,
+                first_name, last_name, zip)
+              SELECT id, reference, ${consent.disclosureVersion}::int, ${consent.disclosureSha256}::text, ${consent.checkboxChecked}::boolean,
+                ${input.receivedAt}::timestamptz, ${lead.phone}::text, ${lead.email}::text, ${consent.ip}::text, ${consent.userAgent}::text,
+                ${consent.formUrl}::text, ${consent.pageUrl}::text, ${newCertificateId()}::text, ${consent.formOpenedAt ?? null}::timestamptz,
+                ${consent.termsVersion ?? null}::text, ${consent.privacyVersion ?? null}::text, ${lead.firstName}::text, ${lead.lastName}::text,
+                ${lead.zip}::text
+              FROM lead)`)
+            .with("optout", () =>
+              plan.suppressContact && contactHashes.length > 0
+                ? sql`(
+                  INSERT INTO suppressions (kind, hash, source, request_reference)
+                  SELECT v.kind, v.hash, 'gpc', lead.reference
+                  FROM lead, (VALUES ${sql.join(contactHashes.map(({ kind, hash }) => sql`(${kind}::text, ${hash}::text)`))}) AS v (kind, hash)
+                  ON CONFLICT (kind, hash) DO NOTHING)`
+                : sql`(SELECT 1 WHERE false)`,
+            )
+            .with("reserved", () => sql`(${reserved})`)
+            .with("scheduled", () => sql`(${scheduled})`)
+            .selectFrom("lead")
+            .select("lead.reference")
             .executeTakeFirst();
           // No row: the random reference collided (the key was checked under the lock); draw again.
           if (!stored) return undefined;
-          await tx
-            .insertInto("leadConsents")
-            .values({
-              leadId: stored.id,
-              leadReference: stored.reference,
-              disclosureVersion: consent.disclosureVersion,
-              disclosureSha256: consent.disclosureSha256,
-              checkboxChecked: consent.checkboxChecked,
-              consentedAt: input.receivedAt,
-              phone: lead.phone,
-              email: lead.email,
-              ip: consent.ip,
-              userAgent: consent.userAgent,
-              formUrl: consent.formUrl,
-              pageUrl: consent.pageUrl,
-              // The consent certificate's facts, kept with the record for its 5 years (decision 010).
-              certificateId: newCertificateId(),
-              formOpenedAt: consent.formOpenedAt ?? null,
-              termsVersion: consent.termsVersion ?? null,
-              privacyVersion: consent.privacyVersion ?? null,
-              firstName: lead.firstName,
-              lastName: lead.lastName,
-              zip: lead.zip,
-            })
-            .execute();
-          // In the same transaction: the lead's deliveries (the outbox), or nothing at all.
-          if (afterInsert) await afterInsert(tx, { id: stored.id, reference: stored.reference, state: input.location.state, duplicateOf });
           return { created: true, reference: stored.reference, duplicateOf };
         });
         if (result) return result;
@@ -198,6 +229,13 @@ export function leadRepository(db: Database) {
     async findByReference(reference: string): Promise<LeadRecord | undefined> {
       const row = await selectLeads(builder).where("leads.reference", "=", reference).executeTakeFirst();
       return row ? fromRow(row) : undefined;
+    },
+
+    /** The stored leads among these references (one query), by reference. */
+    async findByReferences(references: readonly string[]): Promise<Map<string, LeadRecord>> {
+      if (references.length === 0) return new Map();
+      const rows = await selectLeads(builder).where("leads.reference", "in", [...new Set(references)]).execute();
+      return new Map(rows.map((row) => [row.reference, fromRow(row)]));
     },
 
     /** Leads received in [since, until), oldest first, with their consent records. */

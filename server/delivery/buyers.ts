@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { campaignIdSchema } from "../../shared/campaign";
 import { US_STATES } from "../../shared/privacy-request";
+import { dateTimeFormat } from "../../shared/formatters";
 
 const WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -113,14 +114,14 @@ const WEEKDAY_OF: Record<string, Weekday> = { Mon: "mon", Tue: "tue", Wed: "wed"
 
 /** The buyer's own calendar day (YYYY-MM-DD) at `now`, for its daily cap. */
 export function buyerDay(buyer: Buyer, now: Date): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone: buyer.schedule?.timeZone ?? "America/New_York", year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
+  return dateTimeFormat("en-CA", { timeZone: buyer.schedule?.timeZone ?? "America/New_York", year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
 }
 
 /** Whether the buyer takes leads at `now` by its schedule (no schedule: always). */
 export function isOpen(buyer: Buyer, now: Date): boolean {
   const schedule = buyer.schedule;
   if (!schedule) return true;
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone: schedule.timeZone, weekday: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(now);
+  const parts = dateTimeFormat("en-US", { timeZone: schedule.timeZone, weekday: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(now);
   const get = (type: string) => parts.find((part) => part.type === type)?.value ?? "";
   const day = WEEKDAY_OF[get("weekday")];
   const time = `${get("hour")}:${get("minute")}`;

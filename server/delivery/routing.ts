@@ -1,35 +1,23 @@
 /**
- * What the lead service asks of delivery when a quote request is stored: may this lead be sold
- * (no Global Privacy Control, not on the suppression list), and the work to do inside the lead's
- * transaction (scheduling its deliveries to the buyers named in the disclosure it was consented under).
+ * What the lead service asks of delivery when a quote request is stored: the lead's deliveries,
+ * to the buyers named in the disclosure it was consented under, written in the lead's own
+ * statement (the outbox). Whether it may be sold is the lead service's call (GPC, suppression list).
  */
-import type { AfterInsert } from "../db/leads";
-import type { DeliveryPlanner } from "./plan";
-
-export interface SaleFacts {
-  gpc: boolean;
-  email: string;
-  phone: string;
-}
+import type { NewDelivery } from "../db/deliveries";
+import type { DeliveryPlanner, StoredLeadFacts } from "./plan";
 
 export interface LeadRouting {
-  saleAllowed(facts: SaleFacts): Promise<boolean>;
-  afterInsert(sale: boolean, now: Date): AfterInsert;
+  deliveries(lead: StoredLeadFacts, sale: boolean, now: Date): NewDelivery[];
 }
 
 export interface LeadRoutingOptions {
   planner: DeliveryPlanner;
   /** The buyers named in the disclosure visitors consent to now (stale versions are refused before this). */
   namedBuyerIds: () => readonly string[];
-  /** The suppression list's verdict besides GPC; absent: GPC alone decides. */
-  saleAllowed?: (facts: SaleFacts) => Promise<boolean>;
 }
 
-export function createLeadRouting({ planner, namedBuyerIds, saleAllowed }: LeadRoutingOptions): LeadRouting {
+export function createLeadRouting({ planner, namedBuyerIds }: LeadRoutingOptions): LeadRouting {
   return {
-    saleAllowed: saleAllowed ?? (async (facts) => !facts.gpc),
-    afterInsert: (sale, now) => async (tx, lead) => {
-      await planner.schedule(tx, lead, { sale, namedBuyerIds: namedBuyerIds(), now });
-    },
+    deliveries: (lead, sale, now) => planner.plan(lead, { sale, namedBuyerIds: namedBuyerIds(), now }),
   };
 }

@@ -6,7 +6,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config";
 import type { Database } from "../db/database";
 import { certificateSecret, certificateUrl } from "../consent/certificate";
-import { saleAllowed, type SuppressionList } from "../privacy/suppression";
+import { salesAllowed, type SuppressionList } from "../privacy/suppression";
 import type { BuyersFile } from "./buyers";
 import { createDeliveryWorker, type DeliveryWorker } from "./worker";
 
@@ -40,6 +40,6 @@ export function createDelivery({ config, db, logger, buyers, csrfSecret, suppres
     logger,
     concurrency: config.DELIVERY_CONCURRENCY,
     certificateUrl: (lead, buyerId) => (lead.consent?.certificateId ? certificateUrl(lead.consent.certificateId, buyerId, key) : null),
-    saleAllowed: (lead) => saleAllowed(lead, suppression),
+    salesAllowed: (leads) => salesAllowed(leads, suppression),
   });
 }

@@ -7,11 +7,9 @@
  * (408, 429, 5xx, timeouts, network errors) with exponential backoff and jitter.
  */
 import type { Logger } from "pino";
-import type { Transaction } from "kysely";
 import type { Database } from "../db/database";
-import type { Tables } from "../db/schema";
 import { leadRepository, type LeadRecord } from "../db/leads";
-import { deliveryRepository, scheduleDeliveries, type Completion, type DeliveryRecord } from "../db/deliveries";
+import { deliveryRepository, type Completion, type DeliveryRecord, type NewDelivery } from "../db/deliveries";
 import type { Buyer, BuyersFile } from "./buyers";
 import { signBody, SIGNATURE_HEADER } from "./signature";
 import { deliveryPayload, postbackUrl, responseExcerpt } from "./payload";
@@ -34,10 +32,19 @@ export interface DeliveryWorkerOptions {
   logger: Logger;
   /** The consent certificate link a buyer gets with the lead; null when there is none. */
   certificateUrl?: (lead: LeadRecord, buyerId: string) => string | null;
-  /** Checked again before each delivery: a contact suppressed since submit is no longer sold. */
-  saleAllowed?: (lead: LeadRecord) => Promise<boolean>;
+  /**
+   * Checked again before each delivery, for a claimed batch at once: a contact suppressed since
+   * submit is no longer sold. One answer per lead, in order.
+   */
+  salesAllowed?: (leads: readonly LeadRecord[]) => Promise<boolean[]>;
   concurrency?: number;
+  /** How long an idle worker waits before looking for due deliveries again (a lead stored by this replica wakes it at once). */
   pollMs?: number;
+  /**
+   * After a claim that found work, how long to let more gather before the next (so a busy worker
+   * claims, reads leads and checks the suppression list for batches, not one lead at a time).
+   */
+  batchWindowMs?: number;
   retry?: Partial<RetryPolicy>;
   postbackTimeoutMs?: number;
   now?: () => Date;
@@ -49,6 +56,8 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
   /** Claims and sends what is due once; resolves when those sends are recorded (tests, ops). */
   runOnce(): Promise<number>;
+  /** A lead was just stored with deliveries due now: look at once rather than at the next poll. */
+  nudge(): void;
 }
 
 /** The delay before try number `attempt + 1`: base × 2^(attempt−1), capped, with full jitter in its upper half. */
@@ -112,6 +121,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const concurrency = options.concurrency ?? 32;
   const pollMs = options.pollMs ?? 250;
+  const batchWindowMs = options.batchWindowMs ?? 20;
   const postbackTimeoutMs = options.postbackTimeoutMs ?? 5_000;
   const now = options.now ?? (() => new Date());
   const deliveries = deliveryRepository(db);
@@ -136,26 +146,24 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     return { ...base, status: "pending", nextAttemptAt: new Date(at.getTime() + delay), error };
   }
 
-  /** Queues the source's postback for this lead (once per lead and status: the key says so). */
-  async function queuePostback(tx: Transaction<Tables>, lead: LeadRecord, leadId: string, status: "sold" | "returned", dueAt: Date): Promise<void> {
+  /** The source's postback for this lead, if it has one (once per lead and status: the key says so). */
+  function postbackFor(lead: LeadRecord, status: "sold" | "returned", dueAt: Date): NewDelivery | undefined {
     const source = lead.sid ? sourceBySid.get(lead.sid) : undefined;
-    if (!source?.postbackUrl || !lead.tid) return;
-    await scheduleDeliveries(tx, { id: leadId, reference: lead.reference }, [
-      {
-        kind: "postback",
-        target: source.sid,
-        idempotencyKey: `${lead.reference}:postback:${status}`,
-        sale: true,
-        price: source.payout,
-        url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status }),
-        capDay: null,
-        dueAt,
-      },
-    ]);
+    if (!source?.postbackUrl || !lead.tid) return undefined;
+    return {
+      kind: "postback",
+      target: source.sid,
+      idempotencyKey: `${lead.reference}:postback:${status}`,
+      sale: true,
+      price: source.payout,
+      url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status }),
+      capDay: null,
+      dueAt,
+    };
   }
 
-  async function deliverToBuyer(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord): Promise<void> {
-    const sale = delivery.sale && (options.saleAllowed ? await options.saleAllowed(lead) : true);
+  async function deliverToBuyer(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord, saleAllowed: boolean): Promise<void> {
+    const sale = delivery.sale && saleAllowed;
     const payload = deliveryPayload(lead, { sale, price: delivery.price, certificateUrl: options.certificateUrl?.(lead, buyer.id) ?? null });
     const body = JSON.stringify(payload);
     const at = now();
@@ -180,9 +188,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (result.outcome === "accepted") {
       const offered = jsonObject(result.body).price;
       const price = sale ? (typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : delivery.price) : null;
-      const recorded = await deliveries.complete(delivery, { ...base, status: "accepted", price, sale }, (tx) =>
-        sale && delivery.leadId !== null ? queuePostback(tx, lead, delivery.leadId, "sold", at) : Promise.resolve(),
-      );
+      const recorded = await deliveries.complete(delivery, { ...base, status: "accepted", price, sale }, sale ? postbackFor(lead, "sold", at) : undefined);
       if (recorded) log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
       return;
     }
@@ -216,18 +222,32 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     else log.error({ event: "postback_failed", ...facts }, "postback not accepted");
   }
 
-  async function process(delivery: DeliveryRecord): Promise<void> {
+  /** What a claimed batch's buyer deliveries need, read at once: their leads, and whether each may still be sold. */
+  interface Batch {
+    leads: Map<string, LeadRecord>;
+    sellable: Map<string, boolean>;
+  }
+
+  async function readBatch(claimed: readonly DeliveryRecord[]): Promise<Batch> {
+    const references = claimed.filter((delivery) => delivery.kind === "buyer").map((delivery) => delivery.leadReference);
+    const found = await leads.findByReferences(references);
+    const list = [...found.values()];
+    const allowed = options.salesAllowed ? await options.salesAllowed(list) : list.map(() => true);
+    return { leads: found, sellable: new Map(list.map((lead, index) => [lead.reference, allowed[index] ?? false])) };
+  }
+
+  async function process(delivery: DeliveryRecord, batch: Batch): Promise<void> {
     try {
       if (delivery.kind === "postback") return await callPostback(delivery);
       const buyer = buyerById.get(delivery.target);
-      const lead = await leads.findByReference(delivery.leadReference);
+      const lead = batch.leads.get(delivery.leadReference);
       if (!buyer || !lead) {
         const error = !buyer ? "buyer no longer in BUYERS_FILE" : "lead no longer stored";
         await deliveries.complete(delivery, { outcome: "withheld", httpStatus: null, latencyMs: 0, excerpt: error, attemptedAt: now(), status: "failed", error });
         log.error({ event: "lead_delivery_failed", reference: delivery.leadReference, buyerId: delivery.target, error }, "delivery cannot be sent");
         return;
       }
-      await deliverToBuyer(delivery, buyer, lead);
+      await deliverToBuyer(delivery, buyer, lead, batch.sellable.get(lead.reference) ?? false);
     } catch (error) {
       // The database went away mid-record: the lease runs out and the delivery is sent again, same key.
       log.warn({ err: error, event: "delivery_worker_error", reference: delivery.leadReference, target: delivery.target }, "delivery not recorded; will be retried");
@@ -238,8 +258,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const room = concurrency - inFlight.size;
     if (room <= 0) return 0;
     const claimed = await deliveries.claimDue(room, leaseMs, now());
+    if (claimed.length === 0) return 0;
+    // Unread (the database went away): the claims' leases run out and they are sent again, same keys.
+    const batch = await readBatch(claimed);
     for (const delivery of claimed) {
-      const task = process(delivery).finally(() => {
+      const task = process(delivery, batch).finally(() => {
         inFlight.delete(task);
         wake?.();
       });
@@ -267,8 +290,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       } catch (error) {
         log.warn({ err: error, event: "delivery_worker_error" }, "could not claim deliveries; trying again shortly");
       }
-      // Full: wait for a send to finish. Idle: poll. Busy with room left: go on at once.
-      if (running && (claimed === 0 || inFlight.size >= concurrency)) await pause(claimed === 0 ? pollMs : 1_000);
+      // Full: wait for a send to finish. Idle: poll (or a nudge). Busy with room left: let a batch gather.
+      if (running) await pause(claimed === 0 ? pollMs : inFlight.size >= concurrency ? 1_000 : batchWindowMs);
     }
   }
 
@@ -284,6 +307,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       wake?.();
       await loop;
       await Promise.allSettled([...inFlight]);
+    },
+    nudge() {
+      wake?.();
     },
     async runOnce() {
       const claimed = await claimAndSend();

@@ -17,7 +17,7 @@ import type { ShownDisclosure } from "../../shared/consent-disclosure";
 import type { Config } from "../config";
 import type { BuyersFile } from "../delivery/buyers";
 import { createDeliveryPlanner } from "../delivery/plan";
-import { createLeadRouting, type SaleFacts } from "../delivery/routing";
+import { createLeadRouting } from "../delivery/routing";
 
 export interface LeadCapture {
   service: LeadService;
@@ -31,15 +31,15 @@ export interface LeadCapture {
 
 /**
  * `buyers` (BUYERS_FILE): when given, each stored lead's deliveries are scheduled in its own
- * transaction, to the buyers named in the disclosure it was consented under; `saleAllowed` adds
- * the suppression list to GPC in deciding whether a lead may be sold.
+ * transaction, to the buyers named in the disclosure it was consented under; `onStored` hears of
+ * each new lead (the delivery worker, to send it at once).
  */
 export async function createLeadCapture(
   db: Database,
   secret: string | Buffer,
   config: Pick<Config, "LEAD_MIN_FILL_MS"> & Partial<Pick<Config, "CERTIFICATE_SECRET" | "CSRF_SECRET">>,
   buyers?: BuyersFile,
-  saleAllowed?: (facts: SaleFacts) => Promise<boolean>,
+  onStored?: () => void,
 ): Promise<LeadCapture> {
   checkTemplate();
   // The buyers' names, or the carriers' without BUYERS_FILE; a new list is a new version.
@@ -48,10 +48,10 @@ export async function createLeadCapture(
   const zipCodes = createZipDirectory();
   const formTokens = createFormTokens(secret, config.LEAD_MIN_FILL_MS);
   const namedBuyerIds = disclosure.buyerIds;
-  const routing = buyers ? createLeadRouting({ planner: createDeliveryPlanner(buyers), namedBuyerIds: () => namedBuyerIds, ...(saleAllowed ? { saleAllowed } : {}) }) : undefined;
+  const routing = buyers ? createLeadRouting({ planner: createDeliveryPlanner(buyers), namedBuyerIds: () => namedBuyerIds }) : undefined;
   const shown: ShownDisclosure = { version: disclosure.version, parts: disclosure.parts };
   return {
-    service: createLeadService({ repository, zipCodes, formTokens, disclosure, ...(routing ? { routing } : {}) }),
+    service: createLeadService({ repository, zipCodes, formTokens, disclosure, ...(routing ? { routing } : {}), ...(onStored ? { onStored } : {}) }),
     formTokens,
     zipCodes,
     shownDisclosure: async () => shown,

@@ -11,7 +11,6 @@ import type { ZipDirectory } from "../zip-codes";
 import type { FormTokens } from "./form-token";
 import type { CurrentDisclosure } from "./disclosure";
 import type { LeadRouting } from "../delivery/routing";
-import { suppressionList } from "../privacy/suppression";
 import { hasGpc } from "../http/gpc";
 import { logLeadRejected, logLeadSubmitted } from "../events";
 import { truncate } from "../logger";
@@ -36,6 +35,8 @@ export interface LeadServiceOptions {
   disclosure: CurrentDisclosure;
   /** Delivery to buyers (BUYERS_FILE); absent: leads are stored only. */
   routing?: LeadRouting;
+  /** Told after each new lead is stored (the delivery worker looks for due deliveries at once). */
+  onStored?: () => void;
 }
 
 const RELOAD = "This form is out of date. Reload the page and send it again.";
@@ -50,7 +51,7 @@ function isFormAddress(formUrl: string, pageUrl: string): boolean {
   return form.pathname === paths.quoteForm && page.origin === form.origin;
 }
 
-export function createLeadService({ repository, zipCodes, formTokens, disclosure, routing }: LeadServiceOptions): LeadService {
+export function createLeadService({ repository, zipCodes, formTokens, disclosure, routing, onStored }: LeadServiceOptions): LeadService {
   return {
     async submit(req, body) {
       const envelope = leadEnvelopeSchema.safeParse(body);
@@ -91,7 +92,6 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
 
       const lead = checked.value;
       const gpc = hasGpc(req);
-      const sale = routing ? await routing.saleAllowed({ gpc, email: lead.email, phone: lead.phone }) : !gpc;
       const result = await repository.create({
         lead,
         location,
@@ -113,15 +113,17 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
           termsVersion: site.legalRevised,
           privacyVersion: site.legalRevised,
         },
-      }, async (tx, stored) => {
+      }, (checked) => ({
         // A browser's opt-out signal is an opt-out of sale for this person from now on (decision 011).
-        if (gpc) await suppressionList(tx).add({ email: lead.email, phone: lead.phone }, "gpc", stored.reference);
-        await routing?.afterInsert(sale, receivedAt)(tx, stored);
-      });
+        suppressContact: gpc,
+        // Never sold with GPC or a contact on the suppression list: sent as the visitor asked, flagged.
+        deliveries: routing?.deliveries(checked, !gpc && !checked.suppressed, receivedAt) ?? [],
+      }));
       if (!result.created) {
         logLeadRejected(req, "already_sent", { reference: result.existingReference });
         return { kind: "already_sent", reference: result.existingReference };
       }
+      onStored?.();
       logLeadSubmitted(req, { reference: result.reference, duplicateOf: result.duplicateOf, zip: lead.zip, state: location.state, gpc, sid: meta.sid, tid: meta.tid });
       return { kind: "created", reference: result.reference, duplicate: result.duplicateOf !== null };
     },

@@ -8,13 +8,14 @@
  * holidays are not subtracted, so the due date is never later than the legal one.
  */
 import type { PrivacyRequestType } from "../../shared/privacy-request";
+import { dateTimeFormat } from "../../shared/formatters";
 
 const DAY_MS = 86_400_000;
 export const BUSINESS_TIME_ZONE = "America/Los_Angeles";
 
 /** The calendar date of `instant` in `timeZone`, as a UTC-midnight Date (for date arithmetic only). */
 function localDate(instant: Date, timeZone: string): Date {
-  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(instant);
+  const parts = dateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(instant);
   return new Date(`${parts}T00:00:00Z`);
 }
 

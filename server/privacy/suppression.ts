@@ -57,6 +57,8 @@ export interface SuppressionList {
   add(contact: Contact, source: SuppressionSource, reference?: string | null): Promise<number>;
   /** Whether the email or the phone is on the list (one query; false when neither is given). */
   isSuppressed(contact: Contact): Promise<boolean>;
+  /** isSuppressed for each of several contacts, in one query. */
+  areSuppressed(contacts: readonly Contact[]): Promise<boolean[]>;
   /** The contact's rows on the list: since when, from what, by which request (for ops answering "did you get my opt-out?"). */
   entries(contact: Contact): Promise<SuppressionEntry[]>;
 }
@@ -67,14 +69,14 @@ export interface SuppressionEntry extends HashedContact {
   addedAt: Date;
 }
 
+/** WHERE (kind, hash) is one of these (false for none). */
+export const onSuppressionList = (hashes: readonly HashedContact[]) => (where: ExpressionBuilder<Tables, "suppressions">) =>
+  where.or(hashes.map(({ kind, hash }) => where.and([where("kind", "=", kind), where("hash", "=", hash)])));
+
 /**
  * The list over the database, or over a transaction (`suppressionList(tx)`) to add or check in
  * the same transaction as a privacy request or a lead.
  */
-/** WHERE (kind, hash) is one of these. */
-const matching = (hashes: HashedContact[]) => (where: ExpressionBuilder<Tables, "suppressions">) =>
-  where.or(hashes.map(({ kind, hash }) => where.and([where("kind", "=", kind), where("hash", "=", hash)])));
-
 export function suppressionList(db: Database | Kysely<Tables>): SuppressionList {
   const builder: Kysely<Tables> = "builder" in db ? db.builder : db;
   return {
@@ -95,25 +97,34 @@ export function suppressionList(db: Database | Kysely<Tables>): SuppressionList 
     async isSuppressed(contact) {
       const hashes = hashContact(contact);
       if (hashes.length === 0) return false;
-      const row = await builder.selectFrom("suppressions").select("kind").where(matching(hashes)).limit(1).executeTakeFirst();
+      const row = await builder.selectFrom("suppressions").select("kind").where(onSuppressionList(hashes)).limit(1).executeTakeFirst();
       return row !== undefined;
+    },
+
+    async areSuppressed(contacts) {
+      const hashed = contacts.map(hashContact);
+      const all = hashed.flat();
+      if (all.length === 0) return contacts.map(() => false);
+      const listed = await builder.selectFrom("suppressions").select(["kind", "hash"]).where(onSuppressionList(all)).execute();
+      const onList = new Set(listed.map(({ kind, hash }) => `${kind}:${hash}`));
+      return hashed.map((hashes) => hashes.some(({ kind, hash }) => onList.has(`${kind}:${hash}`)));
     },
 
     async entries(contact) {
       const hashes = hashContact(contact);
       if (hashes.length === 0) return [];
-      return builder.selectFrom("suppressions").select(["kind", "hash", "source", "requestReference", "addedAt"]).where(matching(hashes)).orderBy("kind").execute();
+      return builder.selectFrom("suppressions").select(["kind", "hash", "source", "requestReference", "addedAt"]).where(onSuppressionList(hashes)).orderBy("kind").execute();
     },
   };
 }
 
 /**
- * Whether a lead may be sold: not when the visitor's browser sent Global Privacy Control, nor
- * when the email or phone is on the suppression list. A lead that may not be sold still goes to
- * the buyers named in its consent disclosure, with `"sale": false`, no price and no revenue.
- * Called at submit and again before each delivery.
+ * Whether each lead may be sold: not when the visitor's browser sent Global Privacy Control, nor
+ * when the email or phone is on the suppression list (one query for them all). A lead that may
+ * not be sold still goes to the buyers named in its consent disclosure, with `"sale": false`, no
+ * price and no revenue. Checked at submit (in the lead's own statement) and again before each delivery.
  */
-export async function saleAllowed(lead: { gpc: boolean; email?: string | null; phone?: string | null }, suppression: Pick<SuppressionList, "isSuppressed">): Promise<boolean> {
-  if (lead.gpc) return false;
-  return !(await suppression.isSuppressed({ email: lead.email, phone: lead.phone }));
+export async function salesAllowed(leads: readonly { gpc: boolean; email?: string | null; phone?: string | null }[], suppression: Pick<SuppressionList, "areSuppressed">): Promise<boolean[]> {
+  const suppressed = await suppression.areSuppressed(leads.map((lead) => (lead.gpc ? {} : { email: lead.email, phone: lead.phone })));
+  return leads.map((lead, index) => !lead.gpc && !suppressed[index]);
 }

@@ -2,10 +2,11 @@
  * Dates of birth as visitors type them, and ages as the US counts them. Used by the date of
  * birth rule (shared/lead/fields.ts) on both sides, and by the server for reports.
  */
+import { dateTimeFormat } from "../formatters";
 
 /** The date today in the US's easternmost mainland time zone: nobody is turned away on their 18th birthday. */
 function todayInUs(now: Date): { year: number; month: number; day: number } {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone: "America/New_York", year: "numeric", month: "numeric", day: "numeric" }).formatToParts(now);
+  const parts = dateTimeFormat("en-US", { timeZone: "America/New_York", year: "numeric", month: "numeric", day: "numeric" }).formatToParts(now);
   const get = (type: string) => Number(parts.find((part) => part.type === type)?.value);
   return { year: get("year"), month: get("month"), day: get("day") };
 }

@@ -52,7 +52,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
   async function storeLead(file: BuyersFile, overrides: NewLeadOverrides = {}, sale = true): Promise<string> {
     const routing = createLeadRouting({ planner: createDeliveryPlanner(file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
     const input: NewLead = sampleNewLead({ receivedAt: clock, ...overrides });
-    const result = await leadRepository(db).create(input, routing.afterInsert(sale, clock));
+    const result = await leadRepository(db).create(input, (lead) => ({ deliveries: routing.deliveries(lead, sale, clock) }));
     if (!result.created) throw new Error("not created");
     return result.reference;
   }
@@ -205,6 +205,27 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     expect((await deliveriesOf(await storeLead(file))).map((delivery) => delivery.target)).toEqual(["zenith"]);
   });
 
+  it("keeps each buyer's own cap when several capped buyers take the same lead", async () => {
+    const file = buyersFile({ acme: { dailyCap: 1 }, zenith: { dailyCap: 2 } });
+    const references = [await storeLead(file), await storeLead(file), await storeLead(file)];
+    const targets = await Promise.all(references.map(async (reference) => (await deliveriesOf(reference)).map((delivery) => delivery.target).sort()));
+    expect(targets).toEqual([["acme", "zenith"], ["zenith"], []]);
+  });
+
+  it("wakes at once when told a lead was stored, however long its idle poll", async () => {
+    const file = buyersFile();
+    const idle = worker(file, { pollMs: 60_000 });
+    idle.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200)); // it has looked, found nothing, and sleeps
+      await storeLead(file);
+      idle.nudge();
+      expect(await stub.waitForLeads("acme", 1, 10_000)).toHaveLength(1);
+    } finally {
+      await idle.stop();
+    }
+  });
+
   it("does not deliver a duplicate of a recent lead", async () => {
     const file = buyersFile();
     const first = await storeLead(file, { lead: { phone: "+14155550199" } });
@@ -231,7 +252,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
   it("checks the suppression list again before sending: a contact that opted out meanwhile is no longer sold", async () => {
     const file = buyersFile();
     const reference = await storeLead(file, { tid: "CLICK-8" });
-    await worker(file, { saleAllowed: async () => false }).runOnce();
+    await worker(file, { salesAllowed: async (leads) => leads.map(() => false) }).runOnce();
     expect((stub.received("acme")[0]?.json as { sale: boolean }).sale).toBe(false);
     expect((await deliveriesOf(reference)).map((delivery) => [delivery.sale, delivery.price])).toEqual([
       [false, null],

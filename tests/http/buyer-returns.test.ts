@@ -12,7 +12,7 @@ import { createTestApp, type TestApp } from "../support/app";
 import { allStores } from "../support/databases";
 import { loadBuyersFile } from "../../server/delivery/buyers";
 import { signBody } from "../../server/delivery/signature";
-import { deliveryRepository, scheduleDeliveries } from "../../server/db/deliveries";
+import { deliveryRepository } from "../../server/db/deliveries";
 import { leadRepository } from "../../server/db/leads";
 import type { Database } from "../../server/db/database";
 import type { DeliveryStatus } from "../../server/db/schema";
@@ -68,13 +68,9 @@ function report(t: TestApp, body: unknown, { buyer = "summit", secret, at = new 
  * ended as given, as the worker leaves them; returns its reference.
  */
 async function leadDeliveredTo(db: Database, outcomes: Partial<Record<string, DeliveryStatus>>, overrides: { tid?: string } = {}): Promise<string> {
-  const result = await leadRepository(db).create(sampleNewLead({ sid: "fb01", tid: overrides.tid ?? "click-1" }), (tx, lead) =>
-    scheduleDeliveries(
-      tx,
-      lead,
-      Object.keys(outcomes).map((buyerId) => ({ kind: "buyer" as const, target: buyerId, idempotencyKey: `${lead.reference}:${buyerId}`, sale: true, price: 18.5, url: null, capDay: null })),
-    ),
-  );
+  const result = await leadRepository(db).create(sampleNewLead({ sid: "fb01", tid: overrides.tid ?? "click-1" }), (lead) => ({
+    deliveries: Object.keys(outcomes).map((buyerId) => ({ kind: "buyer" as const, target: buyerId, idempotencyKey: `${lead.reference}:${buyerId}`, sale: true, price: 18.5, url: null, capDay: null })),
+  }));
   if (!result.created) throw new Error("expected a new lead");
   for (const [buyerId, status] of Object.entries(outcomes)) {
     await db.query("UPDATE deliveries SET status = $1, attempts = 1, completed_at = now() WHERE idempotency_key = $2", [status, `${result.reference}:${buyerId}`]);
