@@ -88,8 +88,9 @@ function fromRow(row: Row): DeliveryRecord {
 }
 
 /**
- * INSERT of `deliveries` for the lead that `lead` selects (its id and reference), skipping those
- * `condition` refuses and keys already queued; nothing when `lead` selects no row. Returns the targets.
+ * INSERT of `deliveries` for the lead that `lead` selects (its id, its reference, and whether its
+ * contact is suppressed: then not for sale, no price), skipping those `condition` refuses and keys
+ * already queued; nothing when `lead` selects no row. Returns the targets.
  */
 function insertDeliveries(lead: RawBuilder<unknown>, deliveries: readonly NewDelivery[], condition: RawBuilder<unknown> = sql`true`): RawBuilder<{ target: string }> {
   if (deliveries.length === 0) return sql<{ target: string }>`SELECT NULL::text AS target WHERE false`;
@@ -99,8 +100,9 @@ function insertDeliveries(lead: RawBuilder<unknown>, deliveries: readonly NewDel
   );
   return sql<{ target: string }>`
     INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at)
-    SELECT l.id, l.reference, v.kind, v.target, v.idempotency_key, v.sale, v.price, v.url, v.cap_day, coalesce(v.due_at, now())
-    FROM (${lead}) AS l (id, reference), (VALUES ${sql.join(rows)}) AS v (kind, target, idempotency_key, sale, price, url, cap_day, due_at)
+    SELECT l.id, l.reference, v.kind, v.target, v.idempotency_key, v.sale AND NOT l.suppressed,
+           CASE WHEN v.sale AND NOT l.suppressed THEN v.price END, v.url, v.cap_day, coalesce(v.due_at, now())
+    FROM (${lead}) AS l (id, reference, suppressed), (VALUES ${sql.join(rows)}) AS v (kind, target, idempotency_key, sale, price, url, cap_day, due_at)
     WHERE ${condition}
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING target`;
@@ -120,14 +122,14 @@ export function outboxForNewLead(deliveries: readonly NewDelivery[]): { reserved
       ? sql<{ buyerId: string }>`SELECT NULL::text AS buyer_id WHERE false`
       : sql<{ buyerId: string }>`
           INSERT INTO buyer_daily_counts (buyer_id, day, count)
-          SELECT v.buyer_id, v.day, 1 FROM lead, (VALUES ${sql.join(capped.map((delivery) => sql`(${delivery.target}::text, ${delivery.capDay}::date)`))}) AS v (buyer_id, day)
+          SELECT v.buyer_id, v.day, 1 FROM original, (VALUES ${sql.join(capped.map((delivery) => sql`(${delivery.target}::text, ${delivery.capDay}::date)`))}) AS v (buyer_id, day)
           ON CONFLICT (buyer_id, day) DO UPDATE SET count = buyer_daily_counts.count + 1
           WHERE buyer_daily_counts.count < CASE buyer_daily_counts.buyer_id ${sql.join(
             capped.map((delivery) => sql`WHEN ${delivery.target}::text THEN ${delivery.cap}::int`),
             sql` `,
           )} END
           RETURNING buyer_id`;
-  const scheduled = insertDeliveries(sql`SELECT id, reference FROM lead`, deliveries, sql`v.cap_day IS NULL OR v.target IN (SELECT buyer_id FROM reserved)`);
+  const scheduled = insertDeliveries(sql`SELECT id, reference, suppressed FROM original`, deliveries, sql`v.cap_day IS NULL OR v.target IN (SELECT buyer_id FROM reserved)`);
   return { reserved, scheduled };
 }
 
@@ -243,7 +245,7 @@ export function deliveryRepository(db: Database) {
             ? sql`(UPDATE buyer_daily_counts SET count = greatest(count - 1, 0) WHERE buyer_id = ${delivery.target} AND day = ${delivery.capDay}::date AND EXISTS (SELECT 1 FROM updated))`
             : sql`(SELECT 1 WHERE false)`,
         )
-        .with("followed", () => sql`(${insertDeliveries(sql`SELECT lead_id, lead_reference FROM updated WHERE lead_id IS NOT NULL`, followUp ? [followUp] : [])})`)
+        .with("followed", () => sql`(${insertDeliveries(sql`SELECT lead_id, lead_reference, false FROM updated WHERE lead_id IS NOT NULL`, followUp ? [followUp] : [])})`)
         .selectFrom("updated")
         .select("updated.id")
         .executeTakeFirst();

@@ -2,16 +2,15 @@
  * The leads, lead_consents and consent_disclosures tables: the one place that reads and writes
  * them (the API, the ops command and the tests all come through here).
  */
-import { sql, type Transaction } from "kysely";
+import { sql } from "kysely";
 import type { Builder, Database } from "./database";
-import type { Tables } from "./schema";
 import { newReference } from "./references";
 import { LEAD_ANSWER_COLUMNS, answerColumns, type LeadAnswerColumns } from "./lead-rows";
 import type { Lead } from "../../shared/lead/fields";
 import { DUPLICATE_WINDOW_DAYS } from "../leads/policy";
 import { newCertificateId } from "../consent/certificate-id";
 import { outboxForNewLead, type NewDelivery } from "./deliveries";
-import { hashContact, onSuppressionList } from "../privacy/suppression";
+import { hashContact } from "../privacy/suppression";
 
 export interface ConsentEvidence {
   disclosureVersion: number;
@@ -39,24 +38,25 @@ export interface NewLead {
   consent: ConsentEvidence;
 }
 
-/** What is known of a new lead once its duplicate check has run, before it is written. */
-export interface CheckedLead {
+/** A new lead as its follow-up is planned: its reference is drawn, it is not written yet. */
+export interface PlannedLead {
   reference: string;
   state: string;
-  duplicateOf: string | null;
-  /** The email or the phone is on the opt-out suppression list. */
-  suppressed: boolean;
 }
 
 /** What is written with a new lead, in the same statement. */
 export interface LeadFollowUp {
-  /** Its deliveries (the outbox); a capped buyer's only if a slot of its day is left. */
+  /**
+   * Its deliveries (the outbox), as for a lead that may be sold. Written only for an original
+   * lead, never for a duplicate; a capped buyer's only if a slot of its day is left; and when the
+   * email or phone is on the suppression list, as not for sale (no price): decision 011.
+   */
   deliveries?: readonly NewDelivery[];
   /** The email and phone go on the suppression list, from this lead (a browser's GPC signal: decision 011). */
   suppressContact?: boolean;
 }
 
-export type PlanFollowUp = (lead: CheckedLead) => LeadFollowUp;
+export type PlanFollowUp = (lead: PlannedLead) => LeadFollowUp;
 
 export type CreateLeadResult =
   | { created: true; reference: string; duplicateOf: string | null }
@@ -124,16 +124,6 @@ export class DisclosureMismatchError extends Error {}
 
 const DAY_MS = 86_400_000;
 
-/**
- * The duplicate check reads then writes, so two submissions with the same phone or email must not
- * pass it at once: each takes transaction-scoped advisory locks on its phone and its email, always
- * in the same (sorted) order, so they queue instead of deadlocking.
- */
-async function lockContacts(tx: Transaction<Tables>, lead: Lead): Promise<void> {
-  const keys = [`lead:phone:${lead.phone}`, `lead:email:${lead.email}`].sort();
-  await sql`SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) FROM unnest(${keys}::text[]) AS k`.execute(tx);
-}
-
 export function leadRepository(db: Database) {
   const builder = db.builder;
   return {
@@ -144,84 +134,79 @@ export function leadRepository(db: Database) {
      */
     async create(input: NewLead, followUp?: PlanFollowUp): Promise<CreateLeadResult> {
       const { lead, consent } = input;
-      const contactHashes = hashContact({ email: lead.email, phone: lead.phone });
+      const hashes = hashContact({ email: lead.email, phone: lead.phone });
+      const hashOf = (kind: "email" | "phone") => hashes.find((hash) => hash.kind === kind)?.hash ?? null;
+      const since = new Date(input.receivedAt.getTime() - DUPLICATE_WINDOW_DAYS * DAY_MS);
       for (let attempt = 0; attempt < 5; attempt += 1) {
-        const result = await builder.transaction().execute(async (tx): Promise<CreateLeadResult | undefined> => {
-          await lockContacts(tx, lead);
-          // One read under the lock: the same submission already stored, the person's first lead
-          // within the duplicate window, and whether they opted out.
-          const since = new Date(input.receivedAt.getTime() - DUPLICATE_WINDOW_DAYS * DAY_MS);
-          const earlier = await tx
-            .selectNoFrom((eb) => [
-              eb.selectFrom("leads").select("reference").where("idempotencyKey", "=", input.idempotencyKey).as("sameKey"),
-              eb
-                .selectFrom("leads")
-                .select((first) => first.fn.coalesce("duplicateOf", "reference").as("original"))
-                .where((where) => where.or([where("phone", "=", lead.phone), where("email", "=", lead.email)]))
-                .where("receivedAt", ">=", since)
-                .orderBy("receivedAt")
-                .orderBy("id")
-                .limit(1)
-                .as("duplicateOf"),
-              eb.exists(eb.selectFrom("suppressions").select("kind").where(onSuppressionList(contactHashes))).as("suppressed"),
-            ])
-            .executeTakeFirstOrThrow();
-          if (earlier.sameKey) return { created: false, existingReference: earlier.sameKey };
-          const duplicateOf = earlier.duplicateOf ?? null;
-          const reference = newReference("LD");
-          const plan = followUp?.({ reference, state: input.location.state, duplicateOf, suppressed: Boolean(earlier.suppressed) }) ?? {};
-          const { reserved, scheduled } = outboxForNewLead(plan.deliveries ?? []);
-          // One statement writes the lead, its consent record (with the certificate's facts, kept
-          // for its 5 years: decision 010) and its follow-up; nothing when the lead row is not inserted.
-          const stored = await tx
-            .with("lead", (db) =>
-              db
-                .insertInto("leads")
-                .values({
-                  ...answerColumns(lead),
-                  reference,
-                  idempotencyKey: input.idempotencyKey,
-                  receivedAt: input.receivedAt,
-                  city: input.location.city,
-                  state: input.location.state,
-                  sid: input.sid ?? null,
-                  tid: input.tid ?? null,
-                  gpc: input.gpc,
-                  duplicateOf,
-                })
-                .onConflict((conflict) => conflict.doNothing())
-                .returning(["id", "reference"]),
-            )
-            // (Kysely puts a raw CTE body in as it is: the parentheses are ours.)
-            .with("consent", () => sql`(
-              INSERT INTO lead_consents (lead_id, lead_reference, disclosure_version, disclosure_sha256, checkbox_checked, consented_at,
-                phone, email, ip, user_agent, form_url, page_url, certificate_id, form_opened_at, terms_version, privacy_version,
-                first_name, last_name, zip)
-              SELECT id, reference, ${consent.disclosureVersion}::int, ${consent.disclosureSha256}::text, ${consent.checkboxChecked}::boolean,
-                ${input.receivedAt}::timestamptz, ${lead.phone}::text, ${lead.email}::text, ${consent.ip}::text, ${consent.userAgent}::text,
-                ${consent.formUrl}::text, ${consent.pageUrl}::text, ${newCertificateId()}::text, ${consent.formOpenedAt ?? null}::timestamptz,
-                ${consent.termsVersion ?? null}::text, ${consent.privacyVersion ?? null}::text, ${lead.firstName}::text, ${lead.lastName}::text,
-                ${lead.zip}::text
-              FROM lead)`)
-            .with("optout", () =>
-              plan.suppressContact && contactHashes.length > 0
-                ? sql`(
-                  INSERT INTO suppressions (kind, hash, source, request_reference)
-                  SELECT v.kind, v.hash, 'gpc', lead.reference
-                  FROM lead, (VALUES ${sql.join(contactHashes.map(({ kind, hash }) => sql`(${kind}::text, ${hash}::text)`))}) AS v (kind, hash)
-                  ON CONFLICT (kind, hash) DO NOTHING)`
-                : sql`(SELECT 1 WHERE false)`,
-            )
-            .with("reserved", () => sql`(${reserved})`)
-            .with("scheduled", () => sql`(${scheduled})`)
-            .selectFrom("lead")
-            .select("lead.reference")
-            .executeTakeFirst();
-          // No row: the random reference collided (the key was checked under the lock); draw again.
-          if (!stored) return undefined;
-          return { created: true, reference: stored.reference, duplicateOf };
-        });
-        if (result) return result;
+        const reference = newReference("LD");
+        const plan = followUp?.({ reference, state: input.location.state }) ?? {};
+        const { reserved, scheduled } = outboxForNewLead(plan.deliveries ?? []);
+        const row = {
+          ...answerColumns(lead),
+          reference,
+          idempotencyKey: input.idempotencyKey,
+          receivedAt: input.receivedAt,
+          city: input.location.city,
+          state: input.location.state,
+          sid: input.sid ?? null,
+          tid: input.tid ?? null,
+          gpc: input.gpc,
+        };
+        // One statement, so one round trip and its own transaction. `checked` (migration 6) locks
+        // the phone and email, then reads: the same submission already stored, the first lead of
+        // the duplicate window, the suppression list. The lead is written only if the key is new;
+        // with it its consent record (with the certificate's facts, kept for its 5 years: decision
+        // 010), its GPC opt-out and, for an original, its cap slots and deliveries.
+        // (Kysely puts a raw CTE body in as it is: the parentheses are ours.)
+        const answer = await builder
+          .with("checked", () =>
+            sql<{ sameKey: string | null; duplicateOf: string | null; suppressed: boolean }>`(
+              SELECT * FROM lead_check(${[`lead:phone:${lead.phone}`, `lead:email:${lead.email}`]}::text[], ${input.idempotencyKey}::uuid,
+                ${lead.phone}::text, ${lead.email}::text, ${since}::timestamptz, ${hashOf("email")}::text, ${hashOf("phone")}::text))`,
+          )
+          .with("lead", (db) =>
+            db
+              .insertInto("leads")
+              .columns([...(Object.keys(row) as (keyof typeof row)[]), "duplicateOf"])
+              .expression((eb) =>
+                eb
+                  .selectFrom("checked")
+                  .select([...Object.entries(row).map(([column, value]) => eb.val(value).as(column)), "checked.duplicateOf"])
+                  .where("checked.sameKey", "is", null),
+              )
+              .onConflict((conflict) => conflict.doNothing())
+              .returning(["id", "reference"]),
+          )
+          .with("consent", () => sql`(
+            INSERT INTO lead_consents (lead_id, lead_reference, disclosure_version, disclosure_sha256, checkbox_checked, consented_at,
+              phone, email, ip, user_agent, form_url, page_url, certificate_id, form_opened_at, terms_version, privacy_version,
+              first_name, last_name, zip)
+            SELECT id, reference, ${consent.disclosureVersion}::int, ${consent.disclosureSha256}::text, ${consent.checkboxChecked}::boolean,
+              ${input.receivedAt}::timestamptz, ${lead.phone}::text, ${lead.email}::text, ${consent.ip}::text, ${consent.userAgent}::text,
+              ${consent.formUrl}::text, ${consent.pageUrl}::text, ${newCertificateId()}::text, ${consent.formOpenedAt ?? null}::timestamptz,
+              ${consent.termsVersion ?? null}::text, ${consent.privacyVersion ?? null}::text, ${lead.firstName}::text, ${lead.lastName}::text,
+              ${lead.zip}::text
+            FROM lead)`)
+          .with("optout", () =>
+            plan.suppressContact && hashes.length > 0
+              ? sql`(
+                INSERT INTO suppressions (kind, hash, source, request_reference)
+                SELECT v.kind, v.hash, 'gpc', lead.reference
+                FROM lead, (VALUES ${sql.join(hashes.map(({ kind, hash }) => sql`(${kind}::text, ${hash}::text)`))}) AS v (kind, hash)
+                ON CONFLICT (kind, hash) DO NOTHING)`
+              : sql`(SELECT 1 WHERE false)`,
+          )
+          // The deliveries' lead: this one if it is an original, with whether it may be sold.
+          .with("original", () => sql`(SELECT lead.id, lead.reference, checked.suppressed FROM lead, checked WHERE checked.duplicate_of IS NULL)`)
+          .with("reserved", () => sql`(${reserved})`)
+          .with("scheduled", () => sql`(${scheduled})`)
+          .selectFrom("checked")
+          .select((eb) => ["checked.sameKey", "checked.duplicateOf", eb.selectFrom("lead").select("lead.reference").as("reference")])
+          .executeTakeFirstOrThrow();
+        if (answer.sameKey) return { created: false, existingReference: answer.sameKey };
+        if (answer.reference) return { created: true, reference: answer.reference, duplicateOf: answer.duplicateOf };
+        // Neither: the random reference collided, or the same key was stored meanwhile from other
+        // contact details (its row won the key's unique index): check again with a new reference.
       }
       throw new Error("Could not allocate a unique lead reference");
     },

@@ -2,8 +2,9 @@
  * Which buyers get a new lead, written with the lead in its own statement (the outbox): the
  * buyers named in the consent disclosure the visitor agreed to, that take leads from the lead's
  * state, are open by their schedule, and have room under their daily cap (taken in that same
- * statement, counted in the database, so every replica sees the same count). A duplicate (the
- * same person within the duplicate window) is not delivered again. docs/lead-delivery.md.
+ * statement, counted in the database, so every replica sees the same count). That statement also
+ * leaves out a duplicate (the same person within the duplicate window: not delivered again) and
+ * sends a suppressed contact's lead as not for sale (server/db/leads.ts). docs/lead-delivery.md.
  */
 import type { NewDelivery } from "../db/deliveries";
 import { buyerDay, isOpen, takesState, type BuyersFile } from "./buyers";
@@ -11,7 +12,6 @@ import { buyerDay, isOpen, takesState, type BuyersFile } from "./buyers";
 export interface StoredLeadFacts {
   reference: string;
   state: string;
-  duplicateOf: string | null;
 }
 
 export interface DeliveryPlanner {
@@ -28,7 +28,6 @@ export const deliveryKey = (reference: string, buyerId: string) => `${reference}
 export function createDeliveryPlanner(file: BuyersFile): DeliveryPlanner {
   return {
     plan(lead, { sale, namedBuyerIds, now }) {
-      if (lead.duplicateOf !== null) return [];
       const named = new Set(namedBuyerIds);
       const deliveries: NewDelivery[] = [];
       for (const buyer of file.buyers) {

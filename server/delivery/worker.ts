@@ -122,6 +122,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const concurrency = options.concurrency ?? 32;
   const pollMs = options.pollMs ?? 250;
   const batchWindowMs = options.batchWindowMs ?? 20;
+  /** Claims wait for at least this much room (a quarter of the sends in flight at most). */
+  const refill = Math.max(1, Math.floor(concurrency / 4));
   const postbackTimeoutMs = options.postbackTimeoutMs ?? 5_000;
   const now = options.now ?? (() => new Date());
   const deliveries = deliveryRepository(db);
@@ -133,6 +135,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
+  /** A lead was stored since the current claim began. */
+  let nudged = false;
 
   /** A lease long enough for the slowest send, so a live replica's claim is never taken over. */
   const leaseMs = Math.max(...buyers.buyers.map((buyer) => buyer.timeoutMs), postbackTimeoutMs) + 10_000;
@@ -264,7 +268,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     for (const delivery of claimed) {
       const task = process(delivery, batch).finally(() => {
         inFlight.delete(task);
-        wake?.();
+        // Room for a batch again: claim more (not one at a time as each send ends).
+        if (concurrency - inFlight.size >= refill) wake?.();
       });
       inFlight.add(task);
     }
@@ -284,14 +289,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function run(): Promise<void> {
     while (running) {
+      nudged = false;
       let claimed = 0;
       try {
         claimed = await claimAndSend();
       } catch (error) {
         log.warn({ err: error, event: "delivery_worker_error" }, "could not claim deliveries; trying again shortly");
       }
-      // Full: wait for a send to finish. Idle: poll (or a nudge). Busy with room left: let a batch gather.
-      if (running) await pause(claimed === 0 ? pollMs : inFlight.size >= concurrency ? 1_000 : batchWindowMs);
+      // A lead stored while this claim ran may have missed it: look again at once.
+      if (claimed === 0 && nudged) continue;
+      // Idle: poll (or a nudge). Nearly full: wait until sends end and leave room for a batch.
+      // Busy with room left: let a batch gather.
+      if (running) await pause(claimed === 0 ? pollMs : concurrency - inFlight.size < refill ? 1_000 : batchWindowMs);
     }
   }
 
@@ -309,6 +318,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       await Promise.allSettled([...inFlight]);
     },
     nudge() {
+      nudged = true;
       wake?.();
     },
     async runOnce() {

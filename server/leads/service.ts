@@ -113,11 +113,12 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
           termsVersion: site.legalRevised,
           privacyVersion: site.legalRevised,
         },
-      }, (checked) => ({
+      }, (planned) => ({
         // A browser's opt-out signal is an opt-out of sale for this person from now on (decision 011).
         suppressContact: gpc,
-        // Never sold with GPC or a contact on the suppression list: sent as the visitor asked, flagged.
-        deliveries: routing?.deliveries(checked, !gpc && !checked.suppressed, receivedAt) ?? [],
+        // Never sold with GPC (nor, as the repository sees to, with a contact on the suppression
+        // list): sent as the visitor asked, flagged.
+        deliveries: routing?.deliveries(planned, !gpc, receivedAt) ?? [],
       }));
       if (!result.created) {
         logLeadRejected(req, "already_sent", { reference: result.existingReference });

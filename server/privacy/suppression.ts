@@ -70,7 +70,7 @@ export interface SuppressionEntry extends HashedContact {
 }
 
 /** WHERE (kind, hash) is one of these (false for none). */
-export const onSuppressionList = (hashes: readonly HashedContact[]) => (where: ExpressionBuilder<Tables, "suppressions">) =>
+const onSuppressionList = (hashes: readonly HashedContact[]) => (where: ExpressionBuilder<Tables, "suppressions">) =>
   where.or(hashes.map(({ kind, hash }) => where.and([where("kind", "=", kind), where("hash", "=", hash)])));
 
 /**

@@ -14,6 +14,7 @@ import { createDeliveryPlanner } from "../../server/delivery/plan";
 import { createLeadRouting } from "../../server/delivery/routing";
 import { createDeliveryWorker, type DeliveryWorkerOptions } from "../../server/delivery/worker";
 import { returnLead } from "../../server/delivery/returns";
+import { suppressionList } from "../../server/privacy/suppression";
 import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
 import { verifySignature } from "../../server/delivery/signature";
 import { currentDisclosure } from "../../server/leads/disclosure";
@@ -73,7 +74,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     await db?.close();
   });
   beforeEach(async () => {
-    await db.query("TRUNCATE delivery_attempts, deliveries, buyer_daily_counts, lead_consents, leads RESTART IDENTITY CASCADE");
+    await db.query("TRUNCATE delivery_attempts, deliveries, buyer_daily_counts, lead_consents, leads, suppressions RESTART IDENTITY CASCADE");
     await registerDisclosure(db.builder, disclosureFor(undefined));
     stub.reset();
     clock = T0;
@@ -247,6 +248,21 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     ]);
     expect(await sending.runOnce()).toBe(0);
     expect(stub.postbacks()).toEqual([]);
+  });
+
+  it("stores a lead whose phone is already on the suppression list with its deliveries not for sale", async () => {
+    const file = buyersFile();
+    await suppressionList(db).add({ phone: "+14155550177" }, "phone");
+    const reference = await storeLead(file, { lead: { phone: "+14155550177" } });
+    expect((await deliveriesOf(reference)).map((delivery) => [delivery.target, delivery.sale, delivery.price])).toEqual([
+      ["acme", false, null],
+      ["zenith", false, null],
+    ]);
+    const other = await storeLead(file);
+    expect((await deliveriesOf(other)).map((delivery) => [delivery.sale, delivery.price])).toEqual([
+      [true, 18.5],
+      [true, 12],
+    ]);
   });
 
   it("checks the suppression list again before sending: a contact that opted out meanwhile is no longer sold", async () => {

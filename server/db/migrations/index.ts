@@ -8,6 +8,7 @@ import { leadsAndConsents } from "./002-leads-and-consents";
 import { deliveries } from "./003-deliveries";
 import { consentCertificates } from "./004-consent-certificates";
 import { suppressions } from "./005-suppressions";
+import { leadCheck } from "./006-lead-check";
 
 export type { Migration };
 
@@ -17,4 +18,5 @@ export const migrations: Migration[] = [
   deliveries,
   consentCertificates,
   suppressions,
+  leadCheck,
 ];
