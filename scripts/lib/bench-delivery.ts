@@ -32,9 +32,9 @@ import { startProductionServer, type RunningServer } from "../../tools/productio
 import { startBuyerStub, type BuyerStub, type BuyerTally } from "../../tools/buyer-stub";
 import { leadBody } from "../../tools/lead-session";
 import { createTestDatabase, provideAdminUrl, type TestDatabase } from "../../tools/postgres";
-import { runLoad, type AutocannonRequest, type LoadResult } from "./bench-autocannon";
+import type { LoadResult } from "./bench-autocannon";
 import { processCpuMs } from "./bench-cpu";
-import { LEAD_CONNECTIONS, openSession } from "./bench-leads";
+import { LEAD_CONNECTIONS, openSession, postLeads, type LeadLoadShape } from "./bench-leads";
 import { fmt, mean, median, rotate } from "./bench-stats";
 
 export const BUYER_ID = "bench";
@@ -352,32 +352,9 @@ function cpuBetween(before: CpuMark, after: CpuMark): CpuFigures & { serverMs: n
 
 // ---- the API under load ----
 
-interface LoadShape {
-  connections: number;
-  duration?: number;
-  amount?: number;
-}
-
 /** POST /api/leads, each request a new visitor whose tid is `${tag}-<n>` (so SQL can find its deliveries). */
-async function postLeads(server: RunningServer, shape: LoadShape, tag: string, counter: { n: number }): Promise<LoadResult> {
-  const session = await openSession(server.origin);
-  return runLoad({
-    url: `${server.origin}/api/leads`,
-    ...shape,
-    timeout: 10,
-    method: "POST",
-    headers: { "content-type": "application/json", "x-csrf-token": session.csrfToken, cookie: session.cookie },
-    requests: [
-      {
-        method: "POST",
-        setupRequest: (request: AutocannonRequest) => {
-          counter.n += 1;
-          return { ...request, body: JSON.stringify(leadBody(session, { sid: "bench", tid: `${tag}-${counter.n}` })) };
-        },
-      },
-    ],
-  });
-}
+const postTaggedLeads = (server: RunningServer, shape: LeadLoadShape, tag: string, counter: { n: number }): Promise<LoadResult> =>
+  postLeads(server, shape, () => `${tag}-${(counter.n += 1)}`);
 
 /**
  * POSTs a lead every 1000/rate ms for `seconds`, each its own request as visitors arrive one by
@@ -460,7 +437,7 @@ async function drain(setup: Setup, concurrency: number | undefined, replicas = 1
     const loader = await startProductionServer(serverEnv(database, { BUYERS_FILE: buyersFile, DELIVERY_CONCURRENCY: "1" }), { keepLogs: "problems" });
     let submitted: number;
     try {
-      submitted = created(await postLeads(loader, { connections: LEAD_CONNECTIONS, amount: DRAIN_LEADS }, "drain", setup.counter));
+      submitted = created(await postTaggedLeads(loader, { connections: LEAD_CONNECTIONS, amount: DRAIN_LEADS }, "drain", setup.counter));
     } finally {
       await loader.stop();
     }
@@ -575,7 +552,7 @@ async function apiOnOff(setup: Setup): Promise<ApiComparison> {
       try {
         log(`delivery (c): POST /api/leads, delivery off, queued and on: warm-up ${API_WARMUP_SECONDS} s each, then ${API_ROUNDS} interleaved rounds × ${API_SECONDS} s at ${LEAD_CONNECTIONS} connections…`);
         const modes: ApiMode[] = ["off", "queued", "on"];
-        for (const mode of modes) await postLeads(servers[mode], { connections: LEAD_CONNECTIONS, duration: API_WARMUP_SECONDS }, `warm-${mode}`, setup.counter);
+        for (const mode of modes) await postTaggedLeads(servers[mode], { connections: LEAD_CONNECTIONS, duration: API_WARMUP_SECONDS }, `warm-${mode}`, setup.counter);
         const rounds: ApiRound[] = [];
         for (let round = 1; round <= API_ROUNDS; round += 1) {
           for (const mode of rotate(modes, round - 1)) {
@@ -584,7 +561,7 @@ async function apiOnOff(setup: Setup): Promise<ApiComparison> {
             const pids = await databasePids(client);
             const acceptedBefore = stub.tally(BUYER_ID).accepted;
             const before = markCpu(server, pids);
-            const result = await postLeads(server, { connections: LEAD_CONNECTIONS, duration: API_SECONDS }, `api-${mode}-r${round}`, setup.counter);
+            const result = await postTaggedLeads(server, { connections: LEAD_CONNECTIONS, duration: API_SECONDS }, `api-${mode}-r${round}`, setup.counter);
             const after = markCpu(server, pids);
             const delivered = stub.tally(BUYER_ID).accepted - acceptedBefore;
             const cpu = cpuBetween(before, after);

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startProductionServer, type RunningServer } from "../../tools/production-server";
-import { runLoad, type AutocannonRequest } from "./bench-autocannon";
+import { runLoad, type AutocannonRequest, type LoadResult } from "./bench-autocannon";
 import { httpGet } from "../../tools/http-get";
 import { measureJsWeight, type JsWeight } from "../../tools/js-weight";
 import { openDatabase, type DatabaseOptions } from "../../server/db/database";
@@ -51,12 +51,19 @@ export async function openSession(origin: string): Promise<LeadSession> {
   return leadSessionFrom(response.headers.getSetCookie(), await response.json());
 }
 
-async function loadLeads(server: RunningServer, seconds: number, counter: { n: number }) {
+/** The load's shape: how many connections, for how long or how many requests. */
+export interface LeadLoadShape {
+  connections: number;
+  duration?: number;
+  amount?: number;
+}
+
+/** POST /api/leads under autocannon, each request a new visitor (sid "bench", the click id `nextTid` gives). */
+export async function postLeads(server: RunningServer, shape: LeadLoadShape, nextTid: () => string): Promise<LoadResult> {
   const session = await openSession(server.origin);
   return runLoad({
     url: `${server.origin}/api/leads`,
-    connections: LEAD_CONNECTIONS,
-    duration: seconds,
+    ...shape,
     timeout: 10,
     method: "POST",
     headers: { "content-type": "application/json", "x-csrf-token": session.csrfToken, cookie: session.cookie },
@@ -64,14 +71,14 @@ async function loadLeads(server: RunningServer, seconds: number, counter: { n: n
       {
         method: "POST",
         // A new visitor each time: own idempotency key, phone and email (tools/lead-session.ts).
-        setupRequest: (request: AutocannonRequest) => {
-          counter.n += 1;
-          return { ...request, body: JSON.stringify(leadBody(session, { sid: "bench", tid: `t${counter.n}` })) };
-        },
+        setupRequest: (request: AutocannonRequest) => ({ ...request, body: JSON.stringify(leadBody(session, { sid: "bench", tid: nextTid() })) }),
       },
     ],
   });
 }
+
+const loadLeads = (server: RunningServer, seconds: number, counter: { n: number }) =>
+  postLeads(server, { connections: LEAD_CONNECTIONS, duration: seconds }, () => `t${(counter.n += 1)}`);
 
 async function storedLeads(location: DatabaseOptions): Promise<number> {
   const db = await openDatabase(location);

@@ -6,13 +6,13 @@
  * what the API answers for them: 503 with Retry-After in its one envelope (server/api/errors.ts).
  */
 import net from "node:net";
-import type { NextFunction, Request, Response } from "express";
 import getPort from "get-port";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openDatabase, type Database } from "../../server/db/database";
 import { isDatabaseUnavailable } from "../../server/db/unavailable";
-import { DATABASE_UNAVAILABLE_MESSAGE, apiErrors } from "../../server/api/errors";
+import { DATABASE_UNAVAILABLE_MESSAGE } from "../../server/api/errors";
+import { fakeExchange } from "../support/api-exchange";
 import { startThrowawayCluster, type ThrowawayCluster } from "../../tools/postgres";
 
 /** What a promise rejected with (fails the test if it resolved). */
@@ -189,26 +189,8 @@ describe("the API's answer to a database that cannot be reached", () => {
     const error = await failure(pool.connect());
     await pool.end();
 
-    const log = { warn: vi.fn(), error: vi.fn(), info: vi.fn() };
-    const sent: { status?: number; body?: unknown; headers: Record<string, string> } = { headers: {} };
-    const res = {
-      headersSent: false,
-      hasHeader: (name: string) => name.toLowerCase() in sent.headers,
-      setHeader(name: string, value: string) {
-        sent.headers[name.toLowerCase()] = value;
-        return res;
-      },
-      status(code: number) {
-        sent.status = code;
-        return res;
-      },
-      json(body: unknown) {
-        sent.body = body;
-        return res;
-      },
-    };
-    const req = { log, baseUrl: "/api", path: "/leads" };
-    apiErrors(error, req as unknown as Request, res as unknown as Response, vi.fn() as unknown as NextFunction);
+    const { log, sent, handle } = fakeExchange({}, false, { baseUrl: "/api", path: "/leads" });
+    handle(error);
 
     expect(sent).toEqual({
       status: 503,

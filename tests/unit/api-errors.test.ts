@@ -2,34 +2,10 @@
  * The API's one error handler (server/api/errors.ts): which answer each kind of error gets, and
  * what is logged. The HTTP tests (tests/http/api-pipeline.test.ts) cover it through the app.
  */
-import { describe, expect, it, vi } from "vitest";
-import type { NextFunction, Request, Response } from "express";
+import { describe, expect, it } from "vitest";
 import { HttpError, clientErrorStatus } from "../../server/http/http-error";
-import { apiErrors, envelopeOf } from "../../server/api/errors";
-
-function fakeExchange(headers: Record<string, string> = {}, headersSent = false) {
-  const log = { warn: vi.fn(), error: vi.fn(), info: vi.fn() };
-  const sent: { status?: number; body?: unknown; headers: Record<string, string> } = { headers: { ...headers } };
-  const res = {
-    headersSent,
-    hasHeader: (name: string) => name.toLowerCase() in sent.headers,
-    setHeader(name: string, value: string) {
-      sent.headers[name.toLowerCase()] = value;
-      return res;
-    },
-    status(code: number) {
-      sent.status = code;
-      return res;
-    },
-    json(body: unknown) {
-      sent.body = body;
-      return res;
-    },
-  };
-  const next = vi.fn() as unknown as NextFunction & ReturnType<typeof vi.fn>;
-  const handle = (error: unknown) => apiErrors(error, { log } as unknown as Request, res as unknown as Response, next);
-  return { log, sent, next, handle };
-}
+import { envelopeOf } from "../../server/api/errors";
+import { fakeExchange } from "../support/api-exchange";
 
 describe("envelopeOf", () => {
   it("writes status, the visitor's message, then any extra fields", () => {
