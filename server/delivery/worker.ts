@@ -13,6 +13,7 @@ import { deliveryRepository, type Completion, type DeliveryRecord, type NewDeliv
 import type { Buyer, BuyersFile } from "./buyers";
 import { signBody, SIGNATURE_HEADER } from "./signature";
 import { deliveryPayload, postbackUrl, responseExcerpt } from "./payload";
+import { send, type SendResult } from "./http-send";
 
 export interface RetryPolicy {
   /** Tries before a delivery is dead-lettered ("failed"). */
@@ -72,39 +73,6 @@ export function retryAfterMs(header: string | null, now: Date): number | undefin
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
-}
-
-interface SendResult {
-  outcome: Completion["outcome"];
-  httpStatus: number | null;
-  latencyMs: number;
-  excerpt: string | null;
-  body: string;
-  retryAfter: string | null;
-}
-
-const MAX_RESPONSE_BYTES = 16_384;
-
-async function readLimited(response: Response): Promise<string> {
-  const text = await response.text();
-  return text.length > MAX_RESPONSE_BYTES ? text.slice(0, MAX_RESPONSE_BYTES) : text;
-}
-
-async function send(url: string, init: RequestInit, timeoutMs: number): Promise<SendResult> {
-  const started = performance.now();
-  try {
-    const response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
-    const body = await readLimited(response);
-    const latencyMs = Math.round(performance.now() - started);
-    const status = response.status;
-    const outcome = status >= 200 && status < 300 ? "accepted" : status === 408 || status === 429 || status >= 500 ? "retry" : "rejected";
-    return { outcome, httpStatus: status, latencyMs, excerpt: responseExcerpt(body) || null, body, retryAfter: response.headers.get("retry-after") };
-  } catch (error) {
-    const latencyMs = Math.round(performance.now() - started);
-    const timedOut = error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError");
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return { outcome: timedOut ? "timeout" : "network_error", httpStatus: null, latencyMs, excerpt: timedOut ? `no answer within ${timeoutMs} ms` : (cause ?? "network error"), body: "", retryAfter: null };
-  }
 }
 
 function jsonObject(text: string): Record<string, unknown> {
