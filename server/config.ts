@@ -77,7 +77,7 @@ export const configSchema = z.object({
   /** The buyers and traffic sources (docs/lead-delivery.md); unset = leads are stored, not delivered. */
   BUYERS_FILE: z.string().min(1).optional(),
   /** Deliveries each replica sends at once (each waits for its buyer's answer). */
-  DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
   /** After SIGTERM: how long to keep serving (readiness failing) so the balancer stops routing. */
   SHUTDOWN_DELAY_MS: milliseconds(0),
   /** After the delay: how long in-flight requests get to finish before sockets are destroyed. */

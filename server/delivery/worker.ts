@@ -87,7 +87,7 @@ function jsonObject(text: string): Record<string, unknown> {
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, buyers, logger } = options;
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
-  const concurrency = options.concurrency ?? 32;
+  const concurrency = options.concurrency ?? 64;
   const pollMs = options.pollMs ?? 250;
   const batchWindowMs = options.batchWindowMs ?? 20;
   /** Claims wait for at least this much room (a quarter of the sends in flight at most). */
