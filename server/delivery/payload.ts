@@ -4,6 +4,8 @@
  */
 import type { LeadRecord } from "../db/leads";
 import { LEAD_ANSWER_COLUMNS } from "../db/lead-rows";
+import type { NewDelivery } from "../db/deliveries";
+import type { Source } from "./buyers";
 
 export interface DeliveryPayload {
   reference: string;
@@ -56,6 +58,26 @@ export function postbackUrl(template: string, values: { tid: string; payout: num
     .replaceAll("{tid}", encodeURIComponent(values.tid))
     .replaceAll("{payout}", encodeURIComponent(values.payout.toFixed(2)))
     .replaceAll("{status}", encodeURIComponent(values.status));
+}
+
+/**
+ * A source's postback for a lead, as a delivery to queue: once per lead and status (its key says
+ * so), to the source's address with the click id and the payout filled in. Undefined when the
+ * lead came without a click id or its source has no postback address.
+ */
+export function postbackDelivery(sources: readonly Source[], lead: { reference: string; sid: string | null; tid: string | null }, status: PostbackStatus, dueAt: Date): NewDelivery | undefined {
+  const source = lead.sid ? sources.find((candidate) => candidate.sid === lead.sid) : undefined;
+  if (!source?.postbackUrl || !lead.tid) return undefined;
+  return {
+    kind: "postback",
+    target: source.sid,
+    idempotencyKey: `${lead.reference}:postback:${status}`,
+    sale: true,
+    price: source.payout,
+    url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status }),
+    capDay: null,
+    dueAt,
+  };
 }
 
 /** A buyer's answer, cut short and with anything that looks like an email address or a phone number masked. */

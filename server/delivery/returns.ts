@@ -7,7 +7,7 @@
 import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import { deliveryRepository } from "../db/deliveries";
-import { postbackUrl } from "./payload";
+import { postbackDelivery } from "./payload";
 import type { BuyersFile } from "./buyers";
 import { scheduleDeliveries } from "../db/deliveries";
 
@@ -38,20 +38,8 @@ export async function returnLead({ db, buyers, logger }: ReturnDependencies, req
     // A purged lead (its id gone) has nothing left to report to its source.
     if (leadId === null || !delivery.sale || (await repository.acceptedCount(tx, leadId)) > 0) return;
     const lead = await tx.selectFrom("leads").select(["sid", "tid"]).where("id", "=", leadId).executeTakeFirst();
-    const source = lead?.sid ? buyers.sources.find((candidate) => candidate.sid === lead.sid) : undefined;
-    if (!lead?.tid || !source?.postbackUrl) return;
-    await scheduleDeliveries(tx, { id: leadId, reference: delivery.leadReference }, [
-      {
-        kind: "postback",
-        target: source.sid,
-        idempotencyKey: `${delivery.leadReference}:postback:returned`,
-        sale: true,
-        price: source.payout,
-        url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status: "returned" }),
-        capDay: null,
-        dueAt: now,
-      },
-    ]);
+    const postback = lead ? postbackDelivery(buyers.sources, { reference: delivery.leadReference, ...lead }, "returned", now) : undefined;
+    if (postback) await scheduleDeliveries(tx, { id: leadId, reference: delivery.leadReference }, [postback]);
   });
   if (returned) {
     logger.info(

@@ -9,10 +9,10 @@
 import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import { leadRepository, type LeadRecord } from "../db/leads";
-import { deliveryRepository, type Completion, type DeliveryRecord, type NewDelivery } from "../db/deliveries";
+import { deliveryRepository, type Completion, type DeliveryRecord } from "../db/deliveries";
 import type { Buyer, BuyersFile } from "./buyers";
 import { signBody, SIGNATURE_HEADER } from "./signature";
-import { deliveryPayload, postbackUrl, responseExcerpt } from "./payload";
+import { deliveryPayload, postbackDelivery, responseExcerpt } from "./payload";
 import { send, type SendResult } from "./http-send";
 
 export interface RetryPolicy {
@@ -97,7 +97,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const deliveries = deliveryRepository(db);
   const leads = leadRepository(db);
   const buyerById = new Map(buyers.buyers.map((buyer) => [buyer.id, buyer]));
-  const sourceBySid = new Map(buyers.sources.map((source) => [source.sid, source]));
   const log = logger.child({ component: "delivery" });
   const inFlight = new Set<Promise<void>>();
   let running = false;
@@ -116,22 +115,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const asked = retryAfterMs(result.retryAfter, at);
     const delay = asked === undefined ? backoffMs(delivery.attempts, policy) : Math.min(asked, policy.maxRetryAfterMs);
     return { ...base, status: "pending", nextAttemptAt: new Date(at.getTime() + delay), error };
-  }
-
-  /** The source's postback for this lead, if it has one (once per lead and status: the key says so). */
-  function postbackFor(lead: LeadRecord, status: "sold" | "returned", dueAt: Date): NewDelivery | undefined {
-    const source = lead.sid ? sourceBySid.get(lead.sid) : undefined;
-    if (!source?.postbackUrl || !lead.tid) return undefined;
-    return {
-      kind: "postback",
-      target: source.sid,
-      idempotencyKey: `${lead.reference}:postback:${status}`,
-      sale: true,
-      price: source.payout,
-      url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status }),
-      capDay: null,
-      dueAt,
-    };
   }
 
   async function deliverToBuyer(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord, saleAllowed: boolean): Promise<void> {
@@ -160,7 +143,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (result.outcome === "accepted") {
       const offered = jsonObject(result.body).price;
       const price = sale ? (typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : delivery.price) : null;
-      const recorded = await deliveries.complete(delivery, { ...base, status: "accepted", price, sale }, sale ? postbackFor(lead, "sold", at) : undefined);
+      const recorded = await deliveries.complete(delivery, { ...base, status: "accepted", price, sale }, sale ? postbackDelivery(buyers.sources, lead, "sold", at) : undefined);
       if (recorded) log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
       return;
     }
