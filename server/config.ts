@@ -78,6 +78,8 @@ export const configSchema = z.object({
   BUYERS_FILE: z.string().min(1).optional(),
   /** Deliveries each replica sends at once (each waits for its buyer's answer). */
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
+  /** How often an idle delivery worker looks for due deliveries (a lead stored by its own replica wakes it at once). */
+  DELIVERY_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(250),
   /** After SIGTERM: how long to keep serving (readiness failing) so the balancer stops routing. */
   SHUTDOWN_DELAY_MS: milliseconds(0),
   /** After the delay: how long in-flight requests get to finish before sockets are destroyed. */

@@ -39,6 +39,7 @@ export function createDelivery({ config, db, logger, buyers, csrfSecret, suppres
     buyers,
     logger,
     concurrency: config.DELIVERY_CONCURRENCY,
+    pollMs: config.DELIVERY_POLL_MS,
     certificateUrl: (lead, buyerId) => (lead.consent?.certificateId ? certificateUrl(lead.consent.certificateId, buyerId, key) : null),
     salesAllowed: (leads) => salesAllowed(leads, suppression),
   });

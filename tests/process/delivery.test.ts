@@ -29,7 +29,7 @@ describe("delivery across replicas", { timeout: 180_000 }, () => {
     return file;
   }
 
-  async function start(buyersFile: string): Promise<RunningServer> {
+  async function start(buyersFile: string, env: Record<string, string> = {}): Promise<RunningServer> {
     // A known port, so the consent certificate links the buyers get point at this replica.
     const port = await getPort({ host: "127.0.0.1" });
     const server = await startProductionServer({
@@ -40,6 +40,7 @@ describe("delivery across replicas", { timeout: 180_000 }, () => {
       CSRF_SECRET,
       LEAD_MIN_FILL_MS: "0",
       LEAD_RATE_LIMIT: "100000",
+      ...env,
     }, { keepLogs: "problems" });
     servers.push(server);
     return server;
@@ -119,5 +120,15 @@ describe("delivery across replicas", { timeout: 180_000 }, () => {
     // Sent once more, and no more.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(stub.received("acme")).toHaveLength(2);
+  });
+
+  it("a lead stored by a replica is sent by that replica at once, not at its worker's next poll", async () => {
+    await Promise.all(servers.splice(0).map((server) => server.stop())); // no other replica may send it
+    stub.reset();
+    const file = writeBuyers([{ id: "acme", name: "Acme Insurance Agency", url: stub.url("acme"), secret: SECRETS.acme, price: 18.5 }]);
+    const replica = await start(file, { DELIVERY_POLL_MS: "600000" }); // an idle worker that looks every 10 minutes
+    const [reference] = await submit(replica, 1);
+    const [received] = await stub.waitForLeads("acme", 1, 20_000);
+    expect((received?.json as { reference: string }).reference).toBe(reference);
   });
 });

@@ -24,6 +24,12 @@ describe("loadConfig", () => {
     expect(loadConfig({ TRUST_PROXY: "false" }).TRUST_PROXY).toBe(false);
   });
 
+  it("sends 64 deliveries at once and polls every 250 ms by default, and refuses a poll that would hammer the database", () => {
+    expect(loadConfig({})).toMatchObject({ DELIVERY_CONCURRENCY: 64, DELIVERY_POLL_MS: 250 });
+    expect(loadConfig({ DELIVERY_POLL_MS: "1000" }).DELIVERY_POLL_MS).toBe(1_000);
+    expect(() => loadConfig({ DELIVERY_POLL_MS: "0" })).toThrow(/DELIVERY_POLL_MS/);
+  });
+
   it("strips a trailing slash from PUBLIC_BASE_URL", () => {
     expect(loadConfig({ PUBLIC_BASE_URL: "https://www.example.com/" }).PUBLIC_BASE_URL).toBe("https://www.example.com");
   });
