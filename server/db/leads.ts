@@ -59,7 +59,8 @@ export interface LeadFollowUp {
 export type PlanFollowUp = (lead: PlannedLead) => LeadFollowUp;
 
 export type CreateLeadResult =
-  | { created: true; reference: string; duplicateOf: string | null }
+  /** `deliveries`: how many were queued with it. */
+  | { created: true; reference: string; duplicateOf: string | null; deliveries: number }
   | { created: false; existingReference: string };
 
 /** A stored lead: the checked answers, the place, the campaign, and its consent record. */
@@ -201,10 +202,15 @@ export function leadRepository(db: Database) {
           .with("reserved", () => sql`(${reserved})`)
           .with("scheduled", () => sql`(${scheduled})`)
           .selectFrom("checked")
-          .select((eb) => ["checked.sameKey", "checked.duplicateOf", eb.selectFrom("lead").select("lead.reference").as("reference")])
+          .select((eb) => [
+            "checked.sameKey",
+            "checked.duplicateOf",
+            eb.selectFrom("lead").select("lead.reference").as("reference"),
+            sql<number>`(SELECT count(*)::int FROM scheduled)`.as("deliveries"),
+          ])
           .executeTakeFirstOrThrow();
         if (answer.sameKey) return { created: false, existingReference: answer.sameKey };
-        if (answer.reference) return { created: true, reference: answer.reference, duplicateOf: answer.duplicateOf };
+        if (answer.reference) return { created: true, reference: answer.reference, duplicateOf: answer.duplicateOf, deliveries: Number(answer.deliveries) };
         // Neither: the random reference collided, or the same key was stored meanwhile from other
         // contact details (its row won the key's unique index): check again with a new reference.
       }

@@ -57,7 +57,7 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
   /** Claims and sends what is due once; resolves when those sends are recorded (tests, ops). */
   runOnce(): Promise<number>;
-  /** A lead was just stored with deliveries due now: look at once rather than at the next poll. */
+  /** A lead was just stored with deliveries due now: an idle worker looks at once rather than at its next poll. */
   nudge(): void;
 }
 
@@ -104,6 +104,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let wake: (() => void) | undefined;
   /** A lead was stored since the current claim began. */
   let nudged = false;
+  /** Waiting for its poll because the last claim found nothing (a nudge wakes only this wait, so a busy worker still claims in batches). */
+  let idle = false;
 
   /** A lease long enough for the slowest send, so a live replica's claim is never taken over. */
   const leaseMs = Math.max(...buyers.buyers.map((buyer) => buyer.timeoutMs), postbackTimeoutMs) + 10_000;
@@ -251,7 +253,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (claimed === 0 && nudged) continue;
       // Idle: poll (or a nudge). Nearly full: wait until sends end and leave room for a batch.
       // Busy with room left: let a batch gather.
-      if (running) await pause(claimed === 0 ? pollMs : concurrency - inFlight.size < refill ? 1_000 : batchWindowMs);
+      if (!running) break;
+      idle = claimed === 0;
+      await pause(claimed === 0 ? pollMs : concurrency - inFlight.size < refill ? 1_000 : batchWindowMs);
+      idle = false;
     }
   }
 
@@ -270,7 +275,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     },
     nudge() {
       nudged = true;
-      wake?.();
+      if (idle) wake?.();
     },
     async runOnce() {
       const claimed = await claimAndSend();

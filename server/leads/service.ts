@@ -35,7 +35,7 @@ export interface LeadServiceOptions {
   disclosure: CurrentDisclosure;
   /** Delivery to buyers (BUYERS_FILE); absent: leads are stored only. */
   routing?: LeadRouting;
-  /** Told after each new lead is stored (the delivery worker looks for due deliveries at once). */
+  /** Told after a new lead is stored with deliveries (the delivery worker looks for them at once). */
   onStored?: () => void;
 }
 
@@ -124,7 +124,7 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
         logLeadRejected(req, "already_sent", { reference: result.existingReference });
         return { kind: "already_sent", reference: result.existingReference };
       }
-      onStored?.();
+      if (result.deliveries > 0) onStored?.();
       logLeadSubmitted(req, { reference: result.reference, duplicateOf: result.duplicateOf, zip: lead.zip, state: location.state, gpc, sid: meta.sid, tid: meta.tid });
       return { kind: "created", reference: result.reference, duplicate: result.duplicateOf !== null };
     },

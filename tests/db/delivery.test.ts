@@ -227,6 +227,18 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     }
   });
 
+  it("says how many deliveries each new lead queued (the replica's worker is woken only when there are some)", async () => {
+    const file = buyersFile();
+    const routing = createLeadRouting({ planner: createDeliveryPlanner(file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
+    const create = (overrides: NewLeadOverrides) => leadRepository(db).create(sampleNewLead({ receivedAt: clock, ...overrides }), (lead) => ({ deliveries: routing.deliveries(lead, true, clock) }));
+    const counts = [
+      await create({ lead: { phone: "+14155550166" } }),
+      await create({ lead: { phone: "+14155550166" } }),
+      await create({ location: { city: "Austin", state: "TX" } }),
+    ].map((result) => (result.created ? result.deliveries : -1));
+    expect(counts).toEqual([2, 0, 1]);
+  });
+
   it("does not deliver a duplicate of a recent lead", async () => {
     const file = buyersFile();
     const first = await storeLead(file, { lead: { phone: "+14155550199" } });
