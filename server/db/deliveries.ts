@@ -87,6 +87,10 @@ function fromRow(row: Row): DeliveryRecord {
   return { ...row, id: String(row.id), leadId: row.leadId === null ? null : String(row.leadId), price: row.price === null ? null : Number(row.price) };
 }
 
+/** A new delivery's values, in the order (kind, target, idempotency_key, sale, price, url, cap_day, due_at). */
+const deliveryValues = (delivery: NewDelivery) =>
+  sql`${delivery.kind}::text, ${delivery.target}::text, ${delivery.idempotencyKey}::text, ${delivery.sale}::boolean, ${delivery.price}::numeric, ${delivery.url}::text, ${delivery.capDay}::date, ${delivery.dueAt ?? null}::timestamptz`;
+
 /**
  * INSERT of `deliveries` for the lead that `lead` selects (its id, its reference, and whether its
  * contact is suppressed: then not for sale, no price), skipping those `condition` refuses and keys
@@ -94,10 +98,7 @@ function fromRow(row: Row): DeliveryRecord {
  */
 function insertDeliveries(lead: RawBuilder<unknown>, deliveries: readonly NewDelivery[], condition: RawBuilder<unknown> = sql`true`): RawBuilder<{ target: string }> {
   if (deliveries.length === 0) return sql<{ target: string }>`SELECT NULL::text AS target WHERE false`;
-  const rows = deliveries.map(
-    (delivery) =>
-      sql`(${delivery.kind}::text, ${delivery.target}::text, ${delivery.idempotencyKey}::text, ${delivery.sale}::boolean, ${delivery.price}::numeric, ${delivery.url}::text, ${delivery.capDay}::date, ${delivery.dueAt ?? null}::timestamptz)`,
-  );
+  const rows = deliveries.map((delivery) => sql`(${deliveryValues(delivery)})`);
   return sql<{ target: string }>`
     INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at)
     SELECT l.id, l.reference, v.kind, v.target, v.idempotency_key, v.sale AND NOT l.suppressed,
@@ -177,9 +178,16 @@ export interface Completion {
   reason?: string | null;
 }
 
+/** One attempt's result to record (completeMany), with what it queues. */
+export interface CompletionItem {
+  delivery: DeliveryRecord;
+  done: Completion;
+  followUp?: NewDelivery;
+}
+
 export function deliveryRepository(db: Database) {
   const builder = db.builder;
-  return {
+  const repository = {
     /**
      * Claims up to `limit` due deliveries for this replica: pending ones whose time has come, and
      * ones another replica claimed but never finished (it died: the lease ran out). Each claim is
@@ -210,46 +218,67 @@ export function deliveryRepository(db: Database) {
     },
 
     /**
-     * Records one attempt and its result, in one statement (so atomically, in one round trip):
-     * the delivery's new state, the attempt row, a refused buyer's cap slot given back, and
-     * `followUp` queued (a source's postback once a buyer accepts). Only the claim that is still
-     * current may finish (status "sending", same attempt); false when it was taken over meanwhile.
+     * Records attempts and their results, any number in one statement (so atomically, in one
+     * round trip): each delivery's new state, its attempt row, a refused buyer's cap slot given
+     * back, and its `followUp` queued (a source's postback once a buyer accepts). Only a claim that
+     * is still current may finish (status "sending", same attempt): false for one taken over
+     * meanwhile. One answer per item, in order.
      */
-    async complete(delivery: DeliveryRecord, done: Completion, followUp?: NewDelivery): Promise<boolean> {
-      const releaseSlot = delivery.kind === "buyer" && (done.status === "rejected" || done.status === "failed") && delivery.capDay !== null;
-      const row = await builder
-        .with("updated", (db) =>
-          db
-            .updateTable("deliveries")
-            .set({
-              status: done.status,
-              lockedUntil: null,
-              lastError: done.error ?? null,
-              ...(done.reason !== undefined ? { reason: done.reason } : {}),
-              ...(done.price !== undefined ? { price: done.price } : {}),
-              ...(done.sale !== undefined ? { sale: done.sale } : {}),
-              ...(done.nextAttemptAt ? { nextAttemptAt: done.nextAttemptAt } : {}),
-              ...(done.status === "pending" ? {} : { completedAt: done.attemptedAt }),
-            })
-            .where("id", "=", delivery.id)
-            .where("status", "=", "sending")
-            .where("attempts", "=", delivery.attempts)
-            .returning(["id", "leadId", "leadReference"]),
-        )
-        // (Kysely puts a raw CTE body in as it is: the parentheses are ours.)
-        .with("attempt", () => sql`(
+    async completeMany(items: readonly CompletionItem[]): Promise<boolean[]> {
+      if (items.length === 0) return [];
+      const done = items.map(({ delivery, done: d }) => {
+        const releaseSlot = delivery.kind === "buyer" && (d.status === "rejected" || d.status === "failed") && delivery.capDay !== null;
+        return sql`(${delivery.id}::bigint, ${delivery.attempts}::int, ${d.status}::text, ${d.error ?? null}::text,
+          ${d.reason !== undefined}::boolean, ${d.reason ?? null}::text, ${d.price !== undefined}::boolean, ${d.price ?? null}::numeric,
+          ${d.sale !== undefined}::boolean, ${d.sale ?? null}::boolean, ${d.nextAttemptAt ?? null}::timestamptz, ${d.attemptedAt}::timestamptz,
+          ${d.httpStatus}::int, ${d.latencyMs}::int, ${d.outcome}::text, ${d.excerpt}::text, ${releaseSlot}::boolean)`;
+      });
+      const followUps = items.flatMap(({ delivery, followUp }) => (followUp ? [sql`(${delivery.id}::bigint, ${deliveryValues(followUp)})`] : []));
+      // (Kysely puts a raw CTE body in as it is: the parentheses are ours.)
+      const { rows } = await sql<{ id: string | number }>`
+        WITH done (id, attempts, status, last_error, set_reason, reason, set_price, price, set_sale, sale, next_attempt_at, attempted_at,
+                   http_status, latency_ms, outcome, excerpt, release_slot) AS (VALUES ${sql.join(done)}),
+        updated AS (
+          UPDATE deliveries d SET
+            status = done.status,
+            locked_until = NULL,
+            last_error = done.last_error,
+            reason = CASE WHEN done.set_reason THEN done.reason ELSE d.reason END,
+            price = CASE WHEN done.set_price THEN done.price ELSE d.price END,
+            sale = CASE WHEN done.set_sale THEN done.sale ELSE d.sale END,
+            next_attempt_at = coalesce(done.next_attempt_at, d.next_attempt_at),
+            completed_at = CASE WHEN done.status = 'pending' THEN d.completed_at ELSE done.attempted_at END
+          FROM done
+          WHERE d.id = done.id AND d.status = 'sending' AND d.attempts = done.attempts
+          RETURNING d.id, d.lead_id, d.lead_reference, d.target, d.cap_day, done.release_slot),
+        attempt AS (
           INSERT INTO delivery_attempts (delivery_id, attempted_at, http_status, latency_ms, outcome, excerpt)
-          SELECT id, ${done.attemptedAt}::timestamptz, ${done.httpStatus}::int, ${done.latencyMs}::int, ${done.outcome}::text, ${done.excerpt}::text FROM updated)`)
-        .with("released", () =>
-          releaseSlot
-            ? sql`(UPDATE buyer_daily_counts SET count = greatest(count - 1, 0) WHERE buyer_id = ${delivery.target} AND day = ${delivery.capDay}::date AND EXISTS (SELECT 1 FROM updated))`
-            : sql`(SELECT 1 WHERE false)`,
-        )
-        .with("followed", () => sql`(${insertDeliveries(sql`SELECT lead_id, lead_reference, false FROM updated WHERE lead_id IS NOT NULL`, followUp ? [followUp] : [])})`)
-        .selectFrom("updated")
-        .select("updated.id")
-        .executeTakeFirst();
-      return row !== undefined;
+          SELECT done.id, done.attempted_at, done.http_status, done.latency_ms, done.outcome, done.excerpt
+          FROM done JOIN updated ON updated.id = done.id),
+        released AS (
+          UPDATE buyer_daily_counts c SET count = greatest(c.count - r.n, 0)
+          FROM (SELECT target, cap_day, count(*)::int AS n FROM updated WHERE release_slot GROUP BY target, cap_day) AS r
+          WHERE c.buyer_id = r.target AND c.day = r.cap_day),
+        followed AS (${
+          followUps.length === 0
+            ? sql`SELECT 1 WHERE false`
+            : sql`
+              INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at)
+              SELECT u.lead_id, u.lead_reference, f.kind, f.target, f.idempotency_key, f.sale, f.price, f.url, f.cap_day, coalesce(f.due_at, now())
+              FROM updated u
+              JOIN (VALUES ${sql.join(followUps)}) AS f (delivery_id, kind, target, idempotency_key, sale, price, url, cap_day, due_at) ON f.delivery_id = u.id
+              WHERE u.lead_id IS NOT NULL
+              ON CONFLICT (idempotency_key) DO NOTHING`
+        })
+        SELECT id FROM updated`.execute(builder);
+      const recorded = new Set(rows.map((row) => String(row.id)));
+      return items.map(({ delivery }) => recorded.has(String(delivery.id)));
+    },
+
+    /** completeMany for one. */
+    async complete(delivery: DeliveryRecord, done: Completion, followUp?: NewDelivery): Promise<boolean> {
+      const [recorded] = await repository.completeMany([{ delivery, done, ...(followUp ? { followUp } : {}) }]);
+      return recorded ?? false;
     },
 
     async list(filter: { status?: DeliveryStatus; since?: Date; reference?: string; kind?: "buyer" | "postback" } = {}): Promise<DeliveryRecord[]> {
@@ -352,6 +381,7 @@ export function deliveryRepository(db: Database) {
       return counts;
     },
   };
+  return repository;
 }
 
 export type DeliveryRepository = ReturnType<typeof deliveryRepository>;

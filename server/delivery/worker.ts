@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import { leadRepository, type LeadRecord } from "../db/leads";
-import { deliveryRepository, type Completion, type DeliveryRecord } from "../db/deliveries";
+import { deliveryRepository, type Completion, type CompletionItem, type DeliveryRecord, type NewDelivery } from "../db/deliveries";
 import type { Buyer, BuyersFile } from "./buyers";
 import { signBody, SIGNATURE_HEADER } from "./signature";
 import { deliveryPayload, postbackDelivery, responseExcerpt } from "./payload";
@@ -46,6 +46,8 @@ export interface DeliveryWorkerOptions {
    * claims, reads leads and checks the suppression list for batches, not one lead at a time).
    */
   batchWindowMs?: number;
+  /** Results that come within this long of each other are recorded by one statement. */
+  recordWindowMs?: number;
   retry?: Partial<RetryPolicy>;
   postbackTimeoutMs?: number;
   now?: () => Date;
@@ -90,6 +92,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const concurrency = options.concurrency ?? 64;
   const pollMs = options.pollMs ?? 250;
   const batchWindowMs = options.batchWindowMs ?? 20;
+  const recordWindowMs = options.recordWindowMs ?? 5;
   /** Claims wait for at least this much room (a quarter of the sends in flight at most). */
   const refill = Math.max(1, Math.floor(concurrency / 4));
   const postbackTimeoutMs = options.postbackTimeoutMs ?? 5_000;
@@ -106,6 +109,30 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let nudged = false;
   /** Waiting for its poll because the last claim found nothing (a nudge wakes only this wait, so a busy worker still claims in batches). */
   let idle = false;
+
+  /** Results waiting to be recorded together (deliveries.completeMany). */
+  const toRecord: { item: CompletionItem; settle: (recorded: boolean) => void; fail: (error: unknown) => void }[] = [];
+  let recordTimer: NodeJS.Timeout | undefined;
+
+  /** Records a result with the others that end within recordWindowMs; resolves false when the claim was taken over. */
+  function record(delivery: DeliveryRecord, done: Completion, followUp?: NewDelivery): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      toRecord.push({ item: { delivery, done, ...(followUp ? { followUp } : {}) }, settle: resolve, fail: reject });
+      recordTimer ??= setTimeout(() => void recordBatch(), recordWindowMs);
+    });
+  }
+
+  async function recordBatch(): Promise<void> {
+    recordTimer = undefined;
+    const batch = toRecord.splice(0);
+    try {
+      const recorded = await deliveries.completeMany(batch.map((entry) => entry.item));
+      batch.forEach((entry, index) => entry.settle(recorded[index] ?? false));
+    } catch (error) {
+      // The database went away: each delivery's lease runs out and it is sent again, same key.
+      for (const entry of batch) entry.fail(error);
+    }
+  }
 
   /** A lease long enough for the slowest send, so a live replica's claim is never taken over. */
   const leaseMs = Math.max(...buyers.buyers.map((buyer) => buyer.timeoutMs), postbackTimeoutMs) + 10_000;
@@ -145,19 +172,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (result.outcome === "accepted") {
       const offered = jsonObject(result.body).price;
       const price = sale ? (typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : delivery.price) : null;
-      const recorded = await deliveries.complete(delivery, { ...base, status: "accepted", price, sale }, sale ? postbackDelivery(buyers.sources, lead, "sold", at) : undefined);
+      const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, sale ? postbackDelivery(buyers.sources, lead, "sold", at) : undefined);
       if (recorded) log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
       return;
     }
     if (result.outcome === "rejected") {
       const said = jsonObject(result.body).reason;
       const reason = typeof said === "string" && said.trim() ? responseExcerpt(said.trim()) : `HTTP ${result.httpStatus}`;
-      const recorded = await deliveries.complete(delivery, { ...base, status: "rejected", reason, error: null });
+      const recorded = await record(delivery, { ...base, status: "rejected", reason, error: null });
       if (recorded) log.info({ event: "lead_rejected_by_buyer", ...facts, reason }, "buyer rejected the lead");
       return;
     }
     const completion = retryOrFail(delivery, result, at);
-    const recorded = await deliveries.complete(delivery, completion);
+    const recorded = await record(delivery, completion);
     if (!recorded) return;
     if (completion.status === "failed") log.error({ event: "lead_delivery_failed", ...facts, error: completion.error }, "delivery dead-lettered after its last try");
     else log.warn({ event: "lead_delivery_retry", ...facts, error: completion.error, nextAttemptAt: completion.nextAttemptAt }, "delivery will be tried again");
@@ -170,7 +197,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // A source's endpoint that refuses (4xx) will not change its mind: recorded, not retried.
     const completion: Completion =
       result.outcome === "accepted" ? { ...base, status: "accepted" } : result.outcome === "rejected" ? { ...base, status: "rejected", reason: `HTTP ${result.httpStatus}` } : retryOrFail(delivery, result, at);
-    const recorded = await deliveries.complete(delivery, completion);
+    const recorded = await record(delivery, completion);
     if (!recorded) return;
     const status = delivery.idempotencyKey.endsWith(":returned") ? "returned" : "sold";
     const facts = { reference: delivery.leadReference, sid: delivery.target, status, attempt: delivery.attempts, httpStatus: result.httpStatus };
@@ -200,7 +227,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const lead = batch.leads.get(delivery.leadReference);
       if (!buyer || !lead) {
         const error = !buyer ? "buyer no longer in BUYERS_FILE" : "lead no longer stored";
-        await deliveries.complete(delivery, { outcome: "withheld", httpStatus: null, latencyMs: 0, excerpt: error, attemptedAt: now(), status: "failed", error });
+        await record(delivery, { outcome: "withheld", httpStatus: null, latencyMs: 0, excerpt: error, attemptedAt: now(), status: "failed", error });
         log.error({ event: "lead_delivery_failed", reference: delivery.leadReference, buyerId: delivery.target, error }, "delivery cannot be sent");
         return;
       }

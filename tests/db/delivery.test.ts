@@ -15,6 +15,7 @@ import { createLeadRouting } from "../../server/delivery/routing";
 import { createDeliveryWorker, type DeliveryWorkerOptions } from "../../server/delivery/worker";
 import { returnLead } from "../../server/delivery/returns";
 import { suppressionList } from "../../server/privacy/suppression";
+import { postbackDelivery } from "../../server/delivery/payload";
 import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
 import { verifySignature } from "../../server/delivery/signature";
 import { currentDisclosure } from "../../server/leads/disclosure";
@@ -237,6 +238,36 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
       await create({ location: { city: "Austin", state: "TX" } }),
     ].map((result) => (result.created ? result.deliveries : -1));
     expect(counts).toEqual([2, 0, 1]);
+  });
+
+  it("records several results in one statement: each its own state and attempt, a refused capped buyer's slot back, an accepted sale's postback, a stale claim refused", async () => {
+    const file = buyersFile({ acme: { dailyCap: 5 } });
+    const [first, second] = [await storeLead(file, { tid: "CLICK-1" }), await storeLead(file, { tid: "CLICK-2" })];
+    const repository = deliveryRepository(db);
+    const claimed = await repository.claimDue(10, 60_000, clock);
+    const find = (reference: string, target: string) => claimed.find((delivery) => delivery.leadReference === reference && delivery.target === target)!;
+    const base = { httpStatus: 200, latencyMs: 40, excerpt: null, attemptedAt: clock };
+    const sold = find(first!, "acme");
+    const results = await repository.completeMany([
+      { delivery: sold, done: { ...base, outcome: "accepted", status: "accepted", price: 21, sale: true }, followUp: postbackDelivery(file.sources, { reference: first!, sid: "a1", tid: "CLICK-1" }, "sold", clock)! },
+      { delivery: find(first!, "zenith"), done: { ...base, httpStatus: 400, outcome: "rejected", status: "rejected", reason: "duplicate lead" } },
+      { delivery: find(second!, "acme"), done: { ...base, httpStatus: 503, outcome: "retry", status: "failed", error: "HTTP 503" } },
+      { delivery: { ...find(second!, "zenith"), attempts: 7 }, done: { ...base, outcome: "accepted", status: "accepted" } },
+    ]);
+    expect(results).toEqual([true, true, true, false]);
+    const state = async (reference: string) => (await deliveriesOf(reference)).map((delivery) => [delivery.kind, delivery.target, delivery.status, delivery.price, delivery.reason, delivery.lastError]);
+    expect(await state(first!)).toEqual([
+      ["buyer", "acme", "accepted", 21, null, null],
+      ["buyer", "zenith", "rejected", 12, "duplicate lead", null],
+      ["postback", "a1", "pending", 6, null, null],
+    ]);
+    expect(await state(second!)).toEqual([
+      ["buyer", "acme", "failed", 18.5, null, "HTTP 503"],
+      ["buyer", "zenith", "sending", 12, null, null],
+    ]);
+    expect((await repository.attempts(sold.id)).map((attempt) => [attempt.outcome, attempt.httpStatus])).toEqual([["accepted", 200]]);
+    const { rows } = await db.query<{ count: number }>("SELECT count FROM buyer_daily_counts WHERE buyer_id = 'acme'");
+    expect(rows.map((row) => Number(row.count))).toEqual([1]); // two taken, the failed one's given back
   });
 
   it("does not deliver a duplicate of a recent lead", async () => {
