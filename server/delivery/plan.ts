@@ -7,19 +7,15 @@
  * sends a suppressed contact's lead as not for sale (server/db/leads.ts). docs/lead-delivery.md.
  */
 import type { NewDelivery } from "../db/deliveries";
+import type { PlannedLead } from "../db/leads";
 import { buyerDay, isOpen, takesState, type BuyersFile } from "./buyers";
-
-export interface StoredLeadFacts {
-  reference: string;
-  state: string;
-}
 
 export interface DeliveryPlanner {
   /**
    * The lead's deliveries, written in the lead's own statement (server/db/leads.ts): a capped
    * buyer's only if its daily slot can still be taken there.
    */
-  plan(lead: StoredLeadFacts, options: { sale: boolean; namedBuyerIds: readonly string[]; now: Date }): NewDelivery[];
+  plan(lead: PlannedLead, options: { sale: boolean; namedBuyerIds: readonly string[]; now: Date }): NewDelivery[];
 }
 
 /** Stable per lead and buyer, the same on every retry: buyers de-duplicate on it. */

@@ -4,10 +4,11 @@
  * statement (the outbox). Whether it may be sold is the lead service's call (GPC, suppression list).
  */
 import type { NewDelivery } from "../db/deliveries";
-import type { DeliveryPlanner, StoredLeadFacts } from "./plan";
+import type { PlannedLead } from "../db/leads";
+import type { DeliveryPlanner } from "./plan";
 
 export interface LeadRouting {
-  deliveries(lead: StoredLeadFacts, sale: boolean, now: Date): NewDelivery[];
+  deliveries(lead: PlannedLead, sale: boolean, now: Date): NewDelivery[];
 }
 
 export interface LeadRoutingOptions {
