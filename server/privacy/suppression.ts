@@ -79,6 +79,14 @@ const onSuppressionList = (hashes: readonly HashedContact[]) => (where: Expressi
  */
 export function suppressionList(db: Database | Kysely<Tables>): SuppressionList {
   const builder: Kysely<Tables> = "builder" in db ? db.builder : db;
+  async function areSuppressed(contacts: readonly Contact[]): Promise<boolean[]> {
+    const hashed = contacts.map(hashContact);
+    const all = hashed.flat();
+    if (all.length === 0) return contacts.map(() => false);
+    const listed = await builder.selectFrom("suppressions").select(["kind", "hash"]).where(onSuppressionList(all)).execute();
+    const onList = new Set(listed.map(({ kind, hash }) => `${kind}:${hash}`));
+    return hashed.map((hashes) => hashes.some(({ kind, hash }) => onList.has(`${kind}:${hash}`)));
+  }
   return {
     async add(contact, source, reference = null) {
       if (contact.email && !normalizeEmail(contact.email)) throw new Error("Cannot suppress a blank email address");
@@ -94,21 +102,8 @@ export function suppressionList(db: Database | Kysely<Tables>): SuppressionList 
       return added.length;
     },
 
-    async isSuppressed(contact) {
-      const hashes = hashContact(contact);
-      if (hashes.length === 0) return false;
-      const row = await builder.selectFrom("suppressions").select("kind").where(onSuppressionList(hashes)).limit(1).executeTakeFirst();
-      return row !== undefined;
-    },
-
-    async areSuppressed(contacts) {
-      const hashed = contacts.map(hashContact);
-      const all = hashed.flat();
-      if (all.length === 0) return contacts.map(() => false);
-      const listed = await builder.selectFrom("suppressions").select(["kind", "hash"]).where(onSuppressionList(all)).execute();
-      const onList = new Set(listed.map(({ kind, hash }) => `${kind}:${hash}`));
-      return hashed.map((hashes) => hashes.some(({ kind, hash }) => onList.has(`${kind}:${hash}`)));
-    },
+    isSuppressed: async (contact) => (await areSuppressed([contact]))[0] ?? false,
+    areSuppressed,
 
     async entries(contact) {
       const hashes = hashContact(contact);
