@@ -42,7 +42,8 @@ VOLUME ["/app/data"]
 # uid 1000 is the `node` user of the official Node images; numeric so that orchestrators can
 # verify "not root" (Kubernetes runAsNonRoot) without reading /etc/passwd.
 USER 1000:1000
-EXPOSE 3000
+# 3000: the site; 3001: the operations console (ADMIN_PORT), to be published on a private address only.
+EXPOSE 3000 3001
 # Liveness without curl or wget in the image: a few lines of Node against /healthz.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "/app/healthcheck.mjs"]
 # The server drains on SIGTERM (readiness fails, in-flight requests finish, exit 0).

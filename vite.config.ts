@@ -22,6 +22,8 @@ const serverBuild: BuildEnvironmentOptions = {
       index: "server/index.ts",
       "privacy-requests": "server/cli/privacy-requests.ts",
       leads: "server/cli/leads.ts",
+      report: "server/cli/report.ts",
+      admin: "server/cli/admin.ts",
     },
     output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
   },

@@ -9,6 +9,9 @@ import { routes } from "./routes";
 import { errorMeta, isNoStore, metaFromMatches, notFoundMeta } from "./page-meta";
 import type { EntryServer, PreparedPage } from "../shared/render-contract";
 
+/** The operations console's pages (client/admin/): same entry, so the server loads React once. */
+export { renderAdmin } from "./admin/render-admin";
+
 const handler = createStaticHandler(routes);
 
 export const prepare: EntryServer["prepare"] = async (request, serverContext) => {

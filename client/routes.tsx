@@ -4,6 +4,7 @@ import { Shell, RootErrorBoundary } from "./components/Shell";
 import { LandingPage } from "./pages/LandingPage";
 import { QuotePage } from "./pages/QuotePage";
 import { pageTitle, type RouteHandle } from "./page-meta";
+import { visitLoader } from "./visit-id";
 import { site } from "../shared/site";
 
 const handle = (title: string, description: string, noindex = false): RouteHandle => ({
@@ -20,11 +21,15 @@ export const routes: RouteObject[] = [
       {
         index: true,
         Component: QuotePage,
+        // The visit id the frame's address carries (client/visit-id.ts).
+        loader: visitLoader,
         handle: handle(pageTitle("Your Free Car Insurance Quote"), "Answer a few quick questions to compare free car insurance quotes from top insurers.", true),
       },
       {
         path: "zipcode",
         Component: LandingPage,
+        // The visit id the ZIP form carries to /go (client/visit-id.ts).
+        loader: visitLoader,
         handle: handle(
           `Compare Free Car Insurance Quotes | ${site.productName}`,
           `Compare free car insurance quotes from top insurers in minutes. Enter your ZIP code and you could save up to ${site.maxSavingsPercent}%.`,

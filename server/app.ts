@@ -25,7 +25,8 @@ import { consentCertificateRoute } from "./consent/route";
 import type { ConsentCertificates } from "./consent/service";
 import type { ServerContext } from "../shared/render-contract";
 import { errorPageHtml } from "./error-pages";
-import { logNotFound } from "./events";
+import { logNotFound, attachEventRecorder } from "./events";
+import type { EventRecorder } from "./analytics/writer";
 import { API_PREFIX, paths } from "../shared/routes";
 
 export interface AppDependencies {
@@ -40,10 +41,13 @@ export interface AppDependencies {
   leads: LeadApiOptions & { certificates: ConsentCertificates };
   /** Buyers' signed return reports (POST /api/buyer-returns); absent without BUYERS_FILE. */
   buyerReturns?: BuyerReturnsOptions;
+  /** Where funnel events are stored for the report (server/analytics/writer.ts); absent: logged only. */
+  analytics?: EventRecorder;
 }
 
-export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, buyerReturns }: AppDependencies): express.Express {
+export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, buyerReturns, analytics }: AppDependencies): express.Express {
   const app = express();
+  if (analytics) attachEventRecorder(app, analytics);
   // We sit behind a load balancer: req.ip and req.protocol come from its X-Forwarded-* headers,
   // but only for the hops the operator configured.
   app.set("trust proxy", config.TRUST_PROXY);

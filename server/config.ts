@@ -80,6 +80,34 @@ export const configSchema = z.object({
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
   /** How often an idle delivery worker looks for due deliveries (a lead stored by its own replica wakes it at once). */
   DELIVERY_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(250),
+  /** The operations console's own listener (never the public port): 127.0.0.1 keeps it off the network. */
+  ADMIN_HOST: z.string().min(1).default("127.0.0.1"),
+  /** The console's port; "off" runs no console on this replica. */
+  ADMIN_PORT: z
+    .union([z.literal("off"), z.coerce.number().int().min(0).max(65_535)])
+    .default(3001),
+  /** How long a console sign-in lasts without activity, in hours. */
+  ADMIN_SESSION_HOURS: z.coerce.number().int().min(1).max(720).default(12),
+  /** The analysts' day: report days and the daily rollup use this IANA time zone. */
+  REPORT_TIME_ZONE: z
+    .string()
+    .default("America/New_York")
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat("en-US", { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, "must be an IANA time zone, like America/New_York or UTC"),
+  /** Whether funnel events are stored for the report ("off": logged only, as before the event store). */
+  ANALYTICS_EVENTS: z.enum(["on", "off"]).default("on"),
+  /** Funnel events held in memory before they are written; past this, new events are dropped (and counted). */
+  ANALYTICS_BUFFER_MAX: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
+  /** How often buffered funnel events are written (also as soon as a batch fills). */
+  ANALYTICS_FLUSH_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  /** Stored funnel events older than this many days are deleted (13 months by default). */
+  ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(396),
   /** After SIGTERM: how long to keep serving (readiness failing) so the balancer stops routing. */
   SHUTDOWN_DELAY_MS: milliseconds(0),
   /** After the delay: how long in-flight requests get to finish before sockets are destroyed. */

@@ -22,6 +22,11 @@ import { createLeadCapture } from "./leads/capture";
 import { loadBuyersFile } from "./delivery/buyers";
 import { createDelivery } from "./delivery/setup";
 import { buyerReturnsOver } from "./api/buyer-returns";
+import { createEventWriter, type EventWriter } from "./analytics/writer";
+import { scheduleAnalyticsRetention } from "./analytics/retention";
+import { startAdminConsole, type AdminConsole } from "./admin/listener";
+import { renderAdminFrom } from "./admin/render-source";
+import { analyticsReports } from "./admin/reports";
 
 function readConfig(): Config {
   try {
@@ -102,6 +107,14 @@ function csrfSecret(config: Config, logger: Logger): string | Buffer {
   return randomBytes(32);
 }
 
+/** The funnel events' writer and retention schedule (ANALYTICS_EVENTS=off: neither). */
+function eventStore(config: Config, db: Database, logger: Logger): { writer: EventWriter; stopRetention: () => void } | undefined {
+  if (config.ANALYTICS_EVENTS === "off") return undefined;
+  const writer = createEventWriter({ db, logger, timeZone: config.REPORT_TIME_ZONE, maxBuffer: config.ANALYTICS_BUFFER_MAX, flushMs: config.ANALYTICS_FLUSH_MS });
+  const stopRetention = scheduleAnalyticsRetention({ db, logger, retentionDays: config.ANALYTICS_RETENTION_DAYS, timeZone: config.REPORT_TIME_ZONE });
+  return { writer, stopRetention };
+}
+
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config);
@@ -113,15 +126,23 @@ async function main(): Promise<void> {
   const secret = csrfSecret(config, logger);
   const privacy = { service: createPrivacyService(db), csrf: createCsrf(secret) };
   const suppression = suppressionList(db);
-  const worker = buyers ? createDelivery({ config, db, logger, buyers, csrfSecret: secret, suppression }) : undefined;
+  const analytics = eventStore(config, db, logger);
+  const worker = buyers ? createDelivery({ config, db, logger, buyers, csrfSecret: secret, suppression, ...(analytics ? { analytics: analytics.writer } : {}) }) : undefined;
   const leads = await createLeadCapture(db, secret, config, buyers, worker ? () => worker.nudge() : undefined);
-  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, ...(buyers ? { buyerReturns: buyerReturnsOver(db, buyers) } : {}) });
+  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, ...(buyers ? { buyerReturns: buyerReturnsOver(db, buyers, analytics?.writer) } : {}), ...(analytics ? { analytics: analytics.writer } : {}) });
   const server = http.createServer(app);
   applyTimeouts(server, config);
+  // Started once the public server listens (below); closed on shutdown if it was.
+  const admin: { console?: AdminConsole | undefined } = {};
   handleShutdown(server, config, logger, lifecycle, async () => {
+    // The console's requests finish (or are cut at the shutdown timeout) before the database closes.
+    await admin.console?.close();
     await rendering.close();
     // Sends in flight finish (each within its buyer's timeout) before the database closes.
     await worker?.stop();
+    // Every event of the requests and deliveries just finished is written before the database closes.
+    analytics?.stopRetention();
+    await analytics?.writer.stop();
     await db.close();
   });
   worker?.start();
@@ -129,6 +150,18 @@ async function main(): Promise<void> {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.PORT;
     logger.info({ event: "server_started", host: config.HOST, port, env: config.NODE_ENV }, `listening on http://${config.HOST}:${port}`);
+  });
+  // The operations console: its own listener (ADMIN_HOST:ADMIN_PORT), never the public port.
+  admin.console = await startAdminConsole(config, {
+    logger,
+    lifecycle,
+    db,
+    renderAdmin: renderAdminFrom(rendering.source),
+    secret,
+    reports: analyticsReports,
+    ...(buyers ? { buyers } : {}),
+    ...(worker ? { nudge: () => worker.nudge() } : {}),
+    ...(analytics ? { analytics: analytics.writer } : {}),
   });
 }
 

@@ -3,19 +3,31 @@
  * the status (404 for unknown paths) before the first byte; React streams the shell; bots get
  * the whole document at once; HEAD gets no body; a render that hangs is aborted, and so is one
  * whose visitor has gone. Complete 200 pages are kept briefly in the page cache.
+ *
+ * Every page view has a visit id (`vid`, shared/campaign.ts): the address's, or a new one when
+ * it carries none (the visitor's entry, e.g. an ad click). The routes get it through
+ * ServerContext.visitId and pass it on; the events get it with whether it was minted here.
  */
 import { Writable } from "node:stream";
 import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { isbot } from "isbot";
+import { visitIdOf } from "../shared/campaign";
+import { randomId } from "../shared/random-id";
 import type { Config } from "./config";
 import type { RenderSource } from "./render-source";
 import type { PreparedPage, ServerContext } from "../shared/render-contract";
 import { errorPageHtml } from "./error-pages";
 import { fillTemplate, renderHead, type DocumentParts } from "./template";
-import { logNotFound, logPageEvents } from "./events";
+import { logNotFound, logPageEvents, type Visit } from "./events";
 import { isSafeRelativeLocation } from "./render-redirects";
 import { PageCache } from "./page-cache";
+
+/** This page view's visit: the address's valid vid, else a new one (`entry`: the visit starts here). */
+export function visitFor(url: URL): Visit {
+  const carried = visitIdOf(url.searchParams);
+  return carried === undefined ? { id: randomId(), entry: true } : { id: carried, entry: false };
+}
 
 /** Browsers revalidate HTML every time; the pages hold no personal data, so shared caches may too. */
 const HTML_CACHE_CONTROL = "no-cache";
@@ -25,8 +37,8 @@ type RenderFn = Extract<PreparedPage, { type: "document" }>["render"];
 
 export interface RenderOptions {
   cache: boolean;
-  /** The services loaders and actions get on the server (see ServerContext). */
-  contextFor?: (req: Request, res: Response) => ServerContext;
+  /** The services loaders and actions get on the server (see ServerContext); the visit id is added here. */
+  contextFor: (req: Request, res: Response) => ServerContext;
 }
 
 /** The fetch Request React Router sees: same path and query; for a form POST, its fields. */
@@ -66,10 +78,13 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
     try {
       const url = new URL(req.originalUrl, "http://ssr.invalid");
       const nonce = res.locals.cspNonce;
+      const visit = visitFor(url);
+      // A minted visit id is swapped in the cache like the nonce; a carried one is part of the key.
+      const perResponse = { nonce, mintedVisitId: visit.entry ? visit.id : undefined };
       const cacheKey = req.method === "POST" ? undefined : cache.keyFor(req.originalUrl);
-      const cached = cacheKey === undefined ? undefined : cache.get(cacheKey, nonce);
+      const cached = cacheKey === undefined ? undefined : cache.get(cacheKey, perResponse);
       if (cached !== undefined) {
-        logPageEvents(req, url);
+        logPageEvents(req, url, visit);
         startHtmlResponse(res, 200);
         if (req.method === "HEAD") res.end();
         else res.setHeader("Content-Length", Buffer.byteLength(cached)).end(cached);
@@ -77,7 +92,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       }
 
       const entry = await source.entry();
-      const page = await entry.prepare(routerRequest(req, url, gone), options.contextFor?.(req, res));
+      const page = await entry.prepare(routerRequest(req, url, gone), { ...options.contextFor(req, res), visitId: visit.id });
       if (gone.aborted) return;
 
       if (page.type === "redirect") {
@@ -88,7 +103,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       }
 
       if (page.status === 404) logNotFound(req);
-      if (page.status < 400) logPageEvents(req, url);
+      if (page.status < 400) logPageEvents(req, url, visit);
       startHtmlResponse(res, page.status);
       if (!page.cacheable) res.setHeader("Cache-Control", "no-store");
       if (req.method === "HEAD") {
@@ -99,7 +114,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       const canonicalPath = page.status === 200 ? url.pathname : undefined;
       const head = renderHead({ ...page.meta, canonicalPath, noindex: page.meta.noindex || page.status !== 200 }, config.PUBLIC_BASE_URL);
       const parts = fillTemplate(await source.template(url.pathname), head, nonce);
-      const store = page.status === 200 && page.cacheable && cacheKey !== undefined ? (html: string) => cache.set(cacheKey, html, nonce) : undefined;
+      const store = page.status === 200 && page.cacheable && cacheKey !== undefined ? (html: string) => cache.set(cacheKey, html, perResponse) : undefined;
       streamDocument({ req, res, render: page.render, nonce, parts, timeoutMs: config.RENDER_TIMEOUT_MS, signal: gone, store });
     } catch (error) {
       if (error instanceof Error) source.fixStacktrace?.(error);

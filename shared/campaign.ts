@@ -6,6 +6,11 @@
  * 1–64 characters from the URL-unreserved set (RFC 3986 §2.3: letters, digits, - _ . ~), so a
  * valid value never needs escaping, can never smuggle a URL, a path or markup, and is safe to
  * log and to put back in a query string. See docs/decisions/001-campaign-parameters.md.
+ *
+ * vid: the visit id. A random UUID (shared/random-id.ts) minted by the server when a page or /go
+ * is reached without one, then carried in the address like sid and tid (through /go, the quote
+ * page and the form) so one visitor's events join without a tracking cookie (the privacy
+ * policy says so). Validated like sid/tid: a hand-edited value is harmless and only groups events.
  */
 // zod/mini: the same validation as zod with a tree-shakable API, so the browser bundle stays small.
 import * as z from "zod/mini";
@@ -23,8 +28,9 @@ export const campaignIdSchema = z
     z.regex(/^[A-Za-z0-9._~-]+$/, "Only letters, digits and - _ . ~ are allowed"),
   );
 
-export type CampaignParam = "sid" | "tid";
-export const CAMPAIGN_PARAMS: readonly CampaignParam[] = ["sid", "tid"];
+export type CampaignParam = "sid" | "tid" | "vid";
+/** In the order they appear in the addresses we build. */
+export const CAMPAIGN_PARAMS: readonly CampaignParam[] = ["sid", "tid", "vid"];
 
 /** Why a raw campaign value was refused; analysts see this in the logs. */
 export type RejectionReason = "repeated" | "not_a_string" | "empty" | "too_long" | "bad_characters";
@@ -32,6 +38,8 @@ export type RejectionReason = "repeated" | "not_a_string" | "empty" | "too_long"
 export interface Campaign {
   sid?: string;
   tid?: string;
+  /** The visit id (see above). */
+  vid?: string;
 }
 
 export interface RejectedParam {
@@ -69,7 +77,7 @@ export interface ParsedCampaignQuery {
 }
 
 /**
- * Reads zip, sid and tid from a parsed query object (Express's `req.query`, or
+ * Reads zip, sid, tid and vid from a parsed query object (Express's `req.query`, or
  * `Object.fromEntries`-style records). Never throws: bad values are reported in `rejected`.
  */
 export function parseCampaignQuery(query: Record<string, RawQueryValue>): ParsedCampaignQuery {
@@ -109,4 +117,12 @@ export function campaignQueryString(values: { zip?: string } & Campaign): string
   }
   const text = params.toString();
   return text ? `?${text}` : "";
+}
+
+/** The address's visit id when it carries exactly one valid `vid`, else undefined (then one is minted). */
+export function visitIdOf(search: URLSearchParams): string | undefined {
+  const all = search.getAll("vid");
+  if (all.length !== 1) return undefined;
+  const parsed = campaignIdSchema.safeParse(all[0]);
+  return parsed.success ? parsed.data : undefined;
 }

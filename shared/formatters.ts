@@ -14,3 +14,9 @@ export function dateTimeFormat(locale: string, options: Intl.DateTimeFormatOptio
   }
   return formatter;
 }
+
+/** The calendar day ("YYYY-MM-DD") an instant falls on in an IANA time zone. */
+export function dayIn(instant: Date, timeZone: string): string {
+  // en-CA writes dates as YYYY-MM-DD.
+  return dateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(instant);
+}

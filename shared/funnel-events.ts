@@ -1,6 +1,8 @@
 /**
  * The funnel events the quote form reports through POST /api/events (docs/logging.md): the
- * server logs them for analysts with the campaign ids, never personal details.
+ * server logs and stores them for analysts with the campaign ids and the visit id, never
+ * personal details. `ms` (time since the form opened) lets the server flag step completions no
+ * person could make, as bots.
  */
 import * as z from "zod/mini";
 import { campaignIdSchema, zipSchema } from "./campaign";
@@ -16,6 +18,9 @@ export const funnelEventSchema = z
     zip: z.optional(zipSchema),
     sid: z.optional(campaignIdSchema),
     tid: z.optional(campaignIdSchema),
+    vid: z.optional(campaignIdSchema),
+    /** Milliseconds since the form opened. Optional: a form loaded before it existed still reports. */
+    ms: z.optional(z.int().check(z.gte(0))),
   })
   // A step completion says which step; a start does not.
   .check(z.refine((event) => (event.event === "form_step_completed") === (event.step !== undefined)));

@@ -3,6 +3,7 @@
  * the entry answers with a redirect or a document it can stream. Types only; no runtime code.
  */
 import type { PipeableStream, RenderToPipeableStreamOptions } from "react-dom/server";
+import type { RenderAdmin } from "./admin-views";
 
 export interface PageMeta {
   title: string;
@@ -35,6 +36,13 @@ export interface ServerContext {
     gpc: boolean;
     submit(raw: Record<string, unknown>, submissionId: unknown): Promise<PrivacySubmitOutcome>;
   };
+  /**
+   * This page view's visit id (shared/campaign.ts, `vid`): the address's when it carried a valid
+   * one, else minted for this render. The landing and quote pages pass it on (the ZIP form's
+   * hidden input, the frame's address). Set by server/render.ts for every render; optional
+   * because the services above are built before it is known.
+   */
+  visitId?: string;
 }
 
 export type PreparedPage =
@@ -51,4 +59,9 @@ export type PreparedPage =
 
 export interface EntryServer {
   prepare(request: Request, context?: ServerContext): Promise<PreparedPage>;
+  /**
+   * The operations console's pages as whole documents (client/admin/). Optional in the type only
+   * so test doubles of the site's entry need not provide it; the real entry always exports it.
+   */
+  renderAdmin?: RenderAdmin;
 }

@@ -71,7 +71,8 @@ export async function startProductionServer(env: Record<string, string> = {}, { 
   if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run \`npm run build\` first`);
   // Each server gets its own embedded store unless the caller names one (or a DATABASE_URL).
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), "quote-site-data-"));
-  const childEnv = { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}), ...env };
+  // The console listens on a port of its own too: a random one, so servers started together never collide.
+  const childEnv = { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0", ADMIN_HOST: "127.0.0.1", ADMIN_PORT: "0", LOG_LEVEL: "info", ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}), ...env };
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverEntry], { cwd: projectRoot, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   const logs: Array<Record<string, unknown>> = [];
   let stderr = "";

@@ -1,16 +1,17 @@
 /**
  * The landing page's ZIP form (spec sections 2 and 5). A plain GET form to /go, so it works
- * without JavaScript; the campaign ids from the current address ride along as hidden inputs
- * rendered on the server. With JavaScript, non-digits are stripped as the visitor types or
- * pastes. Native validation (required, pattern, maxLength) blocks a bad submit; no custom
+ * without JavaScript; the campaign ids from the current address and this visit's id
+ * (client/visit-id.ts) ride along as hidden inputs rendered on the server. With JavaScript,
+ * non-digits are stripped as the visitor types or pastes. Native validation (required, pattern, maxLength) blocks a bad submit; no custom
  * messages, as the spec asks.
  */
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import * as Tooltip from "@radix-ui/react-tooltip";
 import { notify } from "./Notifications";
-import { ZIP_LENGTH, campaignQueryString, parseCampaignSearch, sanitizeZipInput } from "../../shared/campaign";
+import { CAMPAIGN_PARAMS, ZIP_LENGTH, campaignQueryString, parseCampaignSearch, sanitizeZipInput, type Campaign } from "../../shared/campaign";
 import { INVALID_ZIP_FLAG, paths } from "../../shared/routes";
+import { useVisitId } from "../visit-id";
 
 const noSubscription = () => () => {};
 
@@ -22,7 +23,8 @@ function useHydrated(): boolean {
 export function ZipForm() {
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();
-  const { campaign } = parseCampaignSearch(searchParams);
+  const visitId = useVisitId();
+  const campaign: Campaign = { ...parseCampaignSearch(searchParams).campaign, vid: visitId };
   const [zip, setZip] = useState("");
   const inputRef = useRef<HTMLInputElement>(null);
   // Without JavaScript, maxLength keeps the field at 5 characters. With it, the sanitizer does,
@@ -79,8 +81,10 @@ export function ZipForm() {
           Get Your Quote <span aria-hidden="true">→</span>
         </button>
       </div>
-      {campaign.sid ? <input type="hidden" name="sid" value={campaign.sid} /> : null}
-      {campaign.tid ? <input type="hidden" name="tid" value={campaign.tid} /> : null}
+      {CAMPAIGN_PARAMS.map((param) => {
+        const value = campaign[param];
+        return value ? <input key={param} type="hidden" name={param} value={value} /> : null;
+      })}
     </form>
   );
 }

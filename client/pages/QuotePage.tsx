@@ -1,17 +1,20 @@
 /**
  * /: the quote page. The quote form is a separate static page (rapidfire.html) shown in a
  * full-height, same-origin frame (spec section 2); it receives the ZIP and campaign ids that
- * passed validation here, so nothing unvalidated reaches its address.
+ * passed validation here, so nothing unvalidated reaches its address, and this visit's id (the
+ * address's, or the one minted for this page view: client/visit-id.ts).
  */
 import { useSearchParams } from "react-router-dom";
 import { SiteHeader } from "../components/SiteHeader";
 import { campaignQueryString, parseCampaignSearch } from "../../shared/campaign";
 import { paths } from "../../shared/routes";
+import { useVisitId } from "../visit-id";
 
 export function QuotePage() {
   const [searchParams] = useSearchParams();
   const { zip, campaign } = parseCampaignSearch(searchParams);
-  const frameSrc = `${paths.quoteForm}${campaignQueryString({ zip, ...campaign })}`;
+  const visitId = useVisitId();
+  const frameSrc = `${paths.quoteForm}${campaignQueryString({ zip, ...campaign, vid: visitId })}`;
   return (
     <div className="quote-layout">
       <SiteHeader />

@@ -23,10 +23,12 @@ export interface QuoteFormDeps {
   lookUpZip(zip: string): Promise<ZipLocation | null>;
   submitLead(session: Session, body: Record<string, unknown>): Promise<LeadSubmitResponse>;
   sendEvent(event: FunnelEvent): void;
-  /** The form's own address: its search has the ZIP and campaign ids (sid, tid); href is sent as formUrl. */
+  /** The form's own address: its search has the ZIP, the campaign ids and the visit id (sid, tid, vid); href is sent as formUrl. */
   location: Pick<Location, "href" | "search">;
   /** The address of the page framing the form, sent as pageUrl. */
   pageUrl(): string;
+  /** A clock in milliseconds, for the events' time since the form opened (monotonic: performance.now). */
+  now(): number;
 }
 
 export interface QuoteForm {
@@ -39,15 +41,17 @@ export interface QuoteForm {
  * rapidfire.html) and runs it. Each dependency left out is the real one.
  */
 export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): QuoteForm {
-  const { openSession, lookUpZip, submitLead, sendEvent, location, pageUrl }: QuoteFormDeps = {
+  const { openSession, lookUpZip, submitLead, sendEvent, location, pageUrl, now }: QuoteFormDeps = {
     openSession: realOpenSession,
     lookUpZip: realLookUpZip,
     submitLead: realSubmitLead,
     sendEvent: realSendEvent,
     location: window.location,
     pageUrl: parentAddress,
+    now: () => performance.now(),
     ...deps,
   };
+  const openedAt = now();
   const progress = root.closest("main")?.querySelector<HTMLElement>(".rf-progress");
   if (!progress) throw new Error("The quote form needs its .rf-progress bar");
   const { zip: zipFromAddress, campaign } = parseCampaignSearch(new URLSearchParams(location.search));
@@ -76,10 +80,14 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   });
   const zipInput = view.controlsOf("zip")[0] as HTMLInputElement;
 
-  /** The ZIP (when valid) and the campaign ids, for the funnel events. */
+  /**
+   * The ZIP (when valid), the campaign and visit ids, and the time since the form opened (the
+   * server flags step completions no person could make that fast), for the funnel events.
+   */
   function context() {
     const zip = zipInput.value || zipFromAddress;
-    return { ...(zip && zipSchema.safeParse(zip).success ? { zip } : {}), ...campaign };
+    const ms = Math.max(0, Math.round(now() - openedAt));
+    return { ...(zip && zipSchema.safeParse(zip).success ? { zip } : {}), ...campaign, ms };
   }
 
   watchAnswers(view, check, () => sendEvent({ event: "form_started", ...context() }));

@@ -1,6 +1,6 @@
 /**
  * Sending the request (POST /api/leads): the answers as typed plus the envelope (idempotency key,
- * form token, consent version, addresses, honeypot, campaign ids), the busy state while it
+ * form token, consent version, addresses, honeypot, campaign and visit ids), the busy state while it
  * travels, and what each reply does. The answers stay in the inputs whatever happens.
  *
  * A 503 (the database restarting or failing over, up to a minute) or no answer at all is not
@@ -23,6 +23,7 @@ export interface SubmitDeps {
   formUrl(): string;
   /** The address of the page framing the form, sent as pageUrl. */
   pageUrl(): string;
+  /** The campaign and visit ids from the form's address (sid, tid, vid), sent as they are. */
   campaign: Campaign;
   /** The stored version of the consent words shown beside the box (consent.ts). */
   consentVersion(): number | undefined;

@@ -28,15 +28,17 @@ export const TARGETS_BUDGET = {
   deliveriesPerSecond: 300,
   /** Issue 10: POST /api/leads with delivery on ÷ off. */
   leadApiDeliveryOnToOffRatio: 0.8,
+  /** Issue 11: ad-click pages with funnel events stored ÷ not stored. */
+  eventsOnToOffRatio: 0.9,
 } as const;
 
-export type TargetId = "ssr" | "ssrRender" | "staticInApp" | "static" | "go" | "notFound";
+export type TargetId = "ssr" | "ssrRender" | "ssrRenderNoEvents" | "staticInApp" | "static" | "go" | "notFound";
 
 export interface Target {
   id: TargetId;
   label: string;
-  /** Which server: the app, or the static baseline. */
-  server: "app" | "baseline";
+  /** Which server: the app, the app with ANALYTICS_EVENTS=off, or the static baseline. */
+  server: "app" | "appNoEvents" | "baseline";
   path: string;
   expectedStatus: number;
 }
@@ -50,6 +52,8 @@ export const TARGETS: Target[] = [
   // autocannon replaces [<id>] with a new id per request: every request is a fresh React render
   // (a visitor with a unique click id), never a page-cache hit.
   { id: "ssrRender", label: "SSR /zipcode, unique tid each", server: "app", path: "/zipcode?sid=a1&tid=[<id>]", expectedStatus: 200 },
+  // The same ad clicks on a server that stores no funnel events: what storing them costs (issue 11).
+  { id: "ssrRenderNoEvents", label: "SSR /zipcode, unique tid, events off", server: "appNoEvents", path: "/zipcode?sid=a1&tid=[<id>]", expectedStatus: 200 },
   { id: "staticInApp", label: "static in app (same HTML)", server: "app", path: IN_APP_STATIC_PATH, expectedStatus: 200 },
   { id: "static", label: "static bare (same HTML)", server: "baseline", path: "/", expectedStatus: 200 },
   { id: "go", label: "/go?zip=90210&sid=a1&tid=b2", server: "app", path: "/go?zip=90210&sid=a1&tid=b2", expectedStatus: 303 },

@@ -104,14 +104,14 @@ type CpuDelta = ReturnType<typeof cpuDelta>;
 type ServerPids = Record<Target["server"], number | undefined>;
 
 /** Rejects as soon as either server process exits, so a crash mid-run fails the benchmark. */
-function crashWatch(app: RunningServer, baseline: RunningBaseline): { crashed: Promise<never>; cancel(): void } {
+function crashWatch(app: RunningServer, appNoEvents: RunningServer, baseline: RunningBaseline): { crashed: Promise<never>; cancel(): void } {
   let cancelled = false;
   const watch = (name: string, exited: RunningServer["exited"]) =>
     exited.then(({ code, signal }) => {
       if (!cancelled) throw new Error(`${name} exited during the benchmark (code ${code}, signal ${signal})`);
       return new Promise<never>(() => {});
     });
-  const crashed = Promise.race([watch("the app server", app.exited), watch("the static baseline", baseline.exited)]);
+  const crashed = Promise.race([watch("the app server", app.exited), watch("the app server without events", appNoEvents.exited), watch("the static baseline", baseline.exited)]);
   crashed.catch(() => {}); // observed by whoever races it
   return {
     crashed,
@@ -124,6 +124,7 @@ function crashWatch(app: RunningServer, baseline: RunningBaseline): { crashed: P
 // What is running, so stopPageServers() can stop it from a signal handler or the deadline too.
 let currentRun: LoadRun | undefined;
 let app: RunningServer | undefined;
+let appNoEvents: RunningServer | undefined;
 let baseline: RunningBaseline | undefined;
 let tempDir: string | undefined;
 let inAppStaticDir: string | undefined;
@@ -133,7 +134,7 @@ let watch: ReturnType<typeof crashWatch> | undefined;
 export async function stopPageServers(): Promise<void> {
   currentRun?.stop();
   watch?.cancel();
-  await Promise.allSettled([app?.stop(), baseline?.stop()]);
+  await Promise.allSettled([app?.stop(), appNoEvents?.stop(), baseline?.stop()]);
   if (tempDir) await rm(tempDir, { recursive: true, force: true });
   if (inAppStaticDir) await rm(inAppStaticDir, { recursive: true, force: true });
 }
@@ -240,6 +241,8 @@ export async function benchPages(log: (message: string) => void): Promise<PageBe
     await writeFile(path.join(inAppStaticDir, "zipcode.html"), landing.body);
     log("starting the production server for the load…");
     const server = (app = await startProductionServer({ LOG_LEVEL: BENCH_LOG_LEVEL }, { keepLogs: "problems" }));
+    log("starting the production server without funnel events (ANALYTICS_EVENTS=off)…");
+    const noEvents = (appNoEvents = await startProductionServer({ LOG_LEVEL: BENCH_LOG_LEVEL, ANALYTICS_EVENTS: "off" }, { keepLogs: "problems" }));
     tempDir = await mkdtemp(path.join(os.tmpdir(), "bench-static-"));
     await writeFile(path.join(tempDir, "index.html"), landing.body);
     log("starting the static baseline…");
@@ -248,8 +251,8 @@ export async function benchPages(log: (message: string) => void): Promise<PageBe
     if (baselineCheck.status !== 200 || !baselineCheck.body.equals(landing.body)) {
       throw new Error(`the static baseline does not serve /zipcode's bytes (status ${baselineCheck.status}, ${baselineCheck.body.length} vs ${landing.body.length} bytes)`);
     }
-    const origins = { app: server.origin, baseline: bare.origin };
-    const pids: ServerPids = { app: server.child.pid, baseline: bare.child.pid };
+    const origins = { app: server.origin, appNoEvents: noEvents.origin, baseline: bare.origin };
+    const pids: ServerPids = { app: server.child.pid, appNoEvents: noEvents.child.pid, baseline: bare.child.pid };
 
     // 2. One request per target first: wrong statuses are reported (and counted during the load).
     const probes: Probe[] = [];
@@ -265,7 +268,7 @@ export async function benchPages(log: (message: string) => void): Promise<PageBe
     const js = await measureJsWeight(server.origin, "/zipcode", landing.body.toString("utf8"));
 
     // 3. Load: warm-up (discarded), then interleaved rounds.
-    const crash = (watch = crashWatch(server, bare));
+    const crash = (watch = crashWatch(server, noEvents, bare));
     const totalSeconds = TARGETS.length * (WARMUP_SECONDS + ROUNDS * ROUND_SECONDS);
     log(`load: ${CONNECTIONS} connections, warm-up ${WARMUP_SECONDS} s per target, then ${ROUNDS} rounds × ${TARGETS.length} targets × ${ROUND_SECONDS} s (~${totalSeconds} s)…`);
     for (const target of TARGETS) {
@@ -283,7 +286,7 @@ export async function benchPages(log: (message: string) => void): Promise<PageBe
       }
     }
     crash.cancel();
-    if (server.child.exitCode !== null || bare.child.exitCode !== null) throw new Error("a server exited during the benchmark");
+    if (server.child.exitCode !== null || noEvents.child.exitCode !== null || bare.child.exitCode !== null) throw new Error("a server exited during the benchmark");
 
     return {
       probes,

@@ -115,6 +115,7 @@ export function printReport(report: {
     `  SSR, same address (page cache)   ÷ bare express.static:    ${ratios.cachedVsBare.toFixed(2)}×`,
     `  SSR, unique tid (React renders)  ÷ static file in the app: ${ratios.renderVsInApp.toFixed(2)}×`,
     `  SSR, unique tid (React renders)  ÷ bare express.static:    ${ratios.renderVsBare.toFixed(2)}×`,
+    `  SSR, unique tid, events stored   ÷ events off:             ${ratios.eventsOnVsOff.toFixed(2)}×`,
   );
   if (cpuRatio !== undefined) {
     out.push(`  target ratio by server CPU per request: ${cpuRatio.toFixed(2)}×  (the req/s ratio with a core each and an unsaturated load generator)`);

@@ -15,7 +15,7 @@ export interface Verdict {
   pass: boolean;
 }
 
-export type Ratios = Record<"cachedVsInApp" | "cachedVsBare" | "renderVsInApp" | "renderVsBare", number>;
+export type Ratios = Record<"cachedVsInApp" | "cachedVsBare" | "renderVsInApp" | "renderVsBare" | "eventsOnVsOff", number>;
 
 export interface PageRatios {
   /** The target: SSR of one address ÷ the same bytes as a static file in the app. */
@@ -40,6 +40,7 @@ export function pageRatios(aggregates: Aggregate[]): PageRatios {
       cachedVsBare: ssr.meanReqPerSec / bareBaseline.meanReqPerSec,
       renderVsInApp: ssrRender.meanReqPerSec / staticBaseline.meanReqPerSec,
       renderVsBare: ssrRender.meanReqPerSec / bareBaseline.meanReqPerSec,
+      eventsOnVsOff: ssrRender.meanReqPerSec / byId("ssrRenderNoEvents").meanReqPerSec,
     },
     // Server CPU per request is barely affected by who else uses the machine: its inverse ratio is
     // what the req/s ratio would be if each server had a core of its own and a faster load generator.
@@ -50,8 +51,10 @@ export function pageRatios(aggregates: Aggregate[]): PageRatios {
   };
 }
 
-export function pageVerdicts({ aggregates, js }: PageBench, { ratio }: PageRatios): Verdict[] {
+export function pageVerdicts({ aggregates, js }: PageBench, { ratio, ratios }: PageRatios): Verdict[] {
   const ssr = aggregates.find((entry) => entry.target === "ssr")!;
+  const eventsOn = aggregates.find((entry) => entry.target === "ssrRender")!;
+  const eventsOff = aggregates.find((entry) => entry.target === "ssrRenderNoEvents")!;
   const staticBaseline = aggregates.find((entry) => entry.target === "staticInApp")!;
   const appAggregates = aggregates.filter((entry) => entry.target !== "static");
   const appErrors = appAggregates.reduce((sum, entry) => sum + entry.errors, 0);
@@ -61,6 +64,12 @@ export function pageVerdicts({ aggregates, js }: PageBench, { ratio }: PageRatio
       target: `≥ ${TARGETS_BUDGET.ssrToStaticRatio.toFixed(2)}×`,
       actual: `${ratio.toFixed(2)}× (${fmt.int(ssr.meanReqPerSec)} vs ${fmt.int(staticBaseline.meanReqPerSec)} req/s)`,
       pass: ratio >= TARGETS_BUDGET.ssrToStaticRatio,
+    },
+    {
+      name: "ad clicks (unique tid) with funnel events stored ≥ 0.9 × without",
+      target: `≥ ${TARGETS_BUDGET.eventsOnToOffRatio.toFixed(2)}×`,
+      actual: `${ratios.eventsOnVsOff.toFixed(2)}× (${fmt.int(eventsOn.meanReqPerSec)} vs ${fmt.int(eventsOff.meanReqPerSec)} req/s)`,
+      pass: ratios.eventsOnVsOff >= TARGETS_BUDGET.eventsOnToOffRatio,
     },
     {
       name: "zero errors (app targets: socket errors, timeouts, unexpected statuses)",

@@ -4,7 +4,7 @@
  * there after `down` and `up`.
  */
 import { run, sleep, waitFor, type LogFollower } from "./container-engine";
-import { check, CheckFailure, routeChecks, runChecks, submitPrivacyRequest, type HttpClient } from "./container-http";
+import { check, CheckFailure, HttpClient, routeChecks, runChecks, submitPrivacyRequest } from "./container-http";
 import { countQuery, storedDataChecks, type StoredRecord } from "./container-stored-data";
 import { print } from "./container-report";
 import { APP_SERVICES, APP_STOP_TIMEOUT_S, composeLabel, composeRun, up, type AppService, type Running, type Stack } from "./container-stack";
@@ -87,4 +87,24 @@ export async function checkDataSurvivesDownUp(stack: Stack, lb: HttpClient, stor
   const page = await lb.request("/zipcode");
   check(page.status === 200, `/zipcode answered ${page.status} after up`);
   return running;
+}
+
+/** The operations console answers on app1's published loopback port, and not through the balancer. */
+export async function checkConsole(stack: Stack, lb: HttpClient): Promise<void> {
+  const consoleClient = new HttpClient(`http://127.0.0.1:${stack.adminPort}`, `${lb.idPrefix}admin-`);
+  const signIn = await waitFor("the console to answer", 30_000, async () => {
+    const reply = await consoleClient.request("/sign-in").catch(() => undefined);
+    return reply?.status === 200 ? reply : undefined;
+  });
+  check(/type="password"/.test(signIn.text), "the console's sign-in page has no password field");
+  check(/frame-ancestors 'none'/.test(signIn.headers.get("content-security-policy") ?? ""), "the console's pages may be framed");
+  print(`  ok    the console's sign-in page on 127.0.0.1:${stack.adminPort}`);
+  const report = await consoleClient.request("/");
+  check(report.status === 303 && (report.headers.get("location") ?? "").startsWith("/sign-in"), `the console's report without a session answered ${report.status}, not a redirect to sign-in`);
+  print("  ok    without a session the console sends to sign-in");
+  for (const path of ["/sign-in", "/admin", "/report.csv"]) {
+    const reply = await lb.request(path);
+    check(reply.status === 404, `${path} through the balancer answered ${reply.status}, expected 404`);
+  }
+  print("  ok    the console is not reachable through the balancer (404)");
 }

@@ -44,6 +44,8 @@ export interface Stack {
   compose: ComposeCli;
   env: NodeJS.ProcessEnv;
   lbPort: number;
+  /** app1's operations console on this machine's loopback. */
+  adminPort: number;
   backendPrefix: string;
   imagesBefore: Set<string>;
   /** The buyer stub's bundle, the buyers file and their compose variables (removed with the stack). */
@@ -94,6 +96,7 @@ export async function createStack(): Promise<Stack> {
   const [engine, compose] = await Promise.all([detectEngine(), detectCompose()]);
   const imagesBefore = await imageIds();
   const lbPort = await getPort({ host: "127.0.0.1" });
+  const adminPort = await getPort({ host: "127.0.0.1" });
   const backendPrefix = await pickBackendPrefix();
   const delivery = await prepareDelivery();
   const env = {
@@ -102,12 +105,14 @@ export async function createStack(): Promise<Stack> {
     ...delivery.env,
     LB_BIND_ADDRESS: "127.0.0.1",
     LB_PORT: String(lbPort),
+    // app1's operations console, published on this machine's loopback.
+    ADMIN_HOST_PORT: String(adminPort),
     BACKEND_NET_PREFIX: backendPrefix,
     // Fresh secrets prove the variables reach the services (and no default is relied on).
     CSRF_SECRET: randomBytes(32).toString("base64url"),
     POSTGRES_PASSWORD: randomBytes(16).toString("hex"),
   };
-  return { engine, compose, imagesBefore, lbPort, backendPrefix, env, delivery };
+  return { engine, compose, imagesBefore, lbPort, adminPort, backendPrefix, env, delivery };
 }
 
 export function composeRun(stack: Stack, args: string[], options: { allowFailure?: boolean; timeoutMs?: number } = {}): Promise<RunResult> {

@@ -17,6 +17,7 @@ import { signedCaller, type Endpoint } from "./pipeline";
 import type { Database } from "../db/database";
 import type { Buyer, BuyersFile } from "../delivery/buyers";
 import { returnLead, type ReturnOutcome, type ReturnRequest } from "../delivery/returns";
+import type { EventRecorder } from "../analytics/writer";
 import { API_PREFIX } from "../../shared/routes";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 
@@ -45,8 +46,8 @@ export interface BuyerReturnsOptions {
 }
 
 /** The options over a store and a buyers file, as the server builds them when BUYERS_FILE is set. */
-export function buyerReturnsOver(db: Database, buyers: BuyersFile): BuyerReturnsOptions {
-  return { buyers: buyers.buyers, returnLead: (request, logger) => returnLead({ db, buyers, logger }, request) };
+export function buyerReturnsOver(db: Database, buyers: BuyersFile, analytics?: EventRecorder): BuyerReturnsOptions {
+  return { buyers: buyers.buyers, returnLead: (request, logger) => returnLead({ db, buyers, logger, ...(analytics ? { analytics } : {}) }, request) };
 }
 
 export function buyerReturnEndpoints(options: BuyerReturnsOptions): Endpoint[] {

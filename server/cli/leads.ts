@@ -22,6 +22,8 @@ import type { DeliveryStatus } from "../db/schema";
 import { loadBuyersFile } from "../delivery/buyers";
 import { returnLead, type ReturnDependencies, type ReturnRequest } from "../delivery/returns";
 import { createLogger } from "../logger";
+import { createEventWriter } from "../analytics/writer";
+import { analyticsCutoff, countExpiredAnalytics, purgeAnalytics, type PurgeCounts } from "../analytics/retention";
 import { retentionCutoffs, LEAD_RETENTION_YEARS, CONSENT_RETENTION_YEARS } from "../leads/retention";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { csv, parseDay, runAsScript, UsageError } from "./common";
@@ -33,7 +35,8 @@ const REASON_MAX_LENGTH = 500;
 const USAGE = `Usage: npm run leads -- <command> [options]
   export  --since YYYY-MM-DD [--until YYYY-MM-DD] [--format csv|ndjson]
           quote requests received in [since, until) (UTC days), with their consent records
-  purge   [--dry-run]   delete leads older than ${LEAD_RETENTION_YEARS} years and consent records older than ${CONSENT_RETENTION_YEARS} years
+  purge   [--dry-run]   delete leads older than ${LEAD_RETENTION_YEARS} years, consent records older than ${CONSENT_RETENTION_YEARS} years
+          and analytics events older than ANALYTICS_RETENTION_DAYS (396 days by default)
   deliveries [--status ${DELIVERY_STATUSES.join("|")}] [--since YYYY-MM-DD]
           [--reference LD-XXXX-XXXX] [--format table|csv|json]
           deliveries to buyers and postbacks to traffic sources, oldest first (with --reference, every try)
@@ -281,9 +284,12 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     if (command === "return") {
       // lead_returned goes to the log (stderr), as the API's does to the server's.
       const logger = createLogger(config, logTo);
+      // The return is stored for the report too (its revenue and payout reversed), before exiting.
+      const analytics = createEventWriter({ db, logger, timeZone: config.REPORT_TIME_ZONE, maxBuffer: 100, flushMs: 60_000 });
       try {
-        return await returnDelivery({ db, buyers: buyers!, logger }, { reference: reference!, buyerId: values.buyer!, reason: reason!, via: "cli" }, out);
+        return await returnDelivery({ db, buyers: buyers!, logger, analytics }, { reference: reference!, buyerId: values.buyer!, reason: reason!, via: "cli" }, out);
       } finally {
+        await analytics.stop();
         logger.flush();
       }
     }
@@ -292,16 +298,22 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
       out(formatLeads(await repository.list({ since, until }), format));
       return 0;
     }
-    const { leadCutoff, consentCutoff } = retentionCutoffs(new Date());
+    const now = new Date();
+    const { leadCutoff, consentCutoff } = retentionCutoffs(now);
+    const eventsCutoff = analyticsCutoff(now, config.ANALYTICS_RETENTION_DAYS, config.REPORT_TIME_ZONE);
+    const eventsLine = (verb: string, counts: PurgeCounts) =>
+      `${verb} ${counts.events} analytics event(s) from before ${iso(eventsCutoff.before)} (${config.ANALYTICS_RETENTION_DAYS} days) and ${counts.days} daily report row(s) before ${eventsCutoff.beforeDay}.\n`;
     if (values["dry-run"]) {
       const expired = await repository.countExpired(leadCutoff, consentCutoff);
       out(`Would delete ${expired.leads} lead(s) received before ${iso(leadCutoff)} and ${expired.consents} consent record(s) given before ${iso(consentCutoff)}.\n`);
+      out(eventsLine("Would delete", await countExpiredAnalytics(db, eventsCutoff)));
       return 0;
     }
     const deleted = await repository.purge(leadCutoff, consentCutoff);
     out(
       `Deleted ${deleted.leads} lead(s) received before ${iso(leadCutoff)} and ${deleted.consents} consent record(s) given before ${iso(consentCutoff)}.\n`,
     );
+    out(eventsLine("Deleted", await purgeAnalytics(db, eventsCutoff)));
     return 0;
   } finally {
     await db.close();

@@ -33,6 +33,8 @@ export interface NewLead {
   idempotencyKey: string;
   sid?: string | undefined;
   tid?: string | undefined;
+  /** The visit the form was opened in (shared/campaign.ts, `vid`), so the lead joins its visit's events. */
+  visitId?: string | undefined;
   gpc: boolean;
   receivedAt: Date;
   consent: ConsentEvidence;
@@ -151,6 +153,7 @@ export function leadRepository(db: Database) {
           state: input.location.state,
           sid: input.sid ?? null,
           tid: input.tid ?? null,
+          visitId: input.visitId ?? null,
           gpc: input.gpc,
         };
         // One statement, so one round trip and its own transaction. `checked` (migration 6) locks

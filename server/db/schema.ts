@@ -7,6 +7,7 @@
 import type { ColumnType, Generated } from "kysely";
 import type { LeadAnswerColumns } from "./lead-rows";
 import type { PrivacyRequestType } from "../../shared/privacy-request";
+import type { AnalyticsEventName } from "../../shared/analytics";
 
 /** Written as a Date, read as a Date (both drivers parse timestamptz). */
 type Timestamp = ColumnType<Date, Date, Date>;
@@ -24,6 +25,8 @@ export interface LeadsTable extends LeadAnswerColumns {
   tid: string | null;
   gpc: boolean;
   duplicateOf: string | null;
+  /** The visit the request came from (migration 7); null for leads stored before it. */
+  visitId: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LeadConsentsTable {
@@ -158,7 +161,90 @@ export interface SuppressionsTable {
   addedAt: Generated<Date>;
 }
 
+/** Migration 7: one stored funnel event (server/analytics/writer.ts). */
+export interface AnalyticsEventsTable {
+  id: Identity;
+  occurredAt: Timestamp;
+  /** The report day, "YYYY-MM-DD", in REPORT_TIME_ZONE when recorded. */
+  day: string;
+  name: AnalyticsEventName;
+  sid: string | null;
+  tid: string | null;
+  visitId: string | null;
+  bot: boolean;
+  gpc: boolean;
+  path: string | null;
+  step: number | null;
+  leadReference: string | null;
+  target: string | null;
+  detail: string | null;
+  revenue: Money;
+  payout: Money;
+}
+
+/** Per report day, sid ("" = none) and bot flag: the events counted (server/analytics/writer.ts). */
+export interface AnalyticsDailyTable {
+  day: string;
+  sid: string;
+  bot: boolean;
+  clicks: ColumnType<string | number, number | undefined, number>;
+  uniqueClicks: ColumnType<string | number, number | undefined, number>;
+  zipSubmits: ColumnType<string | number, number | undefined, number>;
+  quoteViews: ColumnType<string | number, number | undefined, number>;
+  formStarts: ColumnType<string | number, number | undefined, number>;
+  leads: ColumnType<string | number, number | undefined, number>;
+  duplicates: ColumnType<string | number, number | undefined, number>;
+  sold: ColumnType<string | number, number | undefined, number>;
+  returned: ColumnType<string | number, number | undefined, number>;
+  revenue: ColumnType<string | number, number | undefined, number>;
+  payout: ColumnType<string | number, number | undefined, number>;
+}
+
+export interface AnalyticsClickKeysTable {
+  day: string;
+  sid: string;
+  key: string;
+}
+
+/** The leads whose source payout the rollup has counted (once per lead, at its first sale). */
+export interface AnalyticsPaidLeadsTable {
+  leadReference: string;
+  day: string;
+}
+
+export type AdminRole = "analyst" | "ops";
+
+/** Migration 8: the operations console's users (server/admin/). */
+export interface AdminUsersTable {
+  id: Identity;
+  name: string;
+  role: AdminRole;
+  /** scrypt, in the self-describing form server/admin/passwords.ts writes. */
+  passwordHash: string;
+  createdAt: Generated<Date>;
+  disabledAt: Date | null;
+  failedAttempts: Generated<number>;
+  lockedUntil: Date | null;
+  lastSignInAt: Date | null;
+}
+
+export interface AdminSessionsTable {
+  /** Hex SHA-256 of the cookie's token: the token itself is never stored. */
+  tokenSha256: string;
+  userId: ColumnType<string | number, string | number, never>;
+  csrfToken: string;
+  createdAt: Generated<Date>;
+  expiresAt: Timestamp;
+  lastSeenAt: Generated<Date>;
+}
+
 export interface Tables {
+  analyticsEvents: AnalyticsEventsTable;
+  analyticsDaily: AnalyticsDailyTable;
+  analyticsClickKeys: AnalyticsClickKeysTable;
+  analyticsPaidLeads: AnalyticsPaidLeadsTable;
+  adminUsers: AdminUsersTable;
+  adminSessions: AdminSessionsTable;
   deliveries: DeliveriesTable;
   deliveryAttempts: DeliveryAttemptsTable;
   buyerDailyCounts: BuyerDailyCountsTable;

@@ -52,6 +52,11 @@ export function deliveryPayload(lead: LeadRecord, options: { sale: boolean; pric
 
 export type PostbackStatus = "sold" | "returned";
 
+/** What a lead's traffic source is paid when a buyer accepts it (0 for sources not in BUYERS_FILE). */
+export function sourcePayout(sources: readonly Source[], sid: string | null): number {
+  return sources.find((source) => source.sid === sid)?.payout ?? 0;
+}
+
 /** The source's postback template with {tid}, {payout} and {status} filled in, each URL-encoded. */
 export function postbackUrl(template: string, values: { tid: string; payout: number; status: PostbackStatus }): string {
   return template

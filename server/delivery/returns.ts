@@ -7,21 +7,24 @@
 import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import { deliveryRepository } from "../db/deliveries";
-import { postbackDelivery } from "./payload";
+import { postbackDelivery, sourcePayout } from "./payload";
 import type { BuyersFile } from "./buyers";
 import { scheduleDeliveries } from "../db/deliveries";
+import type { EventRecorder } from "../analytics/writer";
 
 export interface ReturnDependencies {
   db: Database;
   buyers: BuyersFile;
   logger: Logger;
+  /** Where the return is stored for the report (revenue and payout reversed). */
+  analytics?: EventRecorder;
 }
 
 export interface ReturnRequest {
   reference: string;
   buyerId: string;
   reason: string;
-  via: "api" | "cli";
+  via: "api" | "cli" | "console";
 }
 
 export type ReturnOutcome =
@@ -31,13 +34,16 @@ export type ReturnOutcome =
   /** That buyer has no accepted delivery of that lead (or the lead or buyer is unknown). */
   | { kind: "not_found" };
 
-export async function returnLead({ db, buyers, logger }: ReturnDependencies, request: ReturnRequest, now: Date = new Date()): Promise<ReturnOutcome> {
+export async function returnLead({ db, buyers, logger, analytics }: ReturnDependencies, request: ReturnRequest, now: Date = new Date()): Promise<ReturnOutcome> {
   const repository = deliveryRepository(db);
+  let payout = 0;
   const returned = await repository.recordReturn(request.reference, request.buyerId, request.reason, now, async (tx, delivery) => {
     const leadId = delivery.leadId;
     // A purged lead (its id gone) has nothing left to report to its source.
     if (leadId === null || !delivery.sale || (await repository.acceptedCount(tx, leadId)) > 0) return;
     const lead = await tx.selectFrom("leads").select(["sid", "tid"]).where("id", "=", leadId).executeTakeFirst();
+    // No buyer keeps the lead: the source's payout for it is reversed too (it was paid once, at the first sale).
+    payout = sourcePayout(buyers.sources, lead?.sid ?? null);
     const postback = lead ? postbackDelivery(buyers.sources, { reference: delivery.leadReference, ...lead }, "returned", now) : undefined;
     if (postback) await scheduleDeliveries(tx, { id: leadId, reference: delivery.leadReference }, [postback]);
   });
@@ -46,6 +52,8 @@ export async function returnLead({ db, buyers, logger }: ReturnDependencies, req
       { event: "lead_returned", reference: request.reference, buyerId: request.buyerId, price: returned.price, via: request.via },
       "lead returned by buyer",
     );
+    // The sale's revenue and the source's payout are reversed (a sale not made reverses nothing).
+    if (returned.sale) analytics?.record({ name: "lead_returned", at: now, leadReference: request.reference, target: request.buyerId, detail: request.via, revenue: returned.price === null ? null : Number(returned.price), payout: payout > 0 ? payout : null });
     return { kind: "returned", reference: request.reference, buyerId: request.buyerId, price: returned.price };
   }
   const earlier = await repository.list({ reference: request.reference, kind: "buyer" });

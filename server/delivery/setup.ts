@@ -9,6 +9,7 @@ import { certificateSecret, certificateUrl } from "../consent/certificate";
 import { salesAllowed, type SuppressionList } from "../privacy/suppression";
 import type { BuyersFile } from "./buyers";
 import { createDeliveryWorker, type DeliveryWorker } from "./worker";
+import type { EventRecorder } from "../analytics/writer";
 
 export interface DeliverySetup {
   config: Config;
@@ -18,6 +19,7 @@ export interface DeliverySetup {
   /** The CSRF secret in use (certificate links are signed with a key derived from it unless CERTIFICATE_SECRET is set). */
   csrfSecret: string | Buffer;
   suppression: SuppressionList;
+  analytics?: EventRecorder;
 }
 
 /**
@@ -32,7 +34,7 @@ function linkOrigin(config: Config, logger: Logger): string {
   return origin;
 }
 
-export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression }: DeliverySetup): DeliveryWorker {
+export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression, analytics }: DeliverySetup): DeliveryWorker {
   const key = { secret: certificateSecret(config, csrfSecret), baseUrl: linkOrigin(config, logger) };
   return createDeliveryWorker({
     db,
@@ -42,5 +44,6 @@ export function createDelivery({ config, db, logger, buyers, csrfSecret, suppres
     pollMs: config.DELIVERY_POLL_MS,
     certificateUrl: (lead, buyerId) => (lead.consent?.certificateId ? certificateUrl(lead.consent.certificateId, buyerId, key) : null),
     salesAllowed: (leads) => salesAllowed(leads, suppression),
+    ...(analytics ? { analytics } : {}),
   });
 }

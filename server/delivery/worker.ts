@@ -12,8 +12,9 @@ import { leadRepository, type LeadRecord } from "../db/leads";
 import { deliveryRepository, type Completion, type CompletionItem, type DeliveryRecord, type NewDelivery } from "../db/deliveries";
 import type { Buyer, BuyersFile } from "./buyers";
 import { signBody, SIGNATURE_HEADER } from "./signature";
-import { deliveryPayload, postbackDelivery, responseExcerpt } from "./payload";
+import { deliveryPayload, postbackDelivery, responseExcerpt, sourcePayout } from "./payload";
 import { send, type SendResult } from "./http-send";
+import type { EventRecorder } from "../analytics/writer";
 
 export interface RetryPolicy {
   /** Tries before a delivery is dead-lettered ("failed"). */
@@ -50,6 +51,8 @@ export interface DeliveryWorkerOptions {
   recordWindowMs?: number;
   retry?: Partial<RetryPolicy>;
   postbackTimeoutMs?: number;
+  /** Where sales, refusals, failures and postbacks are stored for the report (server/analytics/). */
+  analytics?: EventRecorder;
   now?: () => Date;
 }
 
@@ -87,7 +90,7 @@ function jsonObject(text: string): Record<string, unknown> {
 }
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
-  const { db, buyers, logger } = options;
+  const { db, buyers, logger, analytics } = options;
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const concurrency = options.concurrency ?? 64;
   const pollMs = options.pollMs ?? 250;
@@ -173,21 +176,28 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const offered = jsonObject(result.body).price;
       const price = sale ? (typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : delivery.price) : null;
       const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, sale ? postbackDelivery(buyers.sources, lead, "sold", at) : undefined);
-      if (recorded) log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
+      if (!recorded) return;
+      log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
+      // Delivered as the visitor directed but not sold (GPC, opt-out) earns nothing: not a sale.
+      if (sale) analytics?.record({ name: "lead_sold", at, leadReference: lead.reference, target: buyer.id, revenue: price, payout: sourcePayout(buyers.sources, lead.sid) });
       return;
     }
     if (result.outcome === "rejected") {
       const said = jsonObject(result.body).reason;
       const reason = typeof said === "string" && said.trim() ? responseExcerpt(said.trim()) : `HTTP ${result.httpStatus}`;
       const recorded = await record(delivery, { ...base, status: "rejected", reason, error: null });
-      if (recorded) log.info({ event: "lead_rejected_by_buyer", ...facts, reason }, "buyer rejected the lead");
+      if (!recorded) return;
+      log.info({ event: "lead_rejected_by_buyer", ...facts, reason }, "buyer rejected the lead");
+      analytics?.record({ name: "buyer_rejected", at, leadReference: lead.reference, target: buyer.id, detail: reason });
       return;
     }
     const completion = retryOrFail(delivery, result, at);
     const recorded = await record(delivery, completion);
     if (!recorded) return;
-    if (completion.status === "failed") log.error({ event: "lead_delivery_failed", ...facts, error: completion.error }, "delivery dead-lettered after its last try");
-    else log.warn({ event: "lead_delivery_retry", ...facts, error: completion.error, nextAttemptAt: completion.nextAttemptAt }, "delivery will be tried again");
+    if (completion.status === "failed") {
+      log.error({ event: "lead_delivery_failed", ...facts, error: completion.error }, "delivery dead-lettered after its last try");
+      analytics?.record({ name: "delivery_failed", at, leadReference: lead.reference, target: buyer.id, detail: completion.outcome });
+    } else log.warn({ event: "lead_delivery_retry", ...facts, error: completion.error, nextAttemptAt: completion.nextAttemptAt }, "delivery will be tried again");
   }
 
   async function callPostback(delivery: DeliveryRecord): Promise<void> {
@@ -204,6 +214,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (completion.status === "accepted") log.info({ event: "postback_sent", ...facts }, "postback sent");
     else if (completion.status === "pending") log.warn({ event: "postback_retry", ...facts }, "postback will be tried again");
     else log.error({ event: "postback_failed", ...facts }, "postback not accepted");
+    if (completion.status !== "pending") {
+      analytics?.record({ name: completion.status === "accepted" ? "postback_sent" : "postback_failed", at, leadReference: delivery.leadReference, target: delivery.target, detail: status });
+    }
   }
 
   /** What a claimed batch's buyer deliveries need, read at once: their leads, and whether each may still be sold. */
@@ -229,6 +242,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         const error = !buyer ? "buyer no longer in BUYERS_FILE" : "lead no longer stored";
         await record(delivery, { outcome: "withheld", httpStatus: null, latencyMs: 0, excerpt: error, attemptedAt: now(), status: "failed", error });
         log.error({ event: "lead_delivery_failed", reference: delivery.leadReference, buyerId: delivery.target, error }, "delivery cannot be sent");
+        analytics?.record({ name: "delivery_failed", leadReference: delivery.leadReference, target: delivery.target, detail: "withheld" });
         return;
       }
       await deliverToBuyer(delivery, buyer, lead, batch.sellable.get(lead.reference) ?? false);

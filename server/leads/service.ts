@@ -1,7 +1,7 @@
 /**
  * Receiving a quote request: the anti-bot checks, the shared field rules again, the ZIP's city
  * and state, then one transaction for the lead and its consent record. Logs the outcome with
- * the campaign ids and the reference, never the person's details.
+ * the campaign ids, the visit id and the reference, never the person's details.
  */
 import type { Request } from "express";
 import { HONEYPOT_FIELD, leadEnvelopeSchema } from "../../shared/lead/api";
@@ -64,13 +64,14 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
         logLeadRejected(req, "bad_envelope", { fields: ["formUrl", "pageUrl"] });
         return { kind: "rejected", status: 400, message: RELOAD };
       }
+      const campaign = { ...(meta.sid ? { sid: meta.sid } : {}), ...(meta.tid ? { tid: meta.tid } : {}), ...(meta.vid ? { vid: meta.vid } : {}) };
       if (meta[HONEYPOT_FIELD]) {
-        logLeadRejected(req, "honeypot");
+        logLeadRejected(req, "honeypot", { campaign });
         return { kind: "rejected", status: 400, message: NOT_ACCEPTED };
       }
       const { check: token, openedAt: formOpenedAt } = formTokens.read(meta.formToken);
       if (token !== "ok") {
-        logLeadRejected(req, token === "too_fast" ? "too_fast" : "form_expired");
+        logLeadRejected(req, token === "too_fast" ? "too_fast" : "form_expired", { campaign });
         return { kind: "rejected", status: 400, message: token === "too_fast" ? TOO_FAST : RELOAD };
       }
       if (meta.consentVersion !== disclosure.version) {
@@ -98,6 +99,7 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
         idempotencyKey: meta.idempotencyKey.toLowerCase(),
         sid: meta.sid,
         tid: meta.tid,
+        visitId: meta.vid,
         gpc,
         receivedAt,
         consent: {
@@ -125,7 +127,7 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
         return { kind: "already_sent", reference: result.existingReference };
       }
       if (result.deliveries > 0) onStored?.();
-      logLeadSubmitted(req, { reference: result.reference, duplicateOf: result.duplicateOf, zip: lead.zip, state: location.state, gpc, sid: meta.sid, tid: meta.tid });
+      logLeadSubmitted(req, { reference: result.reference, duplicateOf: result.duplicateOf, zip: lead.zip, state: location.state, gpc, sid: meta.sid, tid: meta.tid, visitId: meta.vid ?? null });
       return { kind: "created", reference: result.reference, duplicate: result.duplicateOf !== null };
     },
   };

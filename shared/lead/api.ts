@@ -23,6 +23,8 @@ export const leadEnvelopeSchema = z.object({
   pageUrl: z.string().check(z.maxLength(LEAD_URL_MAX_LENGTH), z.url({ protocol: /^https?$/ })),
   sid: z.optional(campaignIdSchema),
   tid: z.optional(campaignIdSchema),
+  /** The visit id from the form's address (shared/campaign.ts), stored with the lead. */
+  vid: z.optional(campaignIdSchema),
   [HONEYPOT_FIELD]: z.optional(z.string().check(z.maxLength(200))),
 });
 export type LeadEnvelope = z.infer<typeof leadEnvelopeSchema>;

@@ -22,6 +22,7 @@ import { currentDisclosure } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
 import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 import { startBuyerStub, type BuyerStub } from "../../tools/buyer-stub";
+import { createEventWriter } from "../../server/analytics/writer";
 
 const SECRETS = { acme: "acme-secret-that-is-at-least-32-chars!!", zenith: "zenith-secret-that-is-at-least-32-chars!" };
 const T0 = new Date("2026-11-23T15:00:00Z"); // a Monday, 10:00 in New York
@@ -144,6 +145,54 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     ]);
     expect(new Set(stub.received("acme").map((lead) => lead.idempotencyKey))).toEqual(new Set([`${reference}:acme`]));
     expect(events("lead_delivery_retry")).toHaveLength(2);
+  });
+
+  it("stores each sale, refusal, return and postback for the report: revenue per sale, the source's payout once per lead", async () => {
+    const file = buyersFile();
+    const analytics = createEventWriter({ db, timeZone: "America/New_York", logger, maxBuffer: 1_000, flushMs: 60_000 });
+    await db.query("DELETE FROM analytics_events");
+    await db.query("DELETE FROM analytics_daily");
+    await db.query("DELETE FROM analytics_paid_leads");
+    const sending = worker(file, { analytics });
+    const california = { city: "Beverly Hills", state: "CA" };
+    const first = await storeLead(file, { location: california, sid: "a1", tid: "CLICK-7", visitId: "visit-7" });
+    const second = await storeLead(file, { location: california, sid: "a1", tid: "CLICK-8" });
+    await sending.runOnce(); // acme and zenith buy both
+    await sending.runOnce(); // one postback per lead
+    stub.script("zenith", [{ status: 400, body: { reason: "no coverage" } }]);
+    const third = await storeLead(file, { location: { city: "Austin", state: "TX" }, sid: "a1", tid: "CLICK-9" }); // zenith only
+    await sending.runOnce();
+    await returnLead({ db, buyers: file, logger, analytics }, { reference: second, buyerId: "zenith", reason: "wrong number", via: "api" }, clock);
+    await analytics.stop();
+
+    const { rows } = await db.query<{ name: string; lead_reference: string; sid: string; tid: string; visit_id: string | null; revenue: string | number | null; payout: string | number | null }>(
+      "SELECT name, lead_reference, sid, tid, visit_id, revenue, payout FROM analytics_events",
+    );
+    const label = new Map([[first, "first"], [second, "second"], [third, "third"]]);
+    const summary = new Map<string, { count: number; revenue: number; payout: number; paidRows: number }>();
+    for (const row of rows) {
+      const key = `${row.name} ${label.get(row.lead_reference)}`;
+      const entry = summary.get(key) ?? { count: 0, revenue: 0, payout: 0, paidRows: 0 };
+      entry.count += 1;
+      entry.revenue += Number(row.revenue ?? 0);
+      entry.payout += Number(row.payout ?? 0);
+      entry.paidRows += row.payout === null ? 0 : 1;
+      summary.set(key, entry);
+    }
+    expect(Object.fromEntries([...summary].sort(([a], [b]) => a.localeCompare(b)))).toEqual({
+      "buyer_rejected third": { count: 1, revenue: 0, payout: 0, paidRows: 0 },
+      // acme keeps the second lead: its source stays paid.
+      "lead_returned second": { count: 1, revenue: 12, payout: 0, paidRows: 0 },
+      // Sold to two buyers each, but the source is paid once per lead.
+      "lead_sold first": { count: 2, revenue: 30.5, payout: 6, paidRows: 1 },
+      "lead_sold second": { count: 2, revenue: 30.5, payout: 6, paidRows: 1 },
+      "postback_sent first": { count: 1, revenue: 0, payout: 0, paidRows: 0 },
+      "postback_sent second": { count: 1, revenue: 0, payout: 0, paidRows: 0 },
+    });
+    // Each carries its lead's campaign and visit, taken from the lead.
+    expect(rows.filter((row) => row.lead_reference === first).every((row) => row.sid === "a1" && row.tid === "CLICK-7" && row.visit_id === "visit-7")).toBe(true);
+    const { rows: day } = await db.query<{ sold: string | number; returned: string | number; revenue: string | number; payout: string | number }>("SELECT sold, returned, revenue, payout FROM analytics_daily WHERE sid = 'a1'");
+    expect(day.map((row) => [Number(row.sold), Number(row.returned), Number(row.revenue), Number(row.payout)])).toEqual([[4, 1, 49, 12]]);
   });
 
   it("keeps a 400 as rejected with the buyer's reason, never retried, and gives the daily slot back", async () => {

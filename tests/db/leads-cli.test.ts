@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../server/cli/leads";
 import { UsageError } from "../../server/cli/common";
-import { openDatabase } from "../../server/db/database";
+import { openDatabase, type Database } from "../../server/db/database";
+import { insertEvents } from "../../server/analytics/store";
 import { migrate } from "../../server/db/migrate";
 import { leadRepository, type LeadRepository, type NewLead } from "../../server/db/leads";
 import { currentDisclosure } from "../../server/leads/disclosure";
@@ -71,6 +72,17 @@ async function withRepository<T>(location: Location, work: (repo: LeadRepository
     const repo = leadRepository(db);
     await registerDisclosure(db.builder, disclosureFor(undefined));
     return await work(repo);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Opens the (migrated) store for `work`, and closes it again. */
+async function withDatabase<T>(location: Location, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase(location.options);
+  try {
+    await migrate(db);
+    return await work(db);
   } finally {
     await db.close();
   }
@@ -301,6 +313,13 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
         refs.justUnderThreeYears = await create(repo, newLead(new Date(leadCutoff.getTime() + DAY_MS)));
         refs.yesterday = await create(repo, newLead(new Date(Date.now() - DAY_MS)));
       });
+      // Funnel events: one past the 396 days analytics keep, one from yesterday.
+      await withDatabase(location, (db) =>
+        insertEvents(db, [
+          { name: "campaign_hit", at: new Date(Date.now() - 400 * DAY_MS), sid: "old", tid: "t-old" },
+          { name: "campaign_hit", at: new Date(Date.now() - DAY_MS), sid: "new", tid: "t-new" },
+        ], "America/New_York"),
+      );
     });
     afterAll(async () => {
       await location?.remove();
@@ -309,15 +328,19 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
     it("with --dry-run, says how many leads it would delete and deletes nothing", async () => {
       const { code, output } = await cli("purge", "--dry-run");
       expect(code).toBe(0);
-      expect(output).toMatch(/^Would delete 3 lead\(s\) received before \d{4}-\d{2}-\d{2}T[\d:.]+Z and 1 consent record\(s\) given before \d{4}-\d{2}-\d{2}T[\d:.]+Z\.\n$/);
+      expect(output).toMatch(
+        /^Would delete 3 lead\(s\) received before \d{4}-\d{2}-\d{2}T[\d:.]+Z and 1 consent record\(s\) given before \d{4}-\d{2}-\d{2}T[\d:.]+Z\.\nWould delete 1 analytics event\(s\) from before \S+ \(396 days\) and 1 daily report row\(s\) before \d{4}-\d{2}-\d{2}\.\n$/,
+      );
       expect(await counts()).toEqual({ leads: 5, consents: 5, duplicates: 0 });
     });
 
     it("deletes leads older than 3 years and consent records older than 5, keeping the rest", async () => {
       const { code, output } = await cli("purge");
       expect(code).toBe(0);
-      expect(output).toMatch(/^Deleted 3 lead\(s\) received before .+ and 1 consent record\(s\) given before .+\.\n$/);
+      expect(output).toMatch(/^Deleted 3 lead\(s\) received before .+ and 1 consent record\(s\) given before .+\.\nDeleted 1 analytics event\(s\) from before .+ \(396 days\) and 1 daily report row\(s\) before .+\.\n$/);
       const [leadCutoff, consentCutoff] = [...output.matchAll(/before (\S+?Z)/g)].map((match) => new Date(match[1]!));
+      const { rows: events } = await withDatabase(location, (db) => db.query<{ sid: string }>("SELECT sid FROM analytics_events"));
+      expect(events).toEqual([{ sid: "new" }]);
       const expected = retentionCutoffs(new Date());
       expect(Math.abs(leadCutoff!.getTime() - expected.leadCutoff.getTime())).toBeLessThan(60_000);
       expect(Math.abs(consentCutoff!.getTime() - expected.consentCutoff.getTime())).toBeLessThan(60_000);

@@ -151,7 +151,8 @@ describe("the not-found page", () => {
     await setWindowMarker(page);
     await page.getByRole("link", { name: "Return to Home" }).click();
     await page.waitForURL(harness.url("/"));
-    await expect(page.locator("iframe.quote-frame").getAttribute("src")).resolves.toBe("/rapidfire.html");
+    // The visit id was made in the browser for this navigation: it rides in the frame's address.
+    await expect(page.locator("iframe.quote-frame").getAttribute("src")).resolves.toMatch(/^\/rapidfire\.html\?vid=[0-9a-f-]{36}$/);
     await expect.poll(() => page.title(), { timeout: 5_000 }).toBe("Your Free Car Insurance Quote | QuoteRidge");
     expect(await hasWindowMarker(page)).toBe(true);
     await page.context().close();

@@ -143,8 +143,8 @@ describe("invalid-ZIP fallback", () => {
     const redirect = response?.request().redirectedFrom();
     expect(redirect?.url()).toBe(harness.url("/go?zip=12&sid=a1"));
     expect((await redirect?.response())?.status()).toBe(303);
-    // The server sends ?sid=a1&error=invalid-zip; the page then drops the flag from the address.
-    await page.waitForURL(harness.url("/zipcode?sid=a1"));
+    // The server sends ?sid=a1&vid=…&error=invalid-zip (the visit goes on); the page then drops the flag from the address.
+    await page.waitForURL(/\/zipcode\?sid=a1&vid=[0-9a-f-]{36}$/);
     const toast = page.locator("[aria-live]").getByText("Please enter a valid 5-digit ZIP code.");
     await toast.waitFor({ state: "visible" });
     await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 5_000 }).toBe("zip");

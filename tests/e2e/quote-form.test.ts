@@ -129,6 +129,12 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     await expect(form.getByText("(415) 555-0134").count()).resolves.toBe(1);
     await expectNoHorizontalScroll(visit);
 
+    // The visit id the landing page minted, carried through /go and the quote page into the form's address.
+    const vid = new URL(visit.frame().url()).searchParams.get("vid")!;
+    expect(vid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const visitColumn = await db.builder.selectFrom("leads").select("visitId").where("reference", "=", reference).executeTakeFirst();
+    expect(visitColumn?.visitId).toBe(vid);
+
     const lead = await leadRepository(db).findByReference(reference);
     expect(lead).toMatchObject({
       sid: "a1",
@@ -155,8 +161,8 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
       disclosureSha256: CONSENT_DISCLOSURE_SHA256,
       checkboxChecked: true,
       // The form's own address and the page that framed it, both with the campaign.
-      formUrl: harness.url("/rapidfire.html?zip=90210&sid=a1&tid=b2"),
-      pageUrl: harness.url("/?zip=90210&sid=a1&tid=b2"),
+      formUrl: harness.url(`/rapidfire.html?zip=90210&sid=a1&tid=b2&vid=${vid}`),
+      pageUrl: harness.url(`/?zip=90210&sid=a1&tid=b2&vid=${vid}`),
     });
     expect(lead?.consent?.userAgent).toMatch(/Chrome/);
     expect(lead?.consent?.ip).toMatch(/127\.0\.0\.1$/);
@@ -168,7 +174,13 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     for (const name of ["quote_page_view", "form_started", "lead_submitted"]) {
       expect(funnel().filter((line) => line.event === name).length, name).toBeGreaterThanOrEqual(1);
     }
-    expect(funnel().find((line) => line.event === "lead_submitted")).toMatchObject({ reference, duplicate: false, campaign: { sid: "a1", tid: "b2" } });
+    expect(funnel().find((line) => line.event === "lead_submitted")).toMatchObject({ reference, duplicate: false, campaign: { sid: "a1", tid: "b2", vid } });
+    // Every funnel event of this visit carries its visit id; the steps with the time since the form opened.
+    const visitEvents = funnel().filter((line) => (line.campaign as { vid?: string }).vid === vid);
+    for (const name of ["campaign_hit", "zip_submitted", "quote_page_view", "form_started", "form_step_completed", "lead_submitted"]) {
+      expect(visitEvents.some((line) => line.event === name), name).toBe(true);
+    }
+    for (const step of visitEvents.filter((line) => line.event === "form_step_completed")) expect(step.ms).toEqual(expect.any(Number));
     expect(JSON.stringify(harness.server.logs)).not.toMatch(/Diaz-Ortega|ana\.diaz@example\.com|4155550134|123 Main St|1990-04-15/);
 
     await expectNoProblems(page, visit.problems, isSandboxNote);

@@ -1,7 +1,7 @@
 /**
  * The analysts' funnel from the server's side: the quote page view (`/`), the form's beacon
  * (POST /api/events: form_started, form_step_completed), and the two small APIs the form calls
- * first (its session, the ZIP lookup). Events are log lines with sid/tid and the request id.
+ * first (its session, the ZIP lookup). Events are log lines with sid/tid/vid and the request id.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
@@ -45,6 +45,23 @@ describe("POST /api/events", () => {
     expect(line).toMatchObject({ step, campaign: { sid: "a1", tid: "b2" }, requestId: response.headers["x-request-id"] });
   });
 
+  it("logs the visit id and the time since the form opened", async () => {
+    const vid = "4c8e1f2a-9b3d-4e5f-8a7b-6c5d4e3f2a1b";
+    const response = await beacon({ event: "form_step_completed", step: 2, sid: "a1", vid, ms: 48_250 });
+    expect(response.status).toBe(204);
+    const line = linesFor(t, response.headers["x-request-id"]).find((entry) => entry.event === "form_step_completed");
+    expect(line).toMatchObject({ step: 2, ms: 48_250, campaign: { sid: "a1", vid } });
+    expect(line).not.toHaveProperty("bot");
+  });
+
+  it("flags a step completed within a second of the form opening as a bot, and a form start never", async () => {
+    const fast = await beacon({ event: "form_step_completed", step: 1, vid: "v-1", ms: 640 });
+    expect(fast.status).toBe(204);
+    expect(linesFor(t, fast.headers["x-request-id"]).find((entry) => entry.event === "form_step_completed")).toMatchObject({ ms: 640, bot: true });
+    const start = await beacon({ event: "form_started", vid: "v-1", ms: 0 });
+    expect(linesFor(t, start.headers["x-request-id"]).find((entry) => entry.event === "form_started")).not.toHaveProperty("bot");
+  });
+
   it("logs an empty campaign when the visitor came without sid and tid", async () => {
     const response = await beacon({ event: "form_started" });
     expect(response.status).toBe(204);
@@ -82,6 +99,12 @@ describe("POST /api/events", () => {
     ["a sid that is too long", { event: "form_started", sid: "a".repeat(65) }],
     ["a tid that is an object", { event: "form_started", tid: { $ne: "" } }],
     ["a tid that is an array", { event: "form_started", tid: ["a", "b"] }],
+    ["a vid with markup", { event: "form_started", vid: "<b>" }],
+    ["a vid that is too long", { event: "form_started", vid: "v".repeat(65) }],
+    ["a negative ms", { event: "form_started", ms: -1 }],
+    ["a fractional ms", { event: "form_started", ms: 12.5 }],
+    ["ms as text", { event: "form_started", ms: "1200" }],
+    ["an ms beyond safe integers", { event: "form_started", ms: 2 ** 60 }],
     ["an array", [{ event: "form_started" }]],
     ["null", null],
   ])("refuses %s with 400 and logs no event", async (_name, body) => {

@@ -8,9 +8,20 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/**
+ * One /go request. `location` is the Location without its visit id (every answer carries one,
+ * usually minted: see the "visit id" tests), `vid` that visit id, `raw` the Location as sent.
+ */
 async function go(query: string) {
   const response = await request(t.app).get(`/go${query}`).redirects(0);
-  return { status: response.status, location: response.headers.location as string | undefined, requestId: response.headers["x-request-id"] as string };
+  const raw = response.headers.location as string | undefined;
+  const url = raw === undefined ? undefined : new URL(raw, "http://ssr.invalid");
+  const vid = url?.searchParams.get("vid") ?? undefined;
+  url?.searchParams.delete("vid");
+  const location = url && `${url.pathname}${url.search}`;
+  return { status: response.status, location, vid, raw, requestId: response.headers["x-request-id"] as string };
 }
 
 function eventFor(requestId: string, name = "zip_submitted") {
@@ -89,28 +100,77 @@ describe("GET /go with a bad ZIP", () => {
   });
 });
 
+describe("GET /go and the visit id (vid)", () => {
+  it("carries a valid vid to the quote page, after the campaign ids, and logs it", async () => {
+    const { raw, requestId } = await go("?zip=90210&sid=a1&tid=b2&vid=v-1.x");
+    expect(raw).toBe("/?zip=90210&sid=a1&tid=b2&vid=v-1.x");
+    expect(eventFor(requestId)).toMatchObject({ outcome: "accepted", campaign: { sid: "a1", tid: "b2", vid: "v-1.x" } });
+  });
+
+  it("carries it back to the landing page on a bad ZIP", async () => {
+    expect((await go("?zip=12&sid=a1&vid=v-1")).raw).toBe("/zipcode?sid=a1&vid=v-1&error=invalid-zip");
+  });
+
+  it("mints a new one for a link straight to /go, different each time, and logs it", async () => {
+    const first = await go("?zip=90210&sid=a1");
+    const second = await go("?zip=90210&sid=a1");
+    expect(first.vid).toMatch(UUID);
+    expect(second.vid).toMatch(UUID);
+    expect(second.vid).not.toBe(first.vid);
+    expect(first.raw).toBe(`/?zip=90210&sid=a1&vid=${first.vid}`);
+    expect(eventFor(first.requestId)?.campaign).toEqual({ sid: "a1", vid: first.vid });
+    const back = await go("?zip=1");
+    expect(back.raw).toBe(`/zipcode?vid=${back.vid}&error=invalid-zip`);
+    expect(back.vid).toMatch(UUID);
+  });
+
+  it.each([
+    ["with a space", "bad%20id", "bad_characters"],
+    ["with markup", "%3Cscript%3E", "bad_characters"],
+    ["pointing off-site", "%2F%2Fevil.example", "bad_characters"],
+    ["too long", "v".repeat(65), "too_long"],
+    ["empty", "", "empty"],
+  ])("drops a vid %s, logs why, and mints one in its place", async (_name, value, reason) => {
+    const { raw, vid, requestId } = await go(`?zip=90210&vid=${value}`);
+    expect(vid).toMatch(UUID);
+    expect(raw).toBe(`/?zip=90210&vid=${vid}`);
+    expect(eventFor(requestId)?.rejected).toEqual([{ param: "vid", reason }]);
+  });
+
+  it("replaces a repeated vid instead of choosing one", async () => {
+    const { vid, requestId } = await go("?zip=90210&vid=a&vid=b");
+    expect(vid).toMatch(UUID);
+    expect(eventFor(requestId)?.rejected).toEqual([{ param: "vid", reason: "repeated" }]);
+  });
+});
+
 describe("GET /go never redirects off-site", () => {
   it.each([
     "?zip=90210&sid=%2F%2Fevil.example",
     "?zip=90210&sid=https%3A%2F%2Fevil.example",
     "?zip=90210&tid=a%0D%0ASet-Cookie%3A%20x%3D1",
+    "?zip=90210&vid=%2F%2Fevil.example",
+    "?zip=12&vid=https%3A%2F%2Fevil.example%0D%0ALocation%3A%20x",
     "?zip=90210&next=%2F%2Fevil.example&redirect=https://evil.example",
     "?zip=%2F%2Fevil.example",
   ])("keeps %s on this site", async (query) => {
-    const { status, location } = await go(query);
+    const { status, raw } = await go(query);
     expect(status).toBe(303);
-    expect(location).toMatch(/^\/(\?|zipcode\?)/);
-    expect(location).not.toMatch(/evil|\/\/|[\r\n]/i);
+    expect(raw).toMatch(/^\/(\?|zipcode\?)/);
+    expect(raw).not.toMatch(/evil|\/\/|[\r\n]/i);
   });
 
   it("answers any query whatsoever with a 303 to one of our two pages", async () => {
-    const key = fc.constantFrom("zip", "sid", "tid", "zip[]", "sid[x]", "next", "%", "");
+    const key = fc.constantFrom("zip", "sid", "tid", "vid", "zip[]", "sid[x]", "vid[]", "next", "%", "");
     const value = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom("%", "%E0%A4%A", "%00", "//evil.example", "90210", "a1"));
     const pair = fc.tuple(key, value).map(([k, v]) => `${k}=${v.replace(/[#&\s]/g, "")}`);
     await fc.assert(
       fc.asyncProperty(fc.array(pair, { maxLength: 6 }), async (pairs) => {
-        const { status, location } = await go(`?${pairs.join("&")}`);
-        return status === 303 && typeof location === "string" && /^\/(\?zip=\d{5}|zipcode\?)/.test(location) && !location.includes("//");
+        const { status, raw, vid } = await go(`?${pairs.join("&")}`);
+        return (
+          status === 303 && typeof raw === "string" && /^\/(\?zip=\d{5}|zipcode\?)/.test(raw) && !raw.includes("//") &&
+          vid !== undefined && /^[A-Za-z0-9._~-]{1,64}$/.test(vid)
+        );
       }),
       { numRuns: 60 },
     );

@@ -89,6 +89,13 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
 
   const counts = async () => (await t.services.leadRepository()).counts();
 
+  /** leads.visit_id of a stored lead (the repository's records do not carry it). */
+  async function visitIdOf(reference: string): Promise<string | null | undefined> {
+    const db = await t.services.db();
+    const row = await db.builder.selectFrom("leads").select("visitId").where("reference", "=", reference).executeTakeFirst();
+    return row?.visitId;
+  }
+
   /** Runs `send`, then checks that the store holds exactly what it held before. */
   async function storesNothing<T>(send: () => Promise<T>): Promise<T> {
     const before = await counts();
@@ -165,6 +172,22 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       const suppression = suppressionList(await t.services.db());
       expect(await suppression.isSuppressed({ email: stored!.email, phone: stored!.phone })).toBe(true);
       expect(await suppression.isSuppressed({ email: "someone.else@example.com", phone: "+12125550100" })).toBe(false);
+    });
+
+    it("stores the visit id the form sent with the lead, and logs lead_submitted with it", async () => {
+      const vid = randomUUID();
+      const response = await postLead(t.app, session, leadBody(session, { vid }));
+      expect(response.status).toBe(201);
+      const { reference } = response.body as { reference: string };
+      expect(await visitIdOf(reference)).toBe(vid);
+      const logged = t.events("lead_submitted").find((line) => line.requestId === response.headers["x-request-id"]);
+      expect(logged).toMatchObject({ reference, campaign: { sid: "a1", tid: "b2", vid } });
+    });
+
+    it("stores no visit id when the form had none (an address without vid)", async () => {
+      const response = await postLead(t.app, session, leadBody(session));
+      expect(response.status).toBe(201);
+      expect(await visitIdOf((response.body as { reference: string }).reference)).toBeNull();
     });
 
     it("accepts someone who turns 18 today (US Eastern)", async () => {
@@ -345,6 +368,9 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       ["a too long page URL", { pageUrl: `https://www.quoteridge.test/?q=${"x".repeat(2048)}` }],
       ["a sid with markup", { sid: "<b>a1</b>" }],
       ["an empty tid", { tid: "" }],
+      ["a vid with markup", { vid: "<i>v</i>" }],
+      ["a vid that is too long", { vid: "v".repeat(65) }],
+      ["a vid that is not text", { vid: ["a", "b"] }],
     ])("a bad envelope: %s (400)", async (_name, overrides) => {
       const body = leadBody(session, overrides);
       for (const [key, value] of Object.entries(overrides)) if (value === undefined) delete body[key];

@@ -81,7 +81,7 @@ describe("campaign events", () => {
   it("never lets query keys become top-level log keys", async () => {
     const response = await request(t.app).get("/zipcode?sid=a1&level=fatal&msg=pwned&event=fake&requestId=x&time=0");
     const hit = linesFor(response.headers["x-request-id"]).find((line) => line.event === "campaign_hit")!;
-    expect(Object.keys(hit).sort()).toEqual(["campaign", "event", "hostname", "level", "msg", "path", "pid", "requestId", "time"]);
+    expect(Object.keys(hit).sort()).toEqual(["campaign", "entry", "event", "hostname", "level", "msg", "path", "pid", "requestId", "time"]);
     expect(hit.level).toBe("info");
     expect(hit.msg).toBe("campaign hit");
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import request from "supertest";
 import { createTestApp } from "../support/app";
+import { PageCache } from "../../server/page-cache";
 
 /** The real built app; `renders()` counts how often the React router is asked to render. */
 async function countingApp(env: Record<string, string> = {}) {
@@ -82,5 +83,38 @@ describe("the page cache", () => {
     await request(app).get(long);
     await request(app).get(long);
     expect(renders()).toBe(2);
+  });
+});
+
+describe("PageCache, per-response values", () => {
+  const cache = () => new PageCache({ maxEntries: 10, ttlMs: 60_000 });
+  const VISIT_A = "0b7f6a52-5c1e-4d8e-9f3a-2b1c0d9e8f7a";
+  const VISIT_B = "9d2e4c61-7a3b-4f0c-8e5d-6c4b3a2f1e0d";
+
+  it("swaps a minted visit id like the nonce: each hit gets its own, wherever it appears", () => {
+    const pages = cache();
+    pages.set("/zipcode", `<script nonce="n1">{"visitId":"${VISIT_A}"}</script><input value="${VISIT_A}">`, { nonce: "n1", mintedVisitId: VISIT_A });
+    expect(pages.get("/zipcode", { nonce: "n2", mintedVisitId: VISIT_B })).toBe(
+      `<script nonce="n2">{"visitId":"${VISIT_B}"}</script><input value="${VISIT_B}">`,
+    );
+  });
+
+  it("keeps a visit id that came with the address (it is part of the key, the same for everyone)", () => {
+    const pages = cache();
+    pages.set("/zipcode?vid=a", '<input value="a"><p>a</p>', { nonce: "n1" });
+    expect(pages.get("/zipcode?vid=a", { nonce: "n2" })).toBe('<input value="a"><p>a</p>');
+  });
+
+  it("answers a miss rather than a page with a visit placeholder it cannot fill", () => {
+    const pages = cache();
+    pages.set("/", `<input value="${VISIT_A}">`, { nonce: "n1", mintedVisitId: VISIT_A });
+    expect(pages.get("/", { nonce: "n2" })).toBeUndefined();
+  });
+
+  it("fills a page without a visit id whether or not one was minted", () => {
+    const pages = cache();
+    pages.set("/terms-of-use", '<p nonce="n1">terms</p>', { nonce: "n1", mintedVisitId: VISIT_A });
+    expect(pages.get("/terms-of-use", { nonce: "n2" })).toBe('<p nonce="n2">terms</p>');
+    expect(pages.get("/terms-of-use", { nonce: "n3", mintedVisitId: VISIT_B })).toBe('<p nonce="n3">terms</p>');
   });
 });

@@ -16,6 +16,8 @@ import { returnLead } from "../../server/delivery/returns";
 import type { BuyerReturnsOptions } from "../../server/api/buyer-returns";
 import { testServices, type TestServices } from "./services";
 import type { TestStore } from "./databases";
+import { createEventWriter, type EventWriter } from "../../server/analytics/writer";
+import { insertEvents } from "../../server/analytics/store";
 
 export type LogLine = Record<string, unknown> & { level: string; msg?: string; event?: string; requestId?: string };
 
@@ -32,6 +34,8 @@ export interface TestApp {
   services: TestServices;
   /** How often the React router was asked to render (a page-cache hit does not count). */
   renders(): number;
+  /** The event writer, with `analytics: true`. */
+  analytics?: EventWriter;
 }
 
 export interface TestAppOptions {
@@ -41,6 +45,8 @@ export interface TestAppOptions {
   minFillMs?: number;
   /** A BUYERS_FILE: its buyers may report returns (POST /api/buyer-returns) against the test store. */
   buyersFile?: string;
+  /** Store funnel events in the test store (flush with `analytics.flush()` before reading them). */
+  analytics?: boolean;
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -77,8 +83,18 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     buyers: buyers.buyers,
     returnLead: async (request, log) => returnLead({ db: await services.db(), buyers, logger: log }, request),
   };
-  const app = createApp({ config, logger, lifecycle, source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads, ...(buyerReturns ? { buyerReturns } : {}) });
+  const analytics = options.analytics
+    ? createEventWriter({
+        logger,
+        maxBuffer: config.ANALYTICS_BUFFER_MAX,
+        flushMs: 60_000,
+        // The store opens on first use: the writer asks for it when it first writes.
+        write: async (events) => insertEvents(await services.db(), events, config.REPORT_TIME_ZONE),
+      })
+    : undefined;
+  const app = createApp({ config, logger, lifecycle, source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads, ...(buyerReturns ? { buyerReturns } : {}), ...(analytics ? { analytics } : {}) });
   return {
+    ...(analytics ? { analytics } : {}),
     app,
     logs,
     lifecycle,

@@ -7,8 +7,10 @@ import {
   parseCampaignQuery,
   parseCampaignSearch,
   sanitizeZipInput,
+  visitIdOf,
   zipSchema,
 } from "../../shared/campaign";
+import { randomId } from "../../shared/random-id";
 
 const UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~";
 const campaignId = fc
@@ -86,12 +88,32 @@ describe("parseCampaignQuery", () => {
   it("never throws and never passes on an invalid value, whatever the input", () => {
     const value = fc.oneof(fc.string(), fc.array(fc.string()), fc.dictionary(fc.string(), fc.string()), fc.constant(undefined));
     fc.assert(
-      fc.property(value, value, value, (zip, sid, tid) => {
-        const parsed = parseCampaignQuery({ zip, sid, tid });
+      fc.property(value, value, value, value, (zip, sid, tid, vid) => {
+        const parsed = parseCampaignQuery({ zip, sid, tid, vid });
         if (parsed.zip !== undefined && !zipSchema.safeParse(parsed.zip).success) return false;
         return Object.values(parsed.campaign).every((id) => campaignIdSchema.safeParse(id).success);
       }),
     );
+  });
+});
+
+describe("the visit id (vid)", () => {
+  it("is read, and refused, like sid and tid", () => {
+    const id = randomId();
+    expect(parseCampaignQuery({ sid: "a1", vid: id }).campaign).toEqual({ sid: "a1", vid: id });
+    expect(parseCampaignQuery({ vid: "<x>" }).rejected).toEqual([{ param: "vid", reason: "bad_characters" }]);
+    expect(parseCampaignSearch(new URLSearchParams(`vid=${id}&vid=${id}`)).rejected).toEqual([{ param: "vid", reason: "repeated" }]);
+  });
+
+  it("is the minted UUIDs' shape: every one passes the campaign id rule", () => {
+    for (let i = 0; i < 50; i += 1) expect(campaignIdSchema.safeParse(randomId()).success).toBe(true);
+  });
+
+  it("is taken from an address only when given once and valid (else a new one is minted)", () => {
+    expect(visitIdOf(new URLSearchParams("sid=a1&vid=v-1"))).toBe("v-1");
+    for (const search of ["sid=a1", "vid=", "vid=a%20b", "vid=a&vid=b", `vid=${"x".repeat(65)}`]) {
+      expect(visitIdOf(new URLSearchParams(search)), search).toBeUndefined();
+    }
   });
 });
 
@@ -105,12 +127,18 @@ describe("parseCampaignSearch", () => {
 });
 
 describe("campaignQueryString", () => {
-  it("round-trips any valid zip, sid and tid, in a fixed order", () => {
+  it("round-trips any valid zip, sid, tid and vid, in a fixed order", () => {
+    const optional = fc.option(campaignId, { nil: undefined });
     fc.assert(
-      fc.property(fiveDigits, fc.option(campaignId, { nil: undefined }), fc.option(campaignId, { nil: undefined }), (zip, sid, tid) => {
-        const text = campaignQueryString({ zip, sid, tid });
+      fc.property(fiveDigits, optional, optional, optional, (zip, sid, tid, vid) => {
+        const text = campaignQueryString({ zip, sid, tid, vid });
         const parsed = parseCampaignSearch(new URLSearchParams(text.slice(1)));
-        return parsed.zip === zip && parsed.campaign.sid === sid && parsed.campaign.tid === tid && text.startsWith(`?zip=${zip}`);
+        const keys = [...new URLSearchParams(text.slice(1)).keys()];
+        const order = ["zip", "sid", "tid", "vid"].filter((key) => keys.includes(key));
+        return (
+          parsed.zip === zip && parsed.campaign.sid === sid && parsed.campaign.tid === tid && parsed.campaign.vid === vid &&
+          text.startsWith(`?zip=${zip}`) && keys.join() === order.join()
+        );
       }),
     );
   });

@@ -49,4 +49,18 @@ describe("loadConfig", () => {
   it("refuses a trust-proxy list with something that is not an address", () => {
     expect(() => loadConfig({ TRUST_PROXY: "loopback, evil.example" })).toThrow(/evil\.example/);
   });
+
+  it("runs the console on loopback port 3001 by default, on another port or none at all when told", () => {
+    expect(loadConfig({})).toMatchObject({ ADMIN_HOST: "127.0.0.1", ADMIN_PORT: 3001, ADMIN_SESSION_HOURS: 12 });
+    expect(loadConfig({ ADMIN_PORT: "0" }).ADMIN_PORT).toBe(0);
+    expect(loadConfig({ ADMIN_PORT: "off" }).ADMIN_PORT).toBe("off");
+    expect(() => loadConfig({ ADMIN_PORT: "public" })).toThrow(/ADMIN_PORT/);
+  });
+
+  it("stores funnel events by default, with a bounded buffer, 13 months' retention and days in US Eastern", () => {
+    expect(loadConfig({})).toMatchObject({ ANALYTICS_EVENTS: "on", ANALYTICS_BUFFER_MAX: 20_000, ANALYTICS_FLUSH_MS: 1_000, ANALYTICS_RETENTION_DAYS: 396, REPORT_TIME_ZONE: "America/New_York" });
+    expect(loadConfig({ REPORT_TIME_ZONE: "UTC", ANALYTICS_EVENTS: "off" })).toMatchObject({ REPORT_TIME_ZONE: "UTC", ANALYTICS_EVENTS: "off" });
+    expect(() => loadConfig({ REPORT_TIME_ZONE: "Mars/Olympus_Mons" })).toThrow(/REPORT_TIME_ZONE: must be an IANA time zone/);
+    expect(() => loadConfig({ ANALYTICS_BUFFER_MAX: "0" })).toThrow(/ANALYTICS_BUFFER_MAX/);
+  });
 });

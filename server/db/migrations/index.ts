@@ -9,6 +9,8 @@ import { deliveries } from "./003-deliveries";
 import { consentCertificates } from "./004-consent-certificates";
 import { suppressions } from "./005-suppressions";
 import { leadCheck } from "./006-lead-check";
+import { analyticsEvents } from "./007-analytics-events";
+import { adminUsers } from "./008-admin-users";
 
 export type { Migration };
 
@@ -19,4 +21,6 @@ export const migrations: Migration[] = [
   consentCertificates,
   suppressions,
   leadCheck,
+  analyticsEvents,
+  adminUsers,
 ];

@@ -13,8 +13,10 @@ import type { LeadField } from "../../../shared/lead/fields";
 import { CSRF_HEADER } from "../../../shared/routes";
 import { CONSENT_DISCLOSURE } from "../../../shared/consent-disclosure";
 
-export const FORM_URL = "https://www.quoteridge.com/rapidfire.html?zip=90210&sid=a1&tid=b2";
-export const PAGE_URL = "https://www.quoteridge.com/?zip=90210&sid=a1&tid=b2";
+/** The visit id the quote page put in the form's address (shared/campaign.ts). */
+export const VID = "6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f";
+export const FORM_URL = `https://www.quoteridge.com/rapidfire.html?zip=90210&sid=a1&tid=b2&vid=${VID}`;
+export const PAGE_URL = `https://www.quoteridge.com/?zip=90210&sid=a1&tid=b2&vid=${VID}`;
 export const REFERENCE = "LD-7K3M-Q9XD";
 
 const PLACES: Record<string, ZipLocation> = {
@@ -27,6 +29,8 @@ export interface Fakes {
   lookUpZip: Mock<(zip: string) => Promise<ZipLocation | null>>;
   submitLead: Mock<(session: Session, body: Record<string, unknown>) => Promise<LeadSubmitResponse>>;
   sendEvent: Mock<(event: FunnelEvent) => void>;
+  /** The form's clock (milliseconds): tests move it forward to make time pass. */
+  clock: { ms: number };
 }
 
 /** The server, faked: each session has numbered tokens and the bundled disclosure; known ZIPs are 90210 and 10001; every request is stored. */
@@ -40,6 +44,7 @@ export function fakeServer(): Fakes {
     lookUpZip: vi.fn(async (zip: string) => PLACES[zip] ?? null),
     submitLead: vi.fn(async (): Promise<LeadSubmitResponse> => ({ status: "created", reference: REFERENCE, duplicate: false })),
     sendEvent: vi.fn(),
+    clock: { ms: 50_000 },
   };
 }
 
@@ -56,10 +61,11 @@ export function renderPage(): HTMLElement {
 }
 
 /** Mounts a form on a fresh page, as if opened at rapidfire.html + search. */
-export async function openForm(search = "?zip=90210&sid=a1&tid=b2", overrides: Partial<QuoteFormDeps> = {}) {
+export async function openForm(search = `?zip=90210&sid=a1&tid=b2&vid=${VID}`, overrides: Partial<QuoteFormDeps> = {}) {
   const server = fakeServer();
   const root = renderPage();
-  const form = mount(root, { ...server, location: { href: FORM_URL, search }, pageUrl: () => PAGE_URL, ...overrides });
+  const { clock, ...calls } = server;
+  const form = mount(root, { ...calls, now: () => clock.ms, location: { href: FORM_URL, search }, pageUrl: () => PAGE_URL, ...overrides });
   await form.ready;
   return { server, root };
 }

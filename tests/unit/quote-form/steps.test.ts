@@ -26,6 +26,7 @@ import {
   settle,
   stepShown,
   type,
+  VID,
 } from "./harness";
 
 afterEach(() => {
@@ -106,9 +107,28 @@ describe("moving between steps", () => {
     expect(headingOf(2).textContent).toBe("Step 2 of 3: About you");
     expect(backButton().hidden).toBe(false);
     expect(server.sendEvent.mock.calls.map(([event]) => event)).toEqual([
-      { event: "form_started", zip: "90210", sid: "a1", tid: "b2" },
-      { event: "form_step_completed", step: 1, zip: "90210", sid: "a1", tid: "b2" },
+      { event: "form_started", zip: "90210", sid: "a1", tid: "b2", vid: VID, ms: 0 },
+      { event: "form_step_completed", step: 1, zip: "90210", sid: "a1", tid: "b2", vid: VID, ms: 0 },
     ]);
+  });
+
+  it("tells the server, with each event, the visit id and how long after the form opened it came (whole milliseconds)", async () => {
+    const { server } = await openForm();
+    server.clock.ms += 400.6;
+    fillVehicle(); // the first answer starts the form
+    server.clock.ms += 2_000;
+    await pressNext();
+    expect(server.sendEvent.mock.calls.map(([event]) => [event.event, event.vid, event.ms])).toEqual([
+      ["form_started", VID, 401],
+      ["form_step_completed", VID, 2401],
+    ]);
+  });
+
+  it("sends no visit id when its address has none", async () => {
+    const { server } = await openForm("?zip=90210&sid=a1");
+    fillVehicle();
+    await pressNext();
+    expect(server.sendEvent.mock.calls.map(([event]) => event.vid)).toEqual([undefined, undefined]);
   });
 
   it("shows the submit label on the last step", async () => {

@@ -25,6 +25,7 @@ import {
   progress,
   settle,
   stepShown,
+  VID,
 } from "./harness";
 
 afterEach(() => {
@@ -76,9 +77,10 @@ describe("sending the request", () => {
       [HONEYPOT_FIELD]: "",
       sid: "a1",
       tid: "b2",
+      vid: VID,
     });
     expect(server.openSession).toHaveBeenCalledTimes(1); // opened with the form, used on submit
-    expect(server.sendEvent).toHaveBeenCalledWith({ event: "form_step_completed", step: 3, zip: "90210", sid: "a1", tid: "b2" });
+    expect(server.sendEvent).toHaveBeenCalledWith({ event: "form_step_completed", step: 3, zip: "90210", sid: "a1", tid: "b2", vid: VID, ms: 0 });
 
     expect(document.querySelector("#rf-form")).toBeNull();
     const heading = $("#rf-done-title");

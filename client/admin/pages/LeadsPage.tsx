@@ -1,0 +1,248 @@
+/**
+ * Leads, for ops: find a lead by reference, see its deliveries to buyers and postbacks with every
+ * attempt, retry a failed one, record a buyer's return; with nothing searched, the recently
+ * dead-lettered deliveries. Never contact details: the view has none.
+ */
+import { adminPaths, type AdminSession, type LeadDeliveryView, type LeadsView } from "../../../shared/admin-views";
+import { AdminLayout } from "../AdminLayout";
+import { CsrfField } from "../CsrfField";
+import { formatMoney, formatSid, formatTime } from "../format";
+
+function leadHref(reference: string): string {
+  return `${adminPaths.leads}?${new URLSearchParams({ reference }).toString()}`;
+}
+
+function OptionalTime({ iso }: { iso: string | null }) {
+  return iso ? <time dateTime={iso}>{formatTime(iso)}</time> : <>—</>;
+}
+
+function LeadFacts({ lead }: { lead: NonNullable<LeadsView["lead"]> }) {
+  return (
+    <dl className="facts">
+      <div>
+        <dt>Reference</dt>
+        <dd>
+          <code>{lead.reference}</code>
+        </dd>
+      </div>
+      <div>
+        <dt>Received</dt>
+        <dd>
+          <OptionalTime iso={lead.receivedAt} />
+        </dd>
+      </div>
+      <div>
+        <dt>State</dt>
+        <dd>{lead.state}</dd>
+      </div>
+      <div>
+        <dt>Source (sid)</dt>
+        <dd>{formatSid(lead.sid)}</dd>
+      </div>
+      <div>
+        <dt>Click (tid)</dt>
+        <dd>{lead.tid ? <a href={`${adminPaths.journey}?${new URLSearchParams({ tid: lead.tid }).toString()}`}>{lead.tid}</a> : "—"}</dd>
+      </div>
+      <div>
+        <dt>Duplicate of</dt>
+        <dd>{lead.duplicateOf ? <a href={leadHref(lead.duplicateOf)}>{lead.duplicateOf}</a> : "—"}</dd>
+      </div>
+      <div>
+        <dt>GPC</dt>
+        <dd>{lead.gpc ? "Yes" : "No"}</dd>
+      </div>
+    </dl>
+  );
+}
+
+function RetryForm({ reference, delivery, session }: { reference: string; delivery: LeadDeliveryView; session: AdminSession }) {
+  return (
+    <form method="post" action={adminPaths.leadRetry} className="inline-form">
+      <CsrfField token={session.csrfToken} />
+      <input type="hidden" name="reference" value={reference} />
+      {/* A postback has no buyer: without one the server retries the lead's failed deliveries. */}
+      {delivery.kind === "buyer" ? <input type="hidden" name="buyer" value={delivery.target} /> : null}
+      <button type="submit" className="button">
+        Retry delivery to {delivery.target}
+      </button>
+    </form>
+  );
+}
+
+function ReturnForm({ reference, delivery, session, index }: { reference: string; delivery: LeadDeliveryView; session: AdminSession; index: number }) {
+  const reasonId = `return-reason-${index}`;
+  return (
+    <form method="post" action={adminPaths.leadReturn} className="inline-form">
+      <CsrfField token={session.csrfToken} />
+      <input type="hidden" name="reference" value={reference} />
+      <input type="hidden" name="buyer" value={delivery.target} />
+      <div className="field">
+        <label htmlFor={reasonId}>Reason for the return</label>
+        <input id={reasonId} type="text" name="reason" required maxLength={200} />
+      </div>
+      <button type="submit" className="button-danger">
+        Record return from {delivery.target}
+      </button>
+    </form>
+  );
+}
+
+function DeliveryCard({ reference, delivery, session, index }: { reference: string; delivery: LeadDeliveryView; session?: AdminSession; index: number }) {
+  const isOps = session?.role === "ops";
+  return (
+    <section className={`card delivery delivery-${delivery.status}`} aria-labelledby={`delivery-${index}`}>
+      <h3 id={`delivery-${index}`}>
+        {delivery.kind === "buyer" ? "Buyer" : "Postback"} {delivery.target}: <span className="status-text">{delivery.status}</span>
+      </h3>
+      <dl className="facts-inline">
+        <div>
+          <dt>sold</dt>
+          <dd>{delivery.sale ? "yes" : "no"}</dd>
+        </div>
+        <div>
+          <dt>price</dt>
+          <dd>{delivery.price === null ? "—" : formatMoney(delivery.price)}</dd>
+        </div>
+        <div>
+          <dt>created</dt>
+          <dd>
+            <OptionalTime iso={delivery.createdAt} />
+          </dd>
+        </div>
+        <div>
+          <dt>completed</dt>
+          <dd>
+            <OptionalTime iso={delivery.completedAt} />
+          </dd>
+        </div>
+        {delivery.reason ? (
+          <div>
+            <dt>reason</dt>
+            <dd>{delivery.reason}</dd>
+          </div>
+        ) : null}
+        {delivery.lastError ? (
+          <div>
+            <dt>last error</dt>
+            <dd>{delivery.lastError}</dd>
+          </div>
+        ) : null}
+      </dl>
+      {delivery.attempts.length > 0 ? (
+        <div className="table-scroll">
+          <table className="data-table">
+            <caption>
+              {delivery.attempts.length} {delivery.attempts.length === 1 ? "attempt" : "attempts"}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Outcome</th>
+                <th scope="col" className="num">
+                  HTTP
+                </th>
+                <th scope="col" className="num">
+                  Latency
+                </th>
+                <th scope="col">Answer</th>
+              </tr>
+            </thead>
+            <tbody>
+              {delivery.attempts.map((attempt, attemptIndex) => (
+                <tr key={`${attempt.at}-${attemptIndex}`}>
+                  <td>
+                    <time dateTime={attempt.at}>{formatTime(attempt.at)}</time>
+                  </td>
+                  <td>{attempt.outcome}</td>
+                  <td className="num">{attempt.httpStatus ?? "—"}</td>
+                  <td className="num">{attempt.latencyMs} ms</td>
+                  <td className="excerpt">{attempt.excerpt ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : (
+        <p className="empty">No attempts yet.</p>
+      )}
+      {isOps && session && delivery.canRetry ? <RetryForm reference={reference} delivery={delivery} session={session} /> : null}
+      {isOps && session && delivery.canReturn ? <ReturnForm reference={reference} delivery={delivery} session={session} index={index} /> : null}
+    </section>
+  );
+}
+
+function FailedList({ failed }: { failed: LeadsView["failed"] }) {
+  if (failed.length === 0) return <p className="empty">No failed deliveries.</p>;
+  return (
+    <div className="table-scroll" role="region" aria-labelledby="failed-caption" tabIndex={0}>
+      <table className="data-table">
+        <caption id="failed-caption">Recent failed deliveries</caption>
+        <thead>
+          <tr>
+            <th scope="col">Lead</th>
+            <th scope="col">Target</th>
+            <th scope="col">Last error</th>
+            <th scope="col">Failed at</th>
+          </tr>
+        </thead>
+        <tbody>
+          {failed.map((item, index) => (
+            <tr key={`${item.reference}-${item.target}-${index}`}>
+              <th scope="row">
+                <a href={leadHref(item.reference)}>{item.reference}</a>
+              </th>
+              <td>{item.target}</td>
+              <td>{item.lastError ?? "—"}</td>
+              <td>
+                <OptionalTime iso={item.completedAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function LeadsPage({ view }: { view: LeadsView }) {
+  return (
+    <AdminLayout session={view.session} flash={view.flash} current="leads">
+      <h1>Leads</h1>
+      <form method="get" action={adminPaths.leads} className="query-form">
+        <div className="field">
+          <label htmlFor="lead-reference">Lead reference</label>
+          <input id="lead-reference" type="text" name="reference" defaultValue={view.reference ?? ""} required maxLength={64} autoComplete="off" spellCheck={false} />
+        </div>
+        <div className="field field-submit">
+          <button type="submit" className="button">
+            Find lead
+          </button>
+        </div>
+      </form>
+      {view.error ? (
+        <p className="form-error" role="alert">
+          {view.error}
+        </p>
+      ) : null}
+      {view.lead ? (
+        <>
+          <h2>Lead {view.lead.reference}</h2>
+          <LeadFacts lead={view.lead} />
+          <h2>Deliveries</h2>
+          {view.deliveries.length === 0 ? (
+            <p className="empty">No deliveries for this lead.</p>
+          ) : (
+            view.deliveries.map((delivery, index) => (
+              <DeliveryCard key={`${delivery.kind}-${delivery.target}`} reference={view.lead?.reference ?? ""} delivery={delivery} session={view.session} index={index} />
+            ))
+          )}
+        </>
+      ) : (
+        <>
+          <h2>Failed deliveries</h2>
+          <FailedList failed={view.failed} />
+        </>
+      )}
+    </AdminLayout>
+  );
+}

@@ -1,0 +1,162 @@
+/**
+ * The operations console: an Express app of its own, served only on ADMIN_HOST:ADMIN_PORT
+ * (server/admin/listener.ts), never by the public app. The pipeline, in order: request id and
+ * access log; the console's strict headers; sign-in and sign-out; then every page behind a
+ * session, and every action behind the session's CSRF token and the ops role.
+ * docs/operations-console.md describes it for its users.
+ */
+import { createHmac } from "node:crypto";
+import express, { type ErrorRequestHandler, type Request, type Response } from "express";
+import type { Logger } from "pino";
+import type { Config } from "../config";
+import type { Database } from "../db/database";
+import type { BuyersFile } from "../delivery/buyers";
+import type { EventRecorder } from "../analytics/writer";
+import { createCsrf } from "../csrf";
+import { createHttpLogger } from "../logger";
+import type { Lifecycle } from "../lifecycle";
+import { clientErrorStatus } from "../http/http-error";
+import { parsedBody } from "../http/guards";
+import { perClientLimit } from "../http/rate-limit";
+import { logNotFound } from "../events";
+import { adminPaths, type RenderAdmin } from "../../shared/admin-views";
+import { adminSecurityHeaders } from "./security";
+import { adminUserRepository } from "./users";
+import { adminSessionRepository } from "./sessions";
+import { createFlashStore } from "./flash";
+import { createRenderView, type RenderView } from "./render";
+import { SIGN_IN_RATE_LIMITED, signInRoutes } from "./sign-in-routes";
+import { requireRole, requireSession, requireSessionCsrf } from "./session-guard";
+import { createActions } from "./actions";
+import type { AdminReports } from "./reports";
+import { reportCsvFor, reportView } from "./report-view";
+import { journeyView } from "./journey-view";
+import { leadsView } from "./leads-view";
+import { buyersView } from "./buyers-view";
+import { privacyView } from "./privacy-view";
+
+/** Sign-in attempts per client per 10 minutes (beside the per-user lockout). */
+export const DEFAULT_SIGN_IN_LIMIT = 30;
+/** A console form is a few short fields; a note is at most 1,000 characters. */
+const BODY_LIMIT = "16kb";
+
+export interface AdminAppDependencies {
+  config: Pick<Config, "ADMIN_SESSION_HOURS" | "REPORT_TIME_ZONE">;
+  logger: Logger;
+  db: Database;
+  /** The React entry's renderAdmin, loaded when first needed (in development Vite loads it per request). */
+  renderAdmin: () => Promise<RenderAdmin>;
+  /** The site's CSRF_SECRET: the sign-in form's tokens and the flash cookie are keyed from it. */
+  secret: string | Buffer;
+  reports: AdminReports;
+  /** BUYERS_FILE's buyers; without them the buyers page says so and returns are refused. */
+  buyers?: BuyersFile;
+  /** Wakes this process's delivery worker after a retry. */
+  nudge?: () => void;
+  /** The funnel events' writer: a return made here is stored for the report like any other. */
+  analytics?: EventRecorder;
+  /** While draining, keep-alive clients are told to reconnect. */
+  lifecycle?: Lifecycle;
+  signInLimit?: number;
+  now?: () => Date;
+}
+
+/** A key for one use, derived from the shared secret, so a token of one kind is never valid as another. */
+const keyFor = (secret: string | Buffer, purpose: string) => createHmac("sha256", secret).update(`operations-console:${purpose}`).digest();
+
+export function createAdminApp(deps: AdminAppDependencies): express.Express {
+  const { config, logger, db, reports, buyers } = deps;
+  const now = deps.now ?? (() => new Date());
+  const users = adminUserRepository(db);
+  const sessions = adminSessionRepository(db, config.ADMIN_SESSION_HOURS);
+  const flash = createFlashStore(keyFor(deps.secret, "flash"));
+  const render = createRenderView(deps.renderAdmin, flash);
+  const body = parsedBody(express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 20 }), () => "The form could not be read.");
+  const actions = createActions({ db, flash, render, now, ...(buyers ? { buyers } : {}), ...(deps.nudge ? { nudge: deps.nudge } : {}), ...(deps.analytics ? { analytics: deps.analytics } : {}) });
+
+  const app = express();
+  // Reached directly (SSH tunnel, internal network), never through the balancer: no proxy
+  // header is believed, so req.ip (the sign-in rate limit's key) is the socket's address.
+  app.set("trust proxy", false);
+  app.set("query parser", "simple");
+  app.disable("x-powered-by");
+
+  app.use(createHttpLogger(logger));
+  if (deps.lifecycle) {
+    const lifecycle = deps.lifecycle;
+    app.use((_req, res, next) => {
+      if (lifecycle.isShuttingDown()) res.setHeader("Connection", "close");
+      next();
+    });
+  }
+  app.use(adminSecurityHeaders());
+
+  const signInCsrf = createCsrf(keyFor(deps.secret, "sign-in"));
+  app.use(
+    signInRoutes({
+      users,
+      sessions,
+      csrf: signInCsrf,
+      flash,
+      render,
+      limit: perClientLimit(deps.signInLimit ?? DEFAULT_SIGN_IN_LIMIT, "admin_sign_in_rate_limited"),
+      body,
+      now,
+    }),
+  );
+
+  // Everything below needs a session.
+  app.use(requireSession(sessions, now));
+  const ops = requireRole("ops");
+  const query = (req: Request) => req.query as Record<string, unknown>;
+
+  app.get(adminPaths.report, async (req, res) => render(req, res, 200, await reportView(db, reports, query(req), config.REPORT_TIME_ZONE, now())));
+  app.get(adminPaths.reportCsv, async (req, res) => {
+    const csv = await reportCsvFor(db, reports, query(req), config.REPORT_TIME_ZONE, now());
+    // A bad query is a client error here: there is no page to show it on.
+    if (csv.errors.length > 0) return res.status(400).type("text/plain").send(`${csv.errors.join("\n")}\n`);
+    res.attachment(csv.fileName).type("text/csv; charset=utf-8").send(csv.body);
+  });
+  app.get(adminPaths.journey, async (req, res) => render(req, res, 200, await journeyView(db, reports, req.query.tid)));
+  app.get(adminPaths.buyers, async (req, res) => render(req, res, 200, await buyersView(db, buyers, now())));
+  app.get(adminPaths.leads, ops, async (req, res) => render(req, res, 200, await leadsView(db, req.query.reference, buyers !== undefined)));
+  app.get(adminPaths.privacy, ops, async (req, res) => render(req, res, 200, await privacyView(db, now())));
+
+  app.post(adminPaths.leadRetry, body, requireSessionCsrf, ops, actions.retry);
+  app.post(adminPaths.leadReturn, body, requireSessionCsrf, ops, actions.returnLead);
+  app.post(adminPaths.privacyClose, body, requireSessionCsrf, ops, actions.closePrivacyRequest);
+
+  app.use((req, res) => {
+    logNotFound(req);
+    return render(req, res, 404, { page: "error", status: 404, message: "There is no such page in the console." });
+  });
+  app.use(errorHandler(render, (req, res) => signInCsrf.issue(req, res)));
+  return app;
+}
+
+/**
+ * Refusals keep their status: 403 and 404 as the console's error page; a sign-in over its budget
+ * as the sign-in page; other client errors (an unreadable form) as one plain line. Anything else
+ * is a 500 page with no details, logged with the request id.
+ */
+function errorHandler(render: RenderView, signInToken: (req: Request, res: Response) => string): ErrorRequestHandler {
+  return (error: unknown, req: Request, res: Response, next) => {
+    const status = clientErrorStatus(error);
+    if (status === undefined) req.log.error({ err: error }, "console request failed");
+    else req.log.warn({ err: error, status }, "console client error");
+    if (res.headersSent) return next(error);
+    const message = error instanceof Error ? error.message : "";
+    const answer = async () => {
+      if (status === 403 || status === 404) return render(req, res, status, { page: "error", status, message });
+      if (status === 429 && req.path === adminPaths.signIn) {
+        return render(req, res, 429, { page: "sign-in", csrfToken: signInToken(req, res), error: SIGN_IN_RATE_LIMITED, next: adminPaths.report });
+      }
+      if (status !== undefined) return void res.status(status).type("text/plain").send(`${message || "The request could not be handled."}\n`);
+      return render(req, res, 500, { page: "error", status: 500, message: `Something went wrong. Reference: ${String(req.id)}` });
+    };
+    answer().catch((failure: unknown) => {
+      req.log.error({ err: failure }, "console error page failed");
+      if (!res.headersSent) res.status(status ?? 500).type("text/plain").send("The console could not answer.\n");
+    });
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The buyers page (GET /buyers): per buyer of BUYERS_FILE, today's leads against its daily cap
+ * (the buyer's own day, as the cap counts it), and over the last 30 days its acceptance rate,
+ * revenue (accepted, not returned) and the deliveries dead-lettered or still waiting.
+ */
+import { sql } from "kysely";
+import type { Database } from "../db/database";
+import { buyerDay, isOpen, type BuyersFile } from "../delivery/buyers";
+import type { BuyerSummaryView, BuyersView } from "../../shared/admin-views";
+
+const WINDOW_MS = 30 * 86_400_000;
+
+interface Stats {
+  accepted: number;
+  rejected: number;
+  revenue: number;
+  failed: number;
+  pending: number;
+}
+
+async function deliveryStats(db: Database, since: Date): Promise<Map<string, Stats>> {
+  // One pass over the buyers' deliveries of the window: returned ones were accepted first.
+  const rows = await db.builder
+    .selectFrom("deliveries")
+    .select([
+      "target",
+      sql<string>`count(*) FILTER (WHERE status IN ('accepted', 'returned'))`.as("accepted"),
+      sql<string>`count(*) FILTER (WHERE status = 'rejected')`.as("rejected"),
+      sql<string>`coalesce(sum(price) FILTER (WHERE status = 'accepted' AND sale), 0)`.as("revenue"),
+      sql<string>`count(*) FILTER (WHERE status = 'failed')`.as("failed"),
+      sql<string>`count(*) FILTER (WHERE status IN ('pending', 'sending'))`.as("pending"),
+    ])
+    .where("kind", "=", "buyer")
+    .where("createdAt", ">=", since)
+    .groupBy("target")
+    .execute();
+  return new Map(rows.map((row) => [row.target, { accepted: Number(row.accepted), rejected: Number(row.rejected), revenue: Number(row.revenue), failed: Number(row.failed), pending: Number(row.pending) }]));
+}
+
+/**
+ * Leads an uncapped buyer got on its day: buyer_daily_counts counts only capped buyers (it holds
+ * their slots), so for the others the day's deliveries not refused or dead-lettered are counted.
+ */
+async function uncappedToday(db: Database, buyerId: string, timeZone: string, day: string): Promise<number> {
+  const row = await db.builder
+    .selectFrom("deliveries")
+    .select(sql<string>`count(*)`.as("n"))
+    .where("kind", "=", "buyer")
+    .where("target", "=", buyerId)
+    .where("status", "not in", ["rejected", "failed"])
+    .where(sql<boolean>`(created_at AT TIME ZONE ${timeZone})::date = ${day}::date`)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function buyersView(db: Database, buyers: BuyersFile | undefined, now: Date = new Date()): Promise<BuyersView> {
+  if (!buyers) return { page: "buyers", buyers: [], configured: false };
+  const days = buyers.buyers.map((buyer) => ({ buyer, day: buyerDay(buyer, now) }));
+  const [stats, counts] = await Promise.all([
+    deliveryStats(db, new Date(now.getTime() - WINDOW_MS)),
+    days.length === 0
+      ? Promise.resolve([])
+      : db.builder
+          .selectFrom("buyerDailyCounts")
+          .select(["buyerId", "day", "count"])
+          .where((where) => where.or(days.map(({ buyer, day }) => where.and([where("buyerId", "=", buyer.id), where("day", "=", day)]))))
+          .execute(),
+  ]);
+  const todayOf = new Map(counts.map((row) => [`${row.buyerId} ${String(row.day)}`, Number(row.count)]));
+  const uncapped = await Promise.all(
+    days.filter(({ buyer }) => buyer.dailyCap === undefined).map(async ({ buyer, day }) => [buyer.id, await uncappedToday(db, buyer.id, buyer.schedule?.timeZone ?? "America/New_York", day)] as const),
+  );
+  const uncappedOf = new Map(uncapped);
+  const summaries: BuyerSummaryView[] = days.map(({ buyer, day }) => {
+    const s = stats.get(buyer.id) ?? { accepted: 0, rejected: 0, revenue: 0, failed: 0, pending: 0 };
+    const answered = s.accepted + s.rejected;
+    return {
+      id: buyer.id,
+      name: buyer.name,
+      today: buyer.dailyCap === undefined ? (uncappedOf.get(buyer.id) ?? 0) : (todayOf.get(`${buyer.id} ${day}`) ?? 0),
+      dailyCap: buyer.dailyCap ?? null,
+      acceptanceRate: answered === 0 ? null : s.accepted / answered,
+      revenue30d: Math.round(s.revenue * 100) / 100,
+      failed: s.failed,
+      pending: s.pending,
+      open: isOpen(buyer, now),
+    };
+  });
+  return { page: "buyers", buyers: summaries, configured: true };
+}

@@ -1,0 +1,26 @@
+/**
+ * What the console needs of the analytics report (server/analytics/report.ts), as one
+ * dependency: the app takes it from its caller, so the console's tests and the server share the
+ * real queries, and nothing else here knows where they live.
+ */
+import type { Database } from "../db/database";
+import type { JourneyEvent, ReportRow } from "../../shared/analytics";
+import type { ReportView, TrendSeries } from "../../shared/admin-views";
+import type { ReportQuery } from "./report-query";
+import { funnel, journey, reportRows, reportTotals, trend } from "../analytics/report";
+
+export interface AdminReports {
+  rows(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<ReportRow[]>;
+  totals(rows: ReportRow[]): ReportRow;
+  funnel(totals: ReportRow): ReportView["funnel"];
+  trend(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<TrendSeries[]>;
+  journey(db: Database, tid: string): Promise<JourneyEvent[]>;
+}
+
+export const analyticsReports: AdminReports = {
+  rows: (db, query) => reportRows(db, query),
+  totals: reportTotals,
+  funnel,
+  trend: (db, query) => trend(db, query),
+  journey: (db, tid) => journey(db, tid),
+};

@@ -1,0 +1,169 @@
+/**
+ * The contract between the operations console's server (server/admin/: sign-in, sessions, data,
+ * actions) and its React pages (client/admin/: rendered on the server by the React entry's
+ * `renderAdmin`). The server gathers everything a page shows into one of these views; the page
+ * only renders it. Types only.
+ */
+import type { JourneyEvent, ReportGrouping, ReportRow } from "./analytics";
+
+export type AdminRole = "analyst" | "ops";
+
+/** The console's addresses (on ADMIN_HOST:ADMIN_PORT only). */
+export const adminPaths = {
+  signIn: "/sign-in",
+  signOut: "/sign-out",
+  report: "/",
+  reportCsv: "/report.csv",
+  journey: "/journey",
+  leads: "/leads",
+  leadRetry: "/leads/retry",
+  leadReturn: "/leads/return",
+  buyers: "/buyers",
+  privacy: "/privacy-requests",
+  privacyClose: "/privacy-requests/close",
+  assets: "/admin-assets",
+} as const;
+
+/** The signed-in user, and the token every form of the page must send back (field `_csrf`). */
+export interface AdminSession {
+  name: string;
+  role: AdminRole;
+  csrfToken: string;
+}
+
+/** A message shown once after an action (post/redirect/get). */
+export interface Flash {
+  kind: "success" | "error";
+  text: string;
+}
+
+interface ViewBase {
+  /** Absent on the sign-in page. */
+  session?: AdminSession;
+  flash?: Flash;
+}
+
+export interface SignInView extends ViewBase {
+  page: "sign-in";
+  /** Shown above the form: wrong name or password, locked out, signed out. */
+  error?: string;
+  /** Where to go after signing in (a console path, validated by the server). */
+  next?: string;
+  /** The sign-in form's own CSRF token (bound to a pre-session cookie). */
+  csrfToken: string;
+  name?: string;
+}
+
+/** One source's daily trend for the chart (days ascending). */
+export interface TrendSeries {
+  sid: string;
+  points: { date: string; clicks: number; leads: number; revenue: number }[];
+}
+
+export interface ReportView extends ViewBase {
+  page: "report";
+  /** The form's values: days "YYYY-MM-DD", until exclusive. */
+  query: { since: string; until: string; by: ReportGrouping; bots: boolean; sid?: string };
+  rows: ReportRow[];
+  totals: ReportRow;
+  /** Funnel for the whole range: clicks → unique clicks → ZIP → quote page → form started → leads → sold. */
+  funnel: { stage: string; count: number }[];
+  trend: TrendSeries[];
+  /** Problems with the form's values (the report then shows the defaults). */
+  errors?: string[];
+}
+
+export interface JourneyView extends ViewBase {
+  page: "journey";
+  tid?: string;
+  events: JourneyEvent[];
+  error?: string;
+}
+
+export interface LeadAttemptView {
+  at: string;
+  outcome: string;
+  httpStatus: number | null;
+  latencyMs: number;
+  excerpt: string | null;
+}
+
+export interface LeadDeliveryView {
+  kind: "buyer" | "postback";
+  target: string;
+  status: string;
+  sale: boolean;
+  price: number | null;
+  attempts: LeadAttemptView[];
+  lastError: string | null;
+  reason: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  /** Whether ops may retry (failed) or return (accepted buyer delivery) it. */
+  canRetry: boolean;
+  canReturn: boolean;
+}
+
+export interface LeadsView extends ViewBase {
+  page: "leads";
+  reference?: string;
+  /** The lead found (no contact details: reference, received, state, campaign, duplicate). */
+  lead?: { reference: string; receivedAt: string; state: string; sid: string | null; tid: string | null; duplicateOf: string | null; gpc: boolean };
+  deliveries: LeadDeliveryView[];
+  /** Recent failed (dead-lettered) deliveries, for the list when nothing is searched. */
+  failed: { reference: string; target: string; lastError: string | null; completedAt: string | null }[];
+  error?: string;
+}
+
+export interface BuyerSummaryView {
+  id: string;
+  name: string;
+  /** Today in the buyer's day (its cap's day). */
+  today: number;
+  dailyCap: number | null;
+  /** Over the last 30 days: accepted / (accepted + rejected), 0–1; null when none answered. */
+  acceptanceRate: number | null;
+  revenue30d: number;
+  failed: number;
+  pending: number;
+  open: boolean;
+}
+
+export interface BuyersView extends ViewBase {
+  page: "buyers";
+  buyers: BuyerSummaryView[];
+  /** False when the server runs without BUYERS_FILE. */
+  configured: boolean;
+}
+
+export interface PrivacyRequestView {
+  reference: string;
+  type: string;
+  status: "received" | "completed" | "denied";
+  receivedAt: string;
+  dueAt: string;
+  overdue: boolean;
+  /** Whole days left (negative: overdue by). */
+  daysLeft: number;
+  state: string | null;
+  gpc: boolean;
+  closedAt: string | null;
+  note: string | null;
+}
+
+export interface PrivacyView extends ViewBase {
+  page: "privacy";
+  /** Open requests first, by legal deadline (the earliest first), then recently closed ones. */
+  requests: PrivacyRequestView[];
+}
+
+export interface ErrorView extends ViewBase {
+  page: "error";
+  status: 403 | 404 | 500;
+  message: string;
+}
+
+export type AdminView = SignInView | ReportView | JourneyView | LeadsView | BuyersView | PrivacyView | ErrorView;
+
+/** What the React entry exports for the console (client/entry-server.tsx): a whole HTML document. */
+export type RenderAdmin = (view: AdminView, options: { nonce: string }) => string;

@@ -1,0 +1,526 @@
+/**
+ * The operations console's server (server/admin/), against both stores, through the real app and
+ * the real React renderer: sign-in, sessions, lockout, CSRF, roles, the pages' data and the ops
+ * actions. Views given to renderAdmin are captured too, so the numbers can be checked exactly.
+ */
+import path from "node:path";
+import { Writable } from "node:stream";
+import request from "supertest";
+import { parse as parseHtml } from "node-html-parser";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createAdminApp } from "../../server/admin/app";
+import { analyticsReports } from "../../server/admin/reports";
+import { renderAdminFrom } from "../../server/admin/render-source";
+import { adminUserRepository } from "../../server/admin/users";
+import { hashPassword } from "../../server/admin/passwords";
+import { SIGN_IN_REFUSED } from "../../server/admin/sign-in-routes";
+import { tokenDigest } from "../../server/admin/sessions";
+import { createLogger } from "../../server/logger";
+import { loadProductionBuild } from "../../server/render-source";
+import { loadBuyersFile } from "../../server/delivery/buyers";
+import { registerDisclosure } from "../../server/consent/disclosures";
+import { disclosureFor } from "../../server/leads/disclosure";
+import { leadRepository } from "../../server/db/leads";
+import { deliveryRepository, type Completion } from "../../server/db/deliveries";
+import { privacyRequestRepository } from "../../server/db/privacy-requests";
+import { insertEvents } from "../../server/analytics/store";
+import { REPORT_COLUMNS } from "../../shared/analytics";
+import type { AdminView, BuyersView, JourneyView, LeadsView, PrivacyView, RenderAdmin, ReportView } from "../../shared/admin-views";
+import { projectRoot } from "../../tools/production-server";
+import { sampleNewLead } from "../../tools/lead-session";
+import { allStores, type TestDatabase } from "../support/databases";
+import type { LogLine } from "../support/app";
+
+const SECRET = "console-test-secret-console-test-secret";
+const ZONE = "America/New_York";
+const OPS = { name: "olivia", password: "olivia's long password" };
+const ANALYST = { name: "andy", password: "andy's long password!" };
+const BUYERS = loadBuyersFile(path.join(projectRoot, "deploy", "buyers.example.json"));
+
+type Agent = { cookies: Map<string, string> };
+
+/** A tiny cookie jar: what a browser would send back. */
+function jar(): Agent {
+  return { cookies: new Map() };
+}
+function remember(agent: Agent, response: request.Response): void {
+  const lines = (response.headers["set-cookie"] as unknown as string[] | undefined) ?? [];
+  for (const line of lines) {
+    const [pair = ""] = line.split(";");
+    const index = pair.indexOf("=");
+    const name = pair.slice(0, index);
+    const value = pair.slice(index + 1);
+    if (/max-age=0/i.test(line) || value === "") agent.cookies.delete(name);
+    else agent.cookies.set(name, value);
+  }
+}
+const cookieHeader = (agent: Agent) => [...agent.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+
+/** The `_csrf` of the page's first form. */
+function csrfOf(html: string): string {
+  const input = parseHtml(html).querySelector('input[name="_csrf"]');
+  if (!input) throw new Error("no _csrf field on the page");
+  return input.getAttribute("value") ?? "";
+}
+
+describe.each(allStores())("the operations console ($kind)", (store) => {
+  let db: TestDatabase;
+  let app: ReturnType<typeof createAdminApp>;
+  const logs: LogLine[] = [];
+  const rawLogs: string[] = [];
+  const views: AdminView[] = [];
+  let offsetMs = 0;
+  let nudges = 0;
+  const now = () => new Date(Date.now() + offsetMs);
+  const events = (name: string) => logs.filter((line) => line.event === name);
+  const lastView = <V extends AdminView>(page: V["page"]): V => {
+    const view = [...views].reverse().find((candidate) => candidate.page === page);
+    if (!view) throw new Error(`no ${page} view rendered`);
+    return view as V;
+  };
+
+  async function get(agent: Agent, url: string) {
+    const response = await request(app).get(url).set("Cookie", cookieHeader(agent));
+    remember(agent, response);
+    return response;
+  }
+  async function post(agent: Agent, url: string, form: Record<string, string>) {
+    const response = await request(app).post(url).set("Cookie", cookieHeader(agent)).type("form").send(form);
+    remember(agent, response);
+    return response;
+  }
+  async function signInAttempt(agent: Agent, name: string, password: string, next?: string) {
+    const page = await get(agent, "/sign-in");
+    return post(agent, "/sign-in", { name, password, _csrf: csrfOf(page.text), ...(next ? { next } : {}) });
+  }
+  /** Signs in and returns the agent with its session, and the session's CSRF token. */
+  async function signedIn(user: { name: string; password: string }): Promise<{ agent: Agent; csrf: string }> {
+    const agent = jar();
+    const response = await signInAttempt(agent, user.name, user.password);
+    expect(response.status).toBe(303);
+    const page = await get(agent, "/buyers");
+    expect(page.status).toBe(200);
+    return { agent, csrf: csrfOf(page.text) };
+  }
+
+  /** A lead from source fb01 with a Summit (and optionally Harbor) delivery, answered as `answers` says. */
+  async function leadWithDeliveries(answers: Record<string, Omit<Completion, "attemptedAt" | "latencyMs" | "excerpt">>): Promise<string> {
+    const result = await leadRepository(db).create(sampleNewLead({ sid: "fb01", tid: `click-${Math.random().toString(36).slice(2)}` }), (lead) => ({
+      deliveries: Object.keys(answers).map((buyerId) => ({ kind: "buyer" as const, target: buyerId, idempotencyKey: `${lead.reference}:${buyerId}`, sale: true, price: 18.5, url: null, capDay: null })),
+    }));
+    if (!result.created) throw new Error("expected a new lead");
+    const repository = deliveryRepository(db);
+    for (const delivery of await repository.claimDue(100, 60_000, new Date(Date.now() + 1_000))) {
+      const answer = answers[delivery.target];
+      if (delivery.leadReference === result.reference && answer) await repository.complete(delivery, { latencyMs: 40, excerpt: "answer", attemptedAt: new Date(), ...answer });
+    }
+    return result.reference;
+  }
+
+  beforeAll(async () => {
+    db = await store.open();
+    await registerDisclosure(db.builder, disclosureFor(undefined));
+    const users = adminUserRepository(db);
+    await users.create({ name: OPS.name, role: "ops", passwordHash: await hashPassword(OPS.password) });
+    await users.create({ name: ANALYST.name, role: "analyst", passwordHash: await hashPassword(ANALYST.password) });
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        const text = chunk.toString("utf8");
+        rawLogs.push(text);
+        for (const line of text.split("\n").filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
+        callback();
+      },
+    });
+    const logger = createLogger({ LOG_LEVEL: "debug", NODE_ENV: "production" }, sink);
+    const real = renderAdminFrom((await loadProductionBuild(path.join(projectRoot, "dist"))).source);
+    const capturing = async (): Promise<RenderAdmin> => {
+      const render = await real();
+      return (view, options) => {
+        views.push(view);
+        return render(view, options);
+      };
+    };
+    app = createAdminApp({
+      config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: ZONE },
+      logger,
+      db,
+      renderAdmin: capturing,
+      secret: SECRET,
+      reports: analyticsReports,
+      buyers: BUYERS,
+      nudge: () => (nudges += 1),
+      now,
+    });
+  });
+  afterAll(() => db.close());
+  beforeEach(() => {
+    offsetMs = 0;
+  });
+
+  describe("signing in", () => {
+    it("sends a visitor without a session to the sign-in page, remembering where they were going", async () => {
+      for (const page of ["/", "/journey?tid=t1", "/buyers", "/leads", "/privacy-requests", "/report.csv"]) {
+        const response = await get(jar(), page);
+        expect(response.status, page).toBe(303);
+        expect(response.headers.location).toBe(`/sign-in?${new URLSearchParams({ next: page }).toString()}`);
+      }
+      const action = await post(jar(), "/leads/retry", { reference: "LD-AAAA-AAAA" });
+      expect(action.status).toBe(303);
+      expect(action.headers.location).toBe("/sign-in?next=%2F");
+    });
+
+    it("serves the sign-in page with its own CSRF token and the console's strict headers", async () => {
+      const response = await get(jar(), "/sign-in?next=%2Fbuyers");
+      expect(response.status).toBe(200);
+      expect(csrfOf(response.text)).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+      expect(response.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+      // No script at all; the one stylesheet only by this response's nonce, which the page's <style> carries.
+      const csp = String(response.headers["content-security-policy"]);
+      expect(csp).toContain("script-src 'none'");
+      const nonce = /style-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
+      expect(nonce).toBeDefined();
+      expect(csp).not.toContain("unsafe-inline");
+      if (response.text.includes("<style")) expect(response.text).toContain(`<style nonce="${nonce}"`);
+      expect(response.headers["x-frame-options"]).toBe("DENY");
+      expect(response.headers["cache-control"]).toBe("no-store");
+      expect(response.headers["x-robots-tag"]).toMatch(/noindex/);
+      expect(response.headers["referrer-policy"]).toBe("no-referrer");
+      expect(lastView("sign-in")).toMatchObject({ next: "/buyers" });
+    });
+
+    it("refuses a wrong password and an unknown name with the same message", async () => {
+      const wrong = await signInAttempt(jar(), OPS.name, "not the password at all");
+      const unknown = await signInAttempt(jar(), "nobody", "not the password at all");
+      for (const response of [wrong, unknown]) {
+        expect(response.status).toBe(401);
+        expect(response.headers["set-cookie"]?.toString() ?? "").not.toContain("qr_admin=");
+        expect(parseHtml(response.text).textContent).toContain(SIGN_IN_REFUSED);
+      }
+      expect(events("admin_sign_in").slice(-2).map((line) => [line.user, line.outcome])).toEqual([
+        [OPS.name, "wrong_password"],
+        ["nobody", "unknown_user"],
+      ]);
+      expect(rawLogs.join("")).not.toContain("not the password at all");
+      // The failure was counted; a success resets it.
+      expect((await adminUserRepository(db).findByName(OPS.name))!.failedAttempts).toBe(1);
+    });
+
+    it("refuses a sign-in without the form's CSRF token, or with a wrong one (403)", async () => {
+      const agent = jar();
+      await get(agent, "/sign-in");
+      const missing = await post(agent, "/sign-in", { name: OPS.name, password: OPS.password });
+      const wrong = await post(agent, "/sign-in", { name: OPS.name, password: OPS.password, _csrf: "forged-token-forged-token-forged-token-forged" });
+      for (const response of [missing, wrong]) {
+        expect(response.status).toBe(403);
+        expect(agent.cookies.has("qr_admin")).toBe(false);
+      }
+    });
+
+    it("signs in: an HttpOnly, SameSite=Strict session cookie whose token is stored only as a SHA-256", async () => {
+      const agent = jar();
+      const response = await signInAttempt(agent, OPS.name, OPS.password, "/journey?tid=t1");
+      expect(response.status).toBe(303);
+      expect(response.headers.location).toBe("/journey?tid=t1");
+      const line = ((response.headers["set-cookie"] as unknown as string[]) ?? []).find((cookie) => cookie.startsWith("qr_admin="))!;
+      expect(line).toMatch(/HttpOnly/i);
+      expect(line).toMatch(/SameSite=Strict/i);
+      expect(line).toMatch(/Path=\//);
+      // Plain http (an SSH tunnel): Secure would stop the browser sending it back.
+      expect(line).not.toMatch(/Secure/i);
+      const token = agent.cookies.get("qr_admin")!;
+      const rows = await db.builder.selectFrom("adminSessions").select(["tokenSha256", "csrfToken"]).execute();
+      expect(rows.map((row) => row.tokenSha256)).toContain(tokenDigest(token));
+      expect(JSON.stringify(rows)).not.toContain(token);
+      expect(events("admin_sign_in").at(-1)).toMatchObject({ user: OPS.name, role: "ops", outcome: "signed_in" });
+      expect(rawLogs.join("")).not.toContain(token);
+      expect((await adminUserRepository(db).findByName(OPS.name))!.failedAttempts).toBe(0);
+    });
+
+    it("never redirects outside the console after signing in", async () => {
+      const response = await signInAttempt(jar(), OPS.name, OPS.password, "https://evil.example/");
+      expect(response.status).toBe(303);
+      expect(response.headers.location).toBe("/");
+    });
+
+    it("locks a user out after 5 failures in a row, even for the right password, until 15 minutes pass", async () => {
+      await adminUserRepository(db).create({ name: "locky", role: "analyst", passwordHash: await hashPassword("locky's long password") });
+      for (let i = 0; i < 5; i += 1) expect((await signInAttempt(jar(), "locky", `wrong password ${i}`)).status).toBe(401);
+      const locked = await signInAttempt(jar(), "locky", "locky's long password");
+      expect(locked.status).toBe(401);
+      expect(parseHtml(locked.text).textContent).toContain(SIGN_IN_REFUSED);
+      expect(events("admin_sign_in").at(-1)).toMatchObject({ user: "locky", outcome: "locked" });
+      offsetMs = 14 * 60_000;
+      expect((await signInAttempt(jar(), "locky", "locky's long password")).status).toBe(401);
+      offsetMs = 16 * 60_000;
+      expect((await signInAttempt(jar(), "locky", "locky's long password")).status).toBe(303);
+    });
+
+    it("signs out: the session row is deleted and the old cookie no longer works", async () => {
+      const { agent, csrf } = await signedIn(OPS);
+      const oldCookie = cookieHeader(agent);
+      const refused = await post(agent, "/sign-out", {});
+      expect(refused.status).toBe(403);
+      const response = await post(agent, "/sign-out", { _csrf: csrf });
+      expect(response.status).toBe(303);
+      expect(response.headers.location).toBe("/sign-in");
+      expect(agent.cookies.has("qr_admin")).toBe(false);
+      expect(events("admin_sign_out").at(-1)).toMatchObject({ user: OPS.name });
+      const again = await request(app).get("/buyers").set("Cookie", oldCookie);
+      expect(again.status).toBe(303);
+      const signInPage = await get(agent, "/sign-in");
+      expect(lastView("sign-in").flash).toEqual({ kind: "success", text: "You are signed out." });
+      expect(signInPage.status).toBe(200);
+    });
+
+    it("ends a session when it has not been used for ADMIN_SESSION_HOURS", async () => {
+      const { agent } = await signedIn(ANALYST);
+      offsetMs = 13 * 3_600_000;
+      expect((await get(agent, "/buyers")).status).toBe(303);
+    });
+
+    it("ends the sessions of a disabled user at once", async () => {
+      await adminUserRepository(db).create({ name: "dora", role: "ops", passwordHash: await hashPassword("dora's long password") });
+      const { agent } = await signedIn({ name: "dora", password: "dora's long password" });
+      await adminUserRepository(db).setDisabled("dora", true);
+      expect((await get(agent, "/buyers")).status).toBe(303);
+      expect((await signInAttempt(jar(), "dora", "dora's long password")).status).toBe(401);
+    });
+  });
+
+  describe("roles", () => {
+    it("lets an analyst see the report, journey and buyers, and answers 403 for leads, privacy requests and every action", async () => {
+      const { agent, csrf } = await signedIn(ANALYST);
+      for (const page of ["/", "/journey", "/buyers"]) expect((await get(agent, page)).status, page).toBe(200);
+      expect((await get(agent, "/report.csv")).status).toBe(200);
+      for (const page of ["/leads", "/privacy-requests"]) {
+        const response = await get(agent, page);
+        expect(response.status, page).toBe(403);
+        expect(lastView("error")).toMatchObject({ status: 403 });
+      }
+      const reference = await leadWithDeliveries({ harbor: { outcome: "retry", httpStatus: 503, status: "failed", error: "HTTP 503" } });
+      const actions: [string, Record<string, string>][] = [
+        ["/leads/retry", { reference }],
+        ["/leads/return", { reference, buyer: "harbor", reason: "bad number" }],
+        ["/privacy-requests/close", { reference: "PR-AAAA-AAAA", outcome: "completed", note: "" }],
+      ];
+      for (const [url, form] of actions) expect((await post(agent, url, { ...form, _csrf: csrf })).status, url).toBe(403);
+      expect((await deliveryRepository(db).list({ reference }))[0]!.status).toBe("failed");
+      expect(events("admin_forbidden").at(-1)).toMatchObject({ user: ANALYST.name, role: "analyst" });
+    });
+  });
+
+  describe("ops actions", () => {
+    let ops: { agent: Agent; csrf: string };
+    beforeAll(async () => {
+      ops = await signedIn(OPS);
+    });
+
+    it("refuses an action without the session's CSRF token, or with another's (403)", async () => {
+      const reference = await leadWithDeliveries({ harbor: { outcome: "retry", httpStatus: 503, status: "failed", error: "HTTP 503" } });
+      const other = await signedIn(OPS);
+      expect((await post(ops.agent, "/leads/retry", { reference })).status).toBe(403);
+      expect((await post(ops.agent, "/leads/retry", { reference, _csrf: other.csrf })).status).toBe(403);
+      expect((await deliveryRepository(db).list({ reference }))[0]!.status).toBe("failed");
+      expect(events("csrf_rejected").at(-1)).toMatchObject({ user: OPS.name });
+    });
+
+    it("shows a lead's facts without contact details, its deliveries and their tries", async () => {
+      const reference = await leadWithDeliveries({ summit: { outcome: "accepted", httpStatus: 200, status: "accepted", price: 18.5 }, harbor: { outcome: "retry", httpStatus: 503, status: "failed", error: "HTTP 503" } });
+      const lead = await leadRepository(db).findByReference(reference);
+      const response = await get(ops.agent, `/leads?reference=${reference.toLowerCase()}`);
+      expect(response.status).toBe(200);
+      const view = lastView<LeadsView>("leads");
+      expect(view.lead).toMatchObject({ reference, sid: "fb01", state: "CA", duplicateOf: null });
+      expect(view.deliveries.map((d) => [d.target, d.status, d.canRetry, d.canReturn, d.attempts.length])).toEqual([
+        ["summit", "accepted", false, true, 1],
+        ["harbor", "failed", true, false, 1],
+      ]);
+      expect(response.text).not.toContain(lead!.email);
+      expect(response.text).not.toContain(lead!.phone);
+      expect(view.failed.map((row) => row.reference)).toContain(reference);
+    });
+
+    it("retries a failed delivery: back to pending, the worker woken, the action logged with the user", async () => {
+      const reference = await leadWithDeliveries({ harbor: { outcome: "retry", httpStatus: 503, status: "failed", error: "HTTP 503" } });
+      const before = nudges;
+      const response = await post(ops.agent, "/leads/retry", { reference, buyer: "harbor", _csrf: ops.csrf });
+      expect(response.status).toBe(303);
+      expect(response.headers.location).toBe(`/leads?reference=${reference}`);
+      expect((await deliveryRepository(db).list({ reference }))[0]).toMatchObject({ status: "pending", attempts: 0, lastError: null });
+      expect(nudges).toBe(before + 1);
+      expect(events("admin_action").at(-1)).toMatchObject({ user: OPS.name, action: "retry", target: reference, outcome: "done", queued: 1 });
+      await get(ops.agent, response.headers.location!);
+      expect(lastView<LeadsView>("leads").flash).toMatchObject({ kind: "success" });
+      // Nothing failed is left to retry.
+      await post(ops.agent, "/leads/retry", { reference, _csrf: ops.csrf });
+      expect(events("admin_action").at(-1)).toMatchObject({ action: "retry", outcome: "nothing_to_do" });
+    });
+
+    it("refuses a retry of something that is no lead reference with a 422", async () => {
+      const response = await post(ops.agent, "/leads/retry", { reference: "not-a-reference", _csrf: ops.csrf });
+      expect(response.status).toBe(422);
+      expect(lastView<LeadsView>("leads").flash).toMatchObject({ kind: "error" });
+    });
+
+    it("returns a sold lead: the sale is reversed", async () => {
+      const reference = await leadWithDeliveries({ summit: { outcome: "accepted", httpStatus: 200, status: "accepted", price: 18.5 } });
+      const missingReason = await post(ops.agent, "/leads/return", { reference, buyer: "summit", reason: " ", _csrf: ops.csrf });
+      expect(missingReason.status).toBe(422);
+      const response = await post(ops.agent, "/leads/return", { reference, buyer: "summit", reason: "wrong number", _csrf: ops.csrf });
+      expect(response.status).toBe(303);
+      const [delivery] = await deliveryRepository(db).list({ reference });
+      expect(delivery).toMatchObject({ status: "returned", reason: "wrong number" });
+      expect(events("admin_action").at(-1)).toMatchObject({ user: OPS.name, action: "return", target: reference, outcome: "done", buyer: "summit" });
+      await get(ops.agent, response.headers.location!);
+      expect(lastView<LeadsView>("leads").flash).toEqual({ kind: "success", text: `Returned ${reference} from summit: $18.50 reversed.` });
+    });
+
+    it("shows privacy requests by legal deadline with overdue ones flagged, and completes or denies them", async () => {
+      const repository = privacyRequestRepository(db);
+      const make = async (dueInDays: number) => {
+        const created = await repository.create({ requestType: "deletion", email: `p${Math.random()}@example.com`, submissionId: crypto.randomUUID(), gpc: false, receivedAt: new Date(Date.now() - 50 * 86_400_000), dueAt: new Date(Date.now() + dueInDays * 86_400_000 + 3_600_000) });
+        if (!created.created) throw new Error("expected a request");
+        return created.reference;
+      };
+      const later = await make(10);
+      const overdue = await make(-3);
+      expect((await get(ops.agent, "/privacy-requests")).status).toBe(200);
+      const open = lastView<PrivacyView>("privacy").requests.filter((row) => row.status === "received");
+      expect(open.map((row) => [row.reference, row.overdue, row.daysLeft])).toEqual([
+        [overdue, true, -3],
+        [later, false, 10],
+      ]);
+
+      const denyWithoutNote = await post(ops.agent, "/privacy-requests/close", { reference: overdue, outcome: "denied", note: "", _csrf: ops.csrf });
+      expect(denyWithoutNote.status).toBe(422);
+      expect((await repository.findByReference(overdue))!.status).toBe("received");
+      expect((await post(ops.agent, "/privacy-requests/close", { reference: overdue, outcome: "maybe", _csrf: ops.csrf })).status).toBe(422);
+
+      const deny = await post(ops.agent, "/privacy-requests/close", { reference: overdue, outcome: "denied", note: "could not verify identity", _csrf: ops.csrf });
+      expect(deny.status).toBe(303);
+      expect(deny.headers.location).toBe("/privacy-requests");
+      expect(await repository.findByReference(overdue)).toMatchObject({ status: "denied", resolutionNote: "could not verify identity" });
+      const complete = await post(ops.agent, "/privacy-requests/close", { reference: later, outcome: "completed", note: "", _csrf: ops.csrf });
+      expect(complete.status).toBe(303);
+      expect(await repository.findByReference(later)).toMatchObject({ status: "completed", resolutionNote: null });
+      expect(events("admin_action").at(-1)).toMatchObject({ user: OPS.name, action: "close_privacy_request", target: later, outcome: "done", status: "completed" });
+      await get(ops.agent, "/privacy-requests");
+      const view = lastView<PrivacyView>("privacy");
+      expect(view.flash).toMatchObject({ kind: "success" });
+      expect(view.requests.find((row) => row.reference === later)).toMatchObject({ status: "completed", overdue: false });
+    });
+
+    it("shows each buyer's day against its cap, acceptance rate, revenue and failures", async () => {
+      const before = lastViewOrNone();
+      await leadWithDeliveries({ summit: { outcome: "rejected", httpStatus: 200, status: "rejected", reason: "not in area" } });
+      expect((await get(ops.agent, "/buyers")).status).toBe(200);
+      const view = lastView<BuyersView>("buyers");
+      expect(view === before).toBe(false);
+      expect(view.configured).toBe(true);
+      const summit = view.buyers.find((buyer) => buyer.id === "summit")!;
+      const rows = await deliveryRepository(db).list({ kind: "buyer" });
+      const ofSummit = rows.filter((row) => row.target === "summit");
+      const accepted = ofSummit.filter((row) => row.status === "accepted" || row.status === "returned").length;
+      const rejected = ofSummit.filter((row) => row.status === "rejected").length;
+      expect(summit).toMatchObject({ name: expect.any(String), dailyCap: 200, acceptanceRate: accepted / (accepted + rejected), failed: 0 });
+      expect(summit.revenue30d).toBe(ofSummit.filter((row) => row.status === "accepted").reduce((sum, row) => sum + (row.price ?? 0), 0));
+      const harbor = view.buyers.find((buyer) => buyer.id === "harbor")!;
+      expect(harbor.failed).toBe(rows.filter((row) => row.target === "harbor" && row.status === "failed").length);
+      expect(harbor.dailyCap).toBeNull();
+    });
+
+    function lastViewOrNone(): AdminView | undefined {
+      return views.at(-1);
+    }
+  });
+
+  describe("the report", () => {
+    let ops: { agent: Agent; csrf: string };
+    beforeAll(async () => {
+      ops = await signedIn(ANALYST);
+      // Distinct minutes, so the journey's order is the order of the seed.
+      const at = (hour: number, minute = 0) => new Date(`2026-11-03T${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}:00Z`);
+      await insertEvents(
+        db,
+        [
+          { name: "campaign_hit", at: at(14, 0), sid: "a1", tid: "t1", visitId: "v1" },
+          { name: "campaign_hit", at: at(15, 5), sid: "a1", tid: "t1", visitId: "v1" },
+          { name: "campaign_hit", at: at(15, 6), sid: "a1", tid: "t2", visitId: "v2" },
+          { name: "campaign_hit", at: at(16, 7), sid: "a1", tid: "tb", visitId: "vb", bot: true },
+          { name: "zip_submitted", at: at(14, 1), sid: "a1", tid: "t1", visitId: "v1", detail: "accepted" },
+          { name: "quote_page_view", at: at(14, 2), sid: "a1", tid: "t1", visitId: "v1" },
+          { name: "form_started", at: at(14, 3), sid: "a1", tid: "t1", visitId: "v1" },
+          { name: "lead_submitted", at: at(15, 10), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-AAAA" },
+          { name: "lead_sold", at: at(16, 0), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-AAAA", target: "summit", revenue: 18.5, payout: 6 },
+          { name: "campaign_hit", at: at(17, 0), sid: "b2", tid: "u1", visitId: "w1" },
+        ],
+        ZONE,
+      );
+    });
+
+    it("shows the seeded events' exact numbers, bots excluded, with funnel and trend", async () => {
+      const response = await get(ops.agent, "/?since=2026-11-01&until=2026-11-08&by=sid");
+      expect(response.status).toBe(200);
+      const view = lastView<ReportView>("report");
+      expect(view.errors).toBeUndefined();
+      expect(view.query).toEqual({ since: "2026-11-01", until: "2026-11-08", by: "sid", bots: false });
+      expect(view.rows).toEqual([
+        { date: null, sid: "a1", clicks: 3, unique_clicks: 2, zip_submits: 1, quote_views: 1, form_starts: 1, leads: 1, duplicates: 0, sold: 1, returned: 0, revenue: 18.5, payout: 6, profit: 12.5, cr: 0.5, epc: 9.25 },
+        { date: null, sid: "b2", clicks: 1, unique_clicks: 1, zip_submits: 0, quote_views: 0, form_starts: 0, leads: 0, duplicates: 0, sold: 0, returned: 0, revenue: 0, payout: 0, profit: 0, cr: 0, epc: 0 },
+      ]);
+      expect(view.totals).toMatchObject({ clicks: 4, unique_clicks: 3, leads: 1, revenue: 18.5 });
+      expect(view.funnel.map((stage) => stage.count)).toEqual([4, 3, 1, 1, 1, 1, 1]);
+      expect(view.trend.find((series) => series.sid === "a1")!.points.find((point) => point.date === "2026-11-03")).toEqual({ date: "2026-11-03", clicks: 3, leads: 1, revenue: 18.5 });
+      // The page shows them: the sids and the revenue, and a chart.
+      const text = parseHtml(response.text).textContent;
+      expect(text).toContain("a1");
+      expect(text).toContain("b2");
+      expect(text).toContain("18.50");
+      expect(response.text).toContain("<svg");
+    });
+
+    it("includes bots when asked", async () => {
+      await get(ops.agent, "/?since=2026-11-01&until=2026-11-08&by=sid&bots=1&sid=a1");
+      const view = lastView<ReportView>("report");
+      expect(view.rows.map((row) => [row.sid, row.clicks, row.unique_clicks])).toEqual([["a1", 4, 3]]);
+    });
+
+    it("downloads the same rows as CSV, with the report's columns", async () => {
+      const response = await get(ops.agent, "/report.csv?since=2026-11-01&until=2026-11-08&by=day,sid");
+      expect(response.status).toBe(200);
+      expect(response.headers["content-type"]).toMatch(/^text\/csv/);
+      expect(response.headers["content-disposition"]).toMatch(/^attachment; filename="?report-2026-11-01-to-2026-11-08-by-day-sid\.csv"?$/);
+      expect(response.text.split("\r\n")).toEqual([
+        REPORT_COLUMNS.join(","),
+        "2026-11-03,a1,3,2,1,1,1,1,0,1,0,18.5,6,12.5,0.5,9.25",
+        "2026-11-03,b2,1,1,0,0,0,0,0,0,0,0,0,0,0,0",
+        "",
+      ]);
+      expect((await get(ops.agent, "/report.csv?since=nope")).status).toBe(400);
+    });
+
+    it("names bad values and shows the defaults, never a 500", async () => {
+      const response = await get(ops.agent, "/?since=2026-13-01&by=week&sid=%3Cscript%3E&until=2026-11-01&until=2026-11-02");
+      expect(response.status).toBe(200);
+      const view = lastView<ReportView>("report");
+      expect(view.errors!.length).toBeGreaterThanOrEqual(3);
+      expect(view.query.by).toBe("day,sid");
+      expect(response.text).not.toContain("<script>");
+    });
+
+    it("shows one click's journey in order", async () => {
+      expect((await get(ops.agent, "/journey?tid=t1")).status).toBe(200);
+      const view = lastView<JourneyView>("journey");
+      expect(view.tid).toBe("t1");
+      expect(view.events.map((event) => event.name)).toEqual(["campaign_hit", "zip_submitted", "quote_page_view", "form_started", "campaign_hit", "lead_submitted", "lead_sold"]);
+      await get(ops.agent, "/journey?tid=%3Cbad%3E");
+      expect(lastView<JourneyView>("journey").error).toMatch(/click id/);
+    });
+
+    it("answers an unknown console page with its 404 page", async () => {
+      const response = await get(ops.agent, "/admin");
+      expect(response.status).toBe(404);
+      expect(lastView("error")).toMatchObject({ status: 404 });
+    });
+  });
+});
