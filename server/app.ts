@@ -19,6 +19,7 @@ import type { PrivacyService } from "./privacy/service";
 import { hasGpc } from "./http/gpc";
 import { clientErrorStatus } from "./http/http-error";
 import { clientBudgets } from "./http/rate-limit";
+import type { BudgetStores } from "./http/rate-limit-store";
 import { apiRouter } from "./api/router";
 import type { LeadApiOptions } from "./api/leads";
 import { consentCertificateRoute } from "./consent/route";
@@ -43,9 +44,11 @@ export interface AppDependencies {
   buyerReturns?: BuyerReturnsOptions;
   /** Where funnel events are stored for the report (server/analytics/writer.ts); absent: logged only. */
   analytics?: EventRecorder;
+  /** Where the per-client budgets count (server/http/rate-limit-store.ts); absent: in this process's memory. */
+  rateLimits?: BudgetStores | undefined;
 }
 
-export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, buyerReturns, analytics }: AppDependencies): express.Express {
+export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, buyerReturns, analytics, rateLimits }: AppDependencies): express.Express {
   const app = express();
   if (analytics) attachEventRecorder(app, analytics);
   // We sit behind a load balancer: req.ip and req.protocol come from its X-Forwarded-* headers,
@@ -83,7 +86,7 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
   // 7. The JSON API (privacy requests, the quote form's session, ZIP lookup, quote requests and
   //    funnel events): one pipeline, one error envelope, a JSON 404 for unknown addresses. Each
   //    per-client budget is one counter, so the no-JavaScript privacy form spends the API's.
-  const budgets = clientBudgets(config);
+  const budgets = clientBudgets(config, rateLimits);
   app.use(API_PREFIX, apiRouter({ csrf: privacy.csrf, budgets, privacy: privacy.service, leads, ...(buyerReturns ? { buyerReturns } : {}) }));
   // 8. The privacy form without JavaScript: the same checks, answered as pages.
   app.use(doNotSellForm({ csrf: privacy.csrf, budget: budgets.privacy, renderPage }));

@@ -238,6 +238,15 @@ export interface AdminSessionsTable {
   lastSeenAt: Generated<Date>;
 }
 
+/** Migration 9: one budget's hits for one client in the current window (server/http/rate-limit-store.ts). */
+export interface RateLimitHitsTable {
+  budget: string;
+  /** base64url HMAC-SHA-256 of the client's key (its address): never the address itself. */
+  clientKey: string;
+  hits: number;
+  resetAt: Timestamp;
+}
+
 export interface Tables {
   analyticsEvents: AnalyticsEventsTable;
   analyticsDaily: AnalyticsDailyTable;
@@ -254,4 +263,5 @@ export interface Tables {
   privacyRequests: PrivacyRequestsTable;
   suppressions: SuppressionsTable;
   schemaMigrations: SchemaMigrationsTable;
+  rateLimitHits: RateLimitHitsTable;
 }

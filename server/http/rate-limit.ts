@@ -1,7 +1,8 @@
 /**
  * Per-client budgets (IP address, see TRUST_PROXY) over a 10-minute window, counted before any
  * parsing. One budget per kind of submission, shared by every route that takes it: the privacy
- * request's JSON API and its no-JavaScript form spend the same one.
+ * request's JSON API and its no-JavaScript form spend the same one. Where the budgets count
+ * (shared by every replica on PostgreSQL, in memory on the embedded store): ./rate-limit-store.ts.
  */
 import type { RequestHandler } from "express";
 import { rateLimit } from "express-rate-limit";
@@ -9,12 +10,17 @@ import type { Config } from "../config";
 import { HttpError } from "./http-error";
 import { requestPath } from "./guards";
 import { errorMessage } from "../error-pages";
+import type { BudgetStoreOptions, BudgetStores } from "./rate-limit-store";
 
 const RATE_WINDOW_MS = 10 * 60_000;
 
-/** At most `limit` requests per client per window; over it, a warn line with `event` and a 429 HttpError. */
-export function perClientLimit(limit: number, event: string): RequestHandler {
+/**
+ * At most `limit` requests per client per window; over it, a warn line with `event` and a 429
+ * HttpError. Counted in express-rate-limit's memory store unless `store` says where else.
+ */
+export function perClientLimit(limit: number, event: string, store: BudgetStoreOptions = {}): RequestHandler {
   return rateLimit({
+    ...store,
     windowMs: RATE_WINDOW_MS,
     limit,
     standardHeaders: "draft-8",
@@ -38,11 +44,14 @@ export interface ClientBudgets {
   privacy: RequestHandler;
 }
 
-/** One set per app: each budget is one counter, whichever routes use it. */
-export function clientBudgets(config: Pick<Config, "LEAD_RATE_LIMIT" | "EVENTS_RATE_LIMIT" | "PRIVACY_RATE_LIMIT">): ClientBudgets {
+/**
+ * One set per app: each budget is one counter, whichever routes use it. `stores` (PostgreSQL)
+ * makes each counter shared by every replica; without it, each process counts on its own.
+ */
+export function clientBudgets(config: Pick<Config, "LEAD_RATE_LIMIT" | "EVENTS_RATE_LIMIT" | "PRIVACY_RATE_LIMIT">, stores?: BudgetStores): ClientBudgets {
   return {
-    leads: perClientLimit(config.LEAD_RATE_LIMIT, "lead_rate_limited"),
-    events: perClientLimit(config.EVENTS_RATE_LIMIT, "events_rate_limited"),
-    privacy: perClientLimit(config.PRIVACY_RATE_LIMIT, "privacy_request_rate_limited"),
+    leads: perClientLimit(config.LEAD_RATE_LIMIT, "lead_rate_limited", stores?.("leads")),
+    events: perClientLimit(config.EVENTS_RATE_LIMIT, "events_rate_limited", stores?.("events")),
+    privacy: perClientLimit(config.PRIVACY_RATE_LIMIT, "privacy_request_rate_limited", stores?.("privacy")),
   };
 }

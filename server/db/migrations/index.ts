@@ -11,6 +11,7 @@ import { suppressions } from "./005-suppressions";
 import { leadCheck } from "./006-lead-check";
 import { analyticsEvents } from "./007-analytics-events";
 import { adminUsers } from "./008-admin-users";
+import { rateLimits } from "./009-rate-limits";
 
 export type { Migration };
 
@@ -23,4 +24,5 @@ export const migrations: Migration[] = [
   leadCheck,
   analyticsEvents,
   adminUsers,
+  rateLimits,
 ];

@@ -1,0 +1,192 @@
+/**
+ * The per-client budgets' shared counters (server/http/rate-limit-store.ts, issue 12): on
+ * PostgreSQL every replica counts in one table, exactly, under concurrency; windows restart;
+ * addresses are stored only as keyed hashes; expired rows are swept; the embedded store keeps
+ * express-rate-limit's memory store; and a database that is away lets visitors through.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Writable } from "node:stream";
+import express from "express";
+import request from "supertest";
+import type { ErrorRequestHandler } from "express";
+import type { Options } from "express-rate-limit";
+import { openDatabase, type Database, type Queryable } from "../../server/db/database";
+import { createHttpLogger, createLogger, type Logger } from "../../server/logger";
+import { clientBudgets } from "../../server/http/rate-limit";
+import { budgetStoresFor, clientKeyHasher, PostgresRateLimitStore, type BudgetStores } from "../../server/http/rate-limit-store";
+import { clientErrorStatus } from "../../server/http/http-error";
+import { embeddedStore, freshPostgresUrl, postgresStore, type TestDatabase } from "../support/databases";
+
+const SECRET = "rate-limit-test-secret-0123456789abcdef";
+const hashKey = clientKeyHasher(SECRET);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function storeOver(db: Queryable, budget: string, windowMs: number, options: { cleanupChance?: number; timeoutMs?: number } = {}): PostgresRateLimitStore {
+  const store = new PostgresRateLimitStore(db, budget, hashKey, { cleanupChance: 0, ...options });
+  store.init({ windowMs } as Options);
+  return store;
+}
+
+interface CapturedLogger {
+  logger: Logger;
+  lines: Array<Record<string, unknown>>;
+}
+
+function capturedLogger(): CapturedLogger {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      callback();
+    },
+  });
+  return { logger: createLogger({ LOG_LEVEL: "info", NODE_ENV: "production" }, sink), lines };
+}
+
+/** The events budget behind one POST route, with the app's 429 for a refusal. */
+function limitedApp(logger: Logger, limit: number, stores: BudgetStores | undefined): express.Express {
+  const app = express();
+  app.use(createHttpLogger(logger));
+  const budgets = clientBudgets({ LEAD_RATE_LIMIT: limit, EVENTS_RATE_LIMIT: limit, PRIVACY_RATE_LIMIT: limit }, stores);
+  app.post("/beacon", budgets.events, (_req, res) => {
+    res.sendStatus(204);
+  });
+  const answer: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
+    res.sendStatus(clientErrorStatus(error) ?? 500);
+  };
+  app.use(answer);
+  return app;
+}
+
+async function statuses(app: express.Express, count: number): Promise<number[]> {
+  const seen: number[] = [];
+  for (let i = 0; i < count; i += 1) seen.push((await request(app).post("/beacon")).status);
+  return seen;
+}
+
+describe("the PostgreSQL rate limit store", () => {
+  let db: TestDatabase;
+  /** A second pool on the same database: another replica. */
+  let replica: Database;
+
+  beforeAll(async () => {
+    db = await postgresStore().open();
+    replica = await openDatabase(db.location);
+  });
+  afterAll(async () => {
+    await replica?.close();
+    await db?.close();
+  });
+
+  it("counts every hit exactly when two replicas increment at once", async () => {
+    const first = storeOver(db, "exact", 60_000);
+    const second = storeOver(replica, "exact", 60_000);
+    const results = await Promise.all(Array.from({ length: 120 }, (_, i) => (i % 2 === 0 ? first : second).increment("198.51.100.4")));
+    expect(results.map((result) => result.totalHits).sort((a, b) => a - b)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+    expect(new Set(results.map((result) => result.resetTime?.getTime())).size).toBe(1);
+    expect((await second.get("198.51.100.4"))?.totalHits).toBe(120);
+  });
+
+  it("restarts the window once it has passed", async () => {
+    const store = storeOver(db, "window", 300);
+    const first = await store.increment("198.51.100.5");
+    expect((await store.increment("198.51.100.5")).totalHits).toBe(2);
+    await sleep(400);
+    expect(await store.get("198.51.100.5")).toBeUndefined();
+    const restarted = await store.increment("198.51.100.5");
+    expect(restarted.totalHits).toBe(1);
+    expect(restarted.resetTime!.getTime()).toBeGreaterThan(first.resetTime!.getTime());
+  });
+
+  it("keeps budgets and clients apart, and gives back what decrement and resetKey take", async () => {
+    const leads = storeOver(db, "apart-leads", 60_000);
+    const privacy = storeOver(db, "apart-privacy", 60_000);
+    await leads.increment("198.51.100.6");
+    await leads.increment("198.51.100.6");
+    await leads.increment("198.51.100.7");
+    expect((await privacy.increment("198.51.100.6")).totalHits).toBe(1);
+    await leads.decrement("198.51.100.6");
+    expect((await leads.get("198.51.100.6"))?.totalHits).toBe(1);
+    await leads.resetKey("198.51.100.6");
+    expect(await leads.get("198.51.100.6")).toBeUndefined();
+    expect((await leads.get("198.51.100.7"))?.totalHits).toBe(1);
+    expect((await privacy.get("198.51.100.6"))?.totalHits).toBe(1);
+  });
+
+  it("stores a keyed hash of the address, never the address", async () => {
+    await storeOver(db, "hashed", 60_000).increment("203.0.113.77");
+    const { rows } = await db.query<{ client_key: string }>("SELECT client_key FROM rate_limit_hits WHERE budget = 'hashed'");
+    expect(rows.map((row) => row.client_key)).toEqual([hashKey("203.0.113.77")]);
+    const everything = JSON.stringify((await db.query("SELECT * FROM rate_limit_hits")).rows);
+    expect(everything).not.toContain("203.0.113.77");
+    // Keyed: without the secret, hashing every address finds nothing.
+    expect(clientKeyHasher("another-secret-0123456789abcdef")("203.0.113.77")).not.toBe(rows[0]!.client_key);
+  });
+
+  it("sweeps a budget's expired rows while it counts, and leaves live ones and other budgets' alone", async () => {
+    const shortLived = storeOver(db, "sweep", 100);
+    await shortLived.increment("198.51.100.10");
+    await shortLived.increment("198.51.100.11");
+    await storeOver(db, "sweep-other", 100).increment("198.51.100.10");
+    await sleep(200);
+    const sweeping = storeOver(db, "sweep", 60_000, { cleanupChance: 1 });
+    await sweeping.increment("198.51.100.12");
+    const keysOf = async (budget: string) =>
+      (await db.query<{ client_key: string }>("SELECT client_key FROM rate_limit_hits WHERE budget = $1", [budget])).rows.map((row) => row.client_key);
+    await expect.poll(() => keysOf("sweep")).toEqual([hashKey("198.51.100.12")]);
+    expect(await keysOf("sweep-other")).toEqual([hashKey("198.51.100.10")]);
+    expect(await storeOver(db, "sweep-other", 100).removeExpired()).toBe(1);
+  });
+
+  it("refuses the request over the limit in an app, counting in the table", async () => {
+    const { logger } = capturedLogger();
+    const app = limitedApp(logger, 3, budgetStoresFor(db, SECRET, logger));
+    expect(await statuses(app, 5)).toEqual([204, 204, 204, 429, 429]);
+    const { rows } = await db.query<{ hits: number }>("SELECT hits FROM rate_limit_hits WHERE budget = 'events'");
+    expect(rows.map((row) => row.hits)).toEqual([5]);
+  });
+});
+
+describe("the embedded store", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await embeddedStore().open();
+  });
+  afterAll(() => db?.close());
+
+  it("keeps express-rate-limit's memory store: the limit holds and the table stays empty", async () => {
+    const { logger } = capturedLogger();
+    const stores = budgetStoresFor(db, SECRET, logger);
+    expect(stores).toBeUndefined();
+    expect(await statuses(limitedApp(logger, 2, stores), 4)).toEqual([204, 204, 429, 429]);
+    expect((await db.query("SELECT * FROM rate_limit_hits")).rows).toEqual([]);
+  });
+});
+
+describe("when the database is away", () => {
+  it("lets every request through and says so in one warn line per interval", async () => {
+    const gone = await freshPostgresUrl();
+    const db = await openDatabase({ DATABASE_URL: gone.url, DATA_DIR: "unused" });
+    try {
+      await gone.drop(); // WITH (FORCE): the pool's sessions end, and reconnecting fails
+      const { logger, lines } = capturedLogger();
+      expect(await statuses(limitedApp(logger, 2, budgetStoresFor(db, SECRET, logger)), 5)).toEqual([204, 204, 204, 204, 204]);
+      const warnings = lines.filter((line) => line.event === "rate_limit_store_unavailable");
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ level: "warn", budget: "events", unloggedSinceLast: 0 });
+      expect(lines.filter((line) => line.level === "error")).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("lets the request through when the database does not answer in time", async () => {
+    // A PostgreSQL whose every statement hangs (only `kind` and `query` are used by the stores).
+    const hanging = { kind: "postgres", query: () => new Promise<never>(() => {}) } as Pick<Database, "kind" | "query"> as Database;
+    const { logger, lines } = capturedLogger();
+    const started = Date.now();
+    expect(await statuses(limitedApp(logger, 1, budgetStoresFor(hanging, SECRET, logger, { timeoutMs: 50 })), 3)).toEqual([204, 204, 204]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(lines.filter((line) => line.event === "rate_limit_store_unavailable")).toHaveLength(1);
+  });
+});
