@@ -1,75 +1,110 @@
 /**
- * A short-lived cache of rendered pages, so the same address is not rendered by React again and
- * again (direct and organic visits to /zipcode, the legal pages, crawlers, reloads). Only
- * complete 200 renders without errors are kept, keyed by the full path and query, for a
- * bounded number of entries and a short time. Each response still gets its own values: the
- * cached HTML holds per-process random placeholders where the nonce and a minted visit id were,
- * replaced on the way out, so no visitor ever gets another's nonce or visit id.
+ * Rendered pages kept in memory, so React does not render the same page again and again — above
+ * all for ad traffic, where every visitor's address differs only by its click id (issue 12).
+ *
+ * Pages are kept by their **shape**: the address with each valid campaign id (sid, tid, a carried
+ * vid) replaced by a per-process random token. `/zipcode?sid=a1&tid=CLK1` and
+ * `/zipcode?sid=a1&tid=CLK2` share one entry, rendered once from the shape's address, so the page
+ * holds the tokens wherever the ids appear (hidden inputs, links, the frame's address, the router's
+ * data). A response fills the tokens with its own values, its own CSP nonce and, when the address
+ * had no visit id, a newly minted one: the bytes a render of its own address would give. That
+ * holds because slot values are restricted to letters, digits and `- _ .`, which no HTML, URL or
+ * JSON encoder changes; an id with `~` (valid, but percent-encoded in URLs) keeps its address as
+ * its own key.
+ *
+ * Each entry is a SplicedPage: the fixed text is compressed once, so a response is a copy and a
+ * CRC, not a render and a compression. Complete 200 and 404 renders without errors are kept,
+ * for a bounded number of entries (LRU) and a short time.
  */
 import { randomBytes } from "node:crypto";
 import { LRUCache } from "lru-cache";
+import { SplicedPage, type SlotName, type SlotValues } from "./spliced-page";
 
 /** Addresses longer than this are rendered every time (and cannot crowd the cache). */
 const MAX_KEY_LENGTH = 512;
+/** Campaign values that can stand in a slot: unchanged by every encoder a page applies. */
+const SLOT_SAFE = /^[A-Za-z0-9_.-]{1,64}$/;
+const CAMPAIGN_SLOTS = ["sid", "tid", "vid"] as const;
 
 export interface PageCacheOptions {
   maxEntries: number;
   ttlMs: number;
 }
 
-/** What differs between two responses for the same address. */
+/** An address reduced to its shape: the key, the address to render for it, and the ids it held. */
+export interface Shape {
+  key: string;
+  /** The shape's own address (tokens in place of the ids): what a render for the cache uses. */
+  url: URL;
+  /** The request's campaign ids that the tokens stand for. */
+  values: Pick<SlotValues, "sid" | "tid" | "vid">;
+  /** Whether the shape differs from the address (it held ids): then the page is rendered from `url`. */
+  templated: boolean;
+}
+
+/** What differs between two responses of the same shape besides the campaign ids. */
 export interface ResponseValues {
   nonce: string;
-  /**
-   * The visit id minted for this response (a random UUID). Absent when the address carried its
-   * own `vid`: that value is then part of the key, the same for everyone who asks for it.
-   */
+  /** The visit id minted for this response; absent when the address carried its own `vid`. */
   mintedVisitId?: string | undefined;
 }
 
-interface Entry {
-  html: string;
-  /** Whether the HTML holds the visit placeholder (only a response given a minted visit id can fill it). */
-  hasVisit: boolean;
+export interface CachedPage {
+  status: 200 | 404;
+  page: SplicedPage;
 }
 
 export class PageCache {
-  readonly #entries: LRUCache<string, Entry> | undefined;
-  /** Unguessable, and outside the characters any validated query value may contain. */
-  readonly #noncePlaceholder: string;
-  readonly #visitPlaceholder: string;
-  /** Both placeholders, so a hit is filled in one pass over the page. */
-  readonly #placeholders: RegExp;
+  readonly #entries: LRUCache<string, CachedPage> | undefined;
+  /** One token per slot: letters and digits only (valid as a campaign id), unguessable. */
+  readonly #tokens: Record<SlotName, string>;
+  readonly #slotOf: Map<string, SlotName>;
 
   constructor({ maxEntries, ttlMs }: PageCacheOptions) {
     this.#entries = maxEntries > 0 && ttlMs > 0 ? new LRUCache({ max: maxEntries, ttl: ttlMs }) : undefined;
     const secret = randomBytes(12).toString("hex");
-    this.#noncePlaceholder = `@@nonce:${secret}@@`;
-    this.#visitPlaceholder = `@@visit:${secret}@@`;
-    this.#placeholders = new RegExp(`${this.#noncePlaceholder}|${this.#visitPlaceholder}`, "g");
+    this.#tokens = { nonce: `zQ${secret}nonce`, visit: `zQ${secret}visit`, sid: `zQ${secret}sid`, tid: `zQ${secret}tid`, vid: `zQ${secret}vid` };
+    this.#slotOf = new Map(Object.entries(this.#tokens).map(([slot, token]) => [token, slot as SlotName]));
   }
 
-  /** The cache key for a request URL, or undefined when this URL is not cached. */
-  keyFor(originalUrl: string): string | undefined {
-    if (!this.#entries || originalUrl.length > MAX_KEY_LENGTH) return undefined;
-    return originalUrl;
+  /** The shape of a request's address, or undefined when such an address is not cached. */
+  shapeOf(url: URL): Shape | undefined {
+    if (!this.#entries) return undefined;
+    const params = new URLSearchParams(url.search);
+    const values: Shape["values"] = {};
+    for (const slot of CAMPAIGN_SLOTS) {
+      const all = params.getAll(slot);
+      // Repeated or unsafe values stay as they are: the address itself is then the key.
+      if (all.length !== 1 || !SLOT_SAFE.test(all[0]!)) continue;
+      values[slot] = all[0]!;
+      params.set(slot, this.#tokens[slot]);
+    }
+    const templated = Object.keys(values).length > 0;
+    const search = templated ? `?${params.toString()}` : url.search;
+    const key = `${url.pathname}${search}`;
+    if (key.length > MAX_KEY_LENGTH) return undefined;
+    return { key, url: new URL(key, url), values, templated };
   }
 
-  /** The cached page with this response's values in place; undefined on a miss. */
-  get(key: string, { nonce, mintedVisitId }: ResponseValues): string | undefined {
-    const entry = this.#entries?.get(key);
-    if (!entry) return undefined;
-    // Never reached for one address (its vid decides whether one is minted); a miss rather than a broken page.
-    if (entry.hasVisit && mintedVisitId === undefined) return undefined;
-    return entry.html.replace(this.#placeholders, (placeholder) => (placeholder === this.#noncePlaceholder ? nonce : mintedVisitId!));
+  get(key: string): CachedPage | undefined {
+    return this.#entries?.get(key);
   }
 
-  /** Stores a page rendered with these values. */
-  set(key: string, html: string, { nonce, mintedVisitId }: ResponseValues): void {
+  /** Whether a response with these values can fill the cached page (a visit slot needs a minted id). */
+  static fills(entry: CachedPage, values: ResponseValues): boolean {
+    return !entry.page.has("visit") || values.mintedVisitId !== undefined;
+  }
+
+  /** The slot values of one response: its campaign ids, nonce and minted visit id. */
+  static slotValues(shape: Shape, values: ResponseValues): SlotValues {
+    return { ...shape.values, nonce: values.nonce, ...(values.mintedVisitId ? { visit: values.mintedVisitId } : {}) };
+  }
+
+  /** Keeps `html`, rendered for `shape.url` with these values (their nonce and minted visit id become slots). */
+  set(shape: Shape, html: string, status: 200 | 404, { nonce, mintedVisitId }: ResponseValues): void {
     if (!this.#entries) return;
-    let kept = html.replaceAll(nonce, this.#noncePlaceholder);
-    const hasVisit = mintedVisitId !== undefined && kept.includes(mintedVisitId);
-    if (hasVisit) kept = kept.replaceAll(mintedVisitId, this.#visitPlaceholder);
-    this.#entries.set(key, { html: kept, hasVisit });
+    let kept = html.replaceAll(nonce, this.#tokens.nonce);
+    if (mintedVisitId !== undefined) kept = kept.replaceAll(mintedVisitId, this.#tokens.visit);
+    this.#entries.set(shape.key, { status, page: new SplicedPage(kept, this.#slotOf) });
   }
 }

@@ -21,7 +21,9 @@ import { errorPageHtml } from "./error-pages";
 import { fillTemplate, renderHead, type DocumentParts } from "./template";
 import { logNotFound, logPageEvents, type Visit } from "./events";
 import { isSafeRelativeLocation } from "./render-redirects";
-import { PageCache } from "./page-cache";
+import { PageCache, type CachedPage, type Shape } from "./page-cache";
+import type { SlotValues } from "./spliced-page";
+import { randomBytes } from "node:crypto";
 
 /** This page view's visit: the address's valid vid, else a new one (`entry`: the visit starts here). */
 export function visitFor(url: URL): Visit {
@@ -67,10 +69,54 @@ export function visitorSignal(res: ServerResponse): AbortSignal {
   return gone.signal;
 }
 
+/** The statuses whose pages are kept: a page, and the not-found page (ad links to old paths are traffic too). */
+function cacheableStatus(status: number): 200 | 404 | undefined {
+  return status === 200 || status === 404 ? status : undefined;
+}
+
+/** A render with no visitor behind it (filling the cache): pages that need the visitor's services fail, and are not kept. */
+const DETACHED_CONTEXT: ServerContext = {
+  privacy: {
+    csrfToken: () => {
+      throw new Error("a page rendered for the cache has no visitor to give a CSRF token");
+    },
+    gpc: false,
+    submit: () => Promise.reject(new Error("a page rendered for the cache takes no submissions")),
+  },
+};
+
 export function createRenderHandler(source: RenderSource, config: RenderConfig, options: RenderOptions): RequestHandler {
   const cache = new PageCache(
     options.cache ? { maxEntries: config.PAGE_CACHE_MAX_ENTRIES, ttlMs: config.PAGE_CACHE_TTL_MS } : { maxEntries: 0, ttlMs: 0 },
   );
+  /** Shapes being rendered for the cache right now (one render each, however many visitors ask). */
+  const priming = new Set<string>();
+
+  /** Renders a shape's own address into the cache, after a visitor with that shape was answered. */
+  async function prime(shape: Shape, req: Request): Promise<void> {
+    if (priming.has(shape.key) || cache.get(shape.key)) return;
+    priming.add(shape.key);
+    try {
+      const visit = visitFor(shape.url);
+      const nonce = randomBytes(16).toString("base64");
+      const entry = await source.entry();
+      const page = await entry.prepare(new Request(shape.url), { ...DETACHED_CONTEXT, visitId: visit.id });
+      const status = page.type === "document" && page.cacheable ? cacheableStatus(page.status) : undefined;
+      if (page.type !== "document" || status === undefined) return;
+      const parts = fillTemplate(await source.template(shape.url.pathname), headFor(page, shape.url), nonce);
+      const html = await renderComplete(page.render, nonce, parts, config.RENDER_TIMEOUT_MS);
+      if (html !== undefined) cache.set(shape, html, status, { nonce, mintedVisitId: visit.entry ? visit.id : undefined });
+    } catch (error) {
+      req.log.warn({ err: error, event: "page_cache_prime_failed", shape: shape.url.pathname }, "could not render a page for the cache");
+    } finally {
+      priming.delete(shape.key);
+    }
+  }
+
+  function headFor(page: Extract<PreparedPage, { type: "document" }>, url: URL): string {
+    const canonicalPath = page.status === 200 ? url.pathname : undefined;
+    return renderHead({ ...page.meta, canonicalPath, noindex: page.meta.noindex || page.status !== 200 }, config.PUBLIC_BASE_URL);
+  }
 
   return async function renderPage(req: Request, res: Response, next: NextFunction) {
     // First, so a visitor who leaves while the router works still aborts the render.
@@ -79,15 +125,14 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       const url = new URL(req.originalUrl, "http://ssr.invalid");
       const nonce = res.locals.cspNonce;
       const visit = visitFor(url);
-      // A minted visit id is swapped in the cache like the nonce; a carried one is part of the key.
-      const perResponse = { nonce, mintedVisitId: visit.entry ? visit.id : undefined };
-      const cacheKey = req.method === "POST" ? undefined : cache.keyFor(req.originalUrl);
-      const cached = cacheKey === undefined ? undefined : cache.get(cacheKey, perResponse);
-      if (cached !== undefined) {
-        logPageEvents(req, url, visit);
-        startHtmlResponse(res, 200);
-        if (req.method === "HEAD") res.end();
-        else res.setHeader("Content-Length", Buffer.byteLength(cached)).end(cached);
+      // A minted visit id fills the page's visit slot; a carried one is a campaign slot like tid.
+      const values = { nonce, mintedVisitId: visit.entry ? visit.id : undefined };
+      const shape = req.method === "POST" ? undefined : cache.shapeOf(url);
+      const cached = shape === undefined ? undefined : cache.get(shape.key);
+      if (shape !== undefined && cached !== undefined && PageCache.fills(cached, values)) {
+        if (cached.status === 404) logNotFound(req);
+        else logPageEvents(req, url, visit);
+        sendCached(req, res, cached, PageCache.slotValues(shape, values));
         return;
       }
 
@@ -111,16 +156,71 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
         return;
       }
 
-      const canonicalPath = page.status === 200 ? url.pathname : undefined;
-      const head = renderHead({ ...page.meta, canonicalPath, noindex: page.meta.noindex || page.status !== 200 }, config.PUBLIC_BASE_URL);
-      const parts = fillTemplate(await source.template(url.pathname), head, nonce);
-      const store = page.status === 200 && page.cacheable && cacheKey !== undefined ? (html: string) => cache.set(cacheKey, html, perResponse) : undefined;
+      const parts = fillTemplate(await source.template(url.pathname), headFor(page, url), nonce);
+      const status = cacheableStatus(page.status);
+      const keep = shape !== undefined && page.cacheable && status !== undefined ? { shape, status } : undefined;
+      // An address without campaign ids is its own shape: this render is kept as it is. One with
+      // ids is answered now and its shape rendered for the cache afterwards.
+      const store = keep && !keep.shape.templated ? (html: string) => cache.set(keep.shape, html, keep.status, values) : undefined;
+      if (keep?.shape.templated) res.once("finish", () => void prime(keep.shape, req));
       streamDocument({ req, res, render: page.render, nonce, parts, timeoutMs: config.RENDER_TIMEOUT_MS, signal: gone, store });
     } catch (error) {
       if (error instanceof Error) source.fixStacktrace?.(error);
       next(error);
     }
   };
+}
+
+/**
+ * A cached page with this response's values: gzip-compressed when the browser takes gzip (the
+ * compression was done once, when the page was kept), else as text. Either way with its length.
+ */
+function sendCached(req: Request, res: Response, cached: CachedPage, values: SlotValues): void {
+  startHtmlResponse(res, cached.status);
+  res.setHeader("Vary", "Accept-Encoding");
+  const gzip = req.acceptsEncodings("gzip", "identity") === "gzip";
+  const body = gzip ? cached.page.gzip(values) : cached.page.text(values);
+  // Set before the compression middleware looks: it leaves an encoded body alone.
+  if (gzip) res.setHeader("Content-Encoding", "gzip");
+  res.setHeader("Content-Length", body.length);
+  if (req.method === "HEAD") res.end();
+  else res.end(body);
+}
+
+/** A whole document rendered to a string (for the cache): undefined if anything in it failed or it took too long. */
+function renderComplete(render: RenderFn, nonce: string, parts: DocumentParts, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [Buffer.from(parts.start)];
+    let clean = true;
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk);
+        callback();
+      },
+      final(callback) {
+        chunks.push(Buffer.from(parts.end));
+        clearTimeout(timer);
+        resolve(clean ? Buffer.concat(chunks).toString("utf8") : undefined);
+        callback();
+      },
+    });
+    const stream = render(nonce, {
+      onAllReady: () => stream.pipe(sink),
+      onShellError: () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+      onError: () => {
+        clean = false;
+      },
+    });
+    const timer = setTimeout(() => {
+      clean = false;
+      stream.abort(new Error(`Render for the cache exceeded ${timeoutMs} ms`));
+      resolve(undefined);
+    }, timeoutMs);
+    timer.unref();
+  });
 }
 
 function startHtmlResponse(res: Response, status: number): void {
