@@ -1,27 +1,24 @@
 /**
- * The app shell around every page: the tooltip provider and the toast area (spec "Shell"), the document
- * title kept in sync on client navigation, and the root error boundary that renders the
- * not-found page for unknown paths.
+ * The app shell around every page: the toast area (spec "Shell"), the document title kept in sync
+ * on client navigation, and the root error boundary that renders the not-found page for unknown
+ * paths. The tooltip provider (also "Shell" in the spec) travels with the tooltip's lazily loaded
+ * code instead (TooltipButton.tsx, with the delays in LazyTooltip.tsx), so that Radix is not part
+ * of every page's first load.
  */
 import { useEffect, type ReactNode } from "react";
 import { Outlet, ScrollRestoration, isRouteErrorResponse, useMatches, useRouteError } from "react-router-dom";
-import { TooltipProvider } from "@radix-ui/react-tooltip";
 import { Notifications } from "./Notifications";
 import { errorMeta, metaFromMatches, notFoundMeta } from "../page-meta";
 import type { PageMeta } from "../../shared/render-contract";
 import { NotFoundPage } from "../pages/NotFoundPage";
 import { ErrorPage } from "../pages/ErrorPage";
 
-/** Radix's documented defaults, stated so a library upgrade cannot change them silently. */
-export const TOOLTIP_DELAY_MS = 700;
-export const TOOLTIP_SKIP_DELAY_MS = 300;
-
 function AppProviders({ children }: { children: ReactNode }) {
   return (
-    <TooltipProvider delayDuration={TOOLTIP_DELAY_MS} skipDelayDuration={TOOLTIP_SKIP_DELAY_MS}>
+    <>
       {children}
       <Notifications />
-    </TooltipProvider>
+    </>
   );
 }
 

@@ -3,12 +3,12 @@
  * without JavaScript; the campaign ids from the current address and this visit's id
  * (client/visit-id.ts) ride along as hidden inputs rendered on the server. With JavaScript,
  * non-digits are stripped as the visitor types or pastes. Native validation (required, pattern, maxLength) blocks a bad submit; no custom
- * messages, as the spec asks.
+ * messages, as the spec asks. The "Why?" tooltip's code loads on first hover or focus (LazyTooltip.tsx).
  */
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
-import * as Tooltip from "@radix-ui/react-tooltip";
 import { notify } from "./Notifications";
+import { LazyTooltip } from "./LazyTooltip";
 import { CAMPAIGN_PARAMS, ZIP_LENGTH, campaignQueryString, parseCampaignSearch, sanitizeZipInput, type Campaign } from "../../shared/campaign";
 import { INVALID_ZIP_FLAG, paths } from "../../shared/routes";
 import { useVisitId } from "../visit-id";
@@ -48,19 +48,13 @@ export function ZipForm() {
     <form className="zip-form" method="get" action={paths.go} aria-label="Start your quote">
       <div className="zip-label-row">
         <label htmlFor="zip">Enter your ZIP code</label>
-        <Tooltip.Root>
-          <Tooltip.Trigger asChild>
-            <button type="button" className="zip-why" aria-label="Why we ask for your ZIP code">
-              Why?
-            </button>
-          </Tooltip.Trigger>
-          <Tooltip.Portal>
-            <Tooltip.Content className="tooltip" sideOffset={6}>
-              Rates depend on where your car is parked. Your ZIP code shows us the insurers that serve your area.
-              <Tooltip.Arrow className="tooltip-arrow" />
-            </Tooltip.Content>
-          </Tooltip.Portal>
-        </Tooltip.Root>
+        <LazyTooltip
+          className="zip-why"
+          label="Why we ask for your ZIP code"
+          content="Rates depend on where your car is parked. Your ZIP code shows us the insurers that serve your area."
+        >
+          Why?
+        </LazyTooltip>
       </div>
       <div className="zip-row">
         <input

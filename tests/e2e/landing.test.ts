@@ -154,26 +154,106 @@ describe("invalid-ZIP fallback", () => {
   });
 });
 
+/**
+ * The tooltip's code (Radix, client/components/TooltipButton.tsx) is a chunk of its own, loaded
+ * on first hover or keyboard focus (client/components/LazyTooltip.tsx). Rolldown names a chunk
+ * after its module, so its requests are recognisable by name.
+ */
+const TOOLTIP_CHUNK = /\/assets\/TooltipButton-[\w-]+\.js$/;
+
+/** Every request for the tooltip's chunk this page makes from now on. */
+function watchTooltipChunk(page: Page): string[] {
+  const requests: string[] = [];
+  page.on("request", (request) => {
+    if (TOOLTIP_CHUNK.test(new URL(request.url()).pathname)) requests.push(request.url());
+  });
+  return requests;
+}
+
+/** Opens the landing page with the watch in place before the first request, and lets it settle. */
+async function openWatchedLanding(on: BrowserContext = context): Promise<{ page: Page; chunkRequests: string[] }> {
+  const page = await on.newPage();
+  const chunkRequests = watchTooltipChunk(page);
+  await page.goto(harness.url("/zipcode"));
+  await waitForHydration(page, "#zip");
+  await page.waitForLoadState("networkidle");
+  return { page, chunkRequests };
+}
+
 describe("ZIP tooltip", () => {
   it("explains why we ask for the ZIP code when the button gets keyboard focus, and hides on Escape", async () => {
-    const page = await openLanding();
+    const { page, chunkRequests } = await openWatchedLanding();
+    expect(chunkRequests, "the tooltip's code is not part of the page load").toEqual([]);
     const tooltip = page.getByRole("tooltip");
     await expect(tooltip.count()).resolves.toBe(0);
-    const why = page.getByRole("button", { name: "Why we ask for your ZIP code" });
+    // Asked of the document, not of a located element: when the tooltip's code arrives, the
+    // button element is replaced (by an identical one), and a located element may be the old one.
+    const whyHasFocus = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label") === "Why we ask for your ZIP code");
     // Tab through the page until the button has focus (the header logo comes first).
     for (let presses = 0; presses < 10; presses += 1) {
       await page.keyboard.press("Tab");
-      if (await why.evaluate((button) => button === document.activeElement)) break;
+      if (await whyHasFocus()) break;
     }
-    await expect(why.evaluate((button) => button === document.activeElement)).resolves.toBe(true);
+    await expect(whyHasFocus()).resolves.toBe(true);
     await tooltip.waitFor({ state: "attached" });
+    expect(chunkRequests, "focus loads the tooltip's code, once").toHaveLength(1);
     await expect(tooltip.textContent()).resolves.toMatch(/ZIP code/);
     await expect(page.locator(".tooltip").isVisible()).resolves.toBe(true);
+    // The code arriving must not have moved the visitor: focus is still on the button.
+    await expect(whyHasFocus()).resolves.toBe(true);
     await page.keyboard.press("Escape");
     await tooltip.waitFor({ state: "detached" });
     await expect(page.locator(".tooltip").count()).resolves.toBe(0);
     // Focus stays on the button: Escape closes the tooltip, it does not move the visitor.
-    await expect(why.evaluate((button) => button === document.activeElement)).resolves.toBe(true);
+    await expect(whyHasFocus()).resolves.toBe(true);
     await page.close();
+  });
+
+  it("loads its code when the mouse first rests on the button, then shows and hides on hover", async () => {
+    const { page, chunkRequests } = await openWatchedLanding();
+    expect(chunkRequests, "the tooltip's code is not part of the page load").toEqual([]);
+    const why = page.getByRole("button", { name: "Why we ask for your ZIP code" });
+    const tooltip = page.getByRole("tooltip");
+    // One move onto the button and no more: the hover that loaded the code must still count.
+    await why.hover();
+    await tooltip.waitFor({ state: "attached" });
+    expect(chunkRequests).toHaveLength(1);
+    await expect(tooltip.textContent()).resolves.toBe(
+      "Rates depend on where your car is parked. Your ZIP code shows us the insurers that serve your area.",
+    );
+    await expect(page.locator(".tooltip").isVisible()).resolves.toBe(true);
+    // The trigger points assistive technology at the tooltip while it is open, as Radix does.
+    const describedBy = await why.getAttribute("aria-describedby");
+    expect(describedBy).toBeTruthy();
+    await expect(page.locator(`[id="${describedBy}"]`).textContent()).resolves.toMatch(/ZIP code/);
+    // Away in several moves: Radix lets the pointer travel towards the tooltip, so it checks
+    // the moves after the pointer left the button, not the one that left it.
+    await page.mouse.move(0, 0, { steps: 5 });
+    await tooltip.waitFor({ state: "detached" });
+    // Hovering again uses the code already loaded.
+    await why.hover();
+    await tooltip.waitFor({ state: "attached" });
+    expect(chunkRequests).toHaveLength(1);
+    await page.close();
+  });
+
+  it("never loads its code on a phone, where a tap does not show a tooltip", async () => {
+    const phone = await harness.newContext({ hasTouch: true, isMobile: true, viewport: { width: 390, height: 844 } });
+    const { page, chunkRequests } = await openWatchedLanding(phone);
+    await page.getByRole("button", { name: "Why we ask for your ZIP code" }).tap();
+    await page.waitForTimeout(1_000);
+    await expect(page.getByRole("tooltip").count()).resolves.toBe(0);
+    expect(chunkRequests).toEqual([]);
+    await phone.close();
+  });
+
+  it("is a button with its accessible name in the server's HTML, without JavaScript", async () => {
+    const noScript = await harness.newContext({ javaScriptEnabled: false });
+    const page = await noScript.newPage();
+    await page.goto(harness.url("/zipcode"));
+    const why = page.getByRole("button", { name: "Why we ask for your ZIP code" });
+    await expect(why.textContent()).resolves.toBe("Why?");
+    await expect(why.getAttribute("type")).resolves.toBe("button");
+    await noScript.close();
   });
 });
