@@ -19,7 +19,7 @@ import { benchPages, stopPageServers } from "./lib/bench-pages";
 import { benchLeads } from "./lib/bench-leads";
 import { benchDelivery } from "./lib/bench-delivery";
 import { deliveryVerdicts, leadVerdicts, pageRatios, pageVerdicts } from "./lib/bench-verdicts";
-import { printDeliveryReport, printLeadsReport, printReport, type Environment } from "./lib/bench-report";
+import { printDeliveryReport, printLeadsReport, printPagesReport, printReport, type Environment } from "./lib/bench-report";
 import { mergeDeliveryResults, writeResults } from "./lib/bench-results";
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -74,6 +74,14 @@ async function main(deliveryConcurrencies: Array<number | undefined>): Promise<n
   }
 }
 
+/** `npm run bench -- --pages-only`: just the pages (ad traffic included), a few minutes. */
+async function pagesOnly(): Promise<number> {
+  const pages = await benchPages(log);
+  const figures = pageRatios(pages.aggregates);
+  printPagesReport(pages, figures, pageVerdicts(pages, figures));
+  return 0;
+}
+
 /** `npm run bench -- --leads-only`: just the quote-request part (a minute instead of several). */
 async function leadsOnly(): Promise<number> {
   const leads = await benchLeads(log);
@@ -108,6 +116,7 @@ async function run(): Promise<number> {
   // on for every server (the page and lead figures are those of a site without delivery).
   delete process.env.BUYERS_FILE;
   if (args.mode === "leads-only") return leadsOnly();
+  if (args.mode === "pages-only") return pagesOnly();
   if (args.mode === "delivery-only") return deliveryOnly(args.deliveryConcurrencies);
   return main(args.deliveryConcurrencies);
 }

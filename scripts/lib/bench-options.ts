@@ -30,9 +30,12 @@ export const TARGETS_BUDGET = {
   leadApiDeliveryOnToOffRatio: 0.8,
   /** Issue 11: ad-click pages with funnel events stored ÷ not stored. */
   eventsOnToOffRatio: 0.9,
+  /** Issue 12: ad traffic (phone, new tid, gzip accepted) ÷ the bare express.static baseline. */
+  adTrafficToStaticRatio: 1.0,
+  adTrafficP99Ms: 50,
 } as const;
 
-export type TargetId = "ssr" | "ssrRender" | "ssrRenderNoEvents" | "staticInApp" | "static" | "go" | "notFound";
+export type TargetId = "ssr" | "ssrRender" | "ssrRenderNoEvents" | "staticInApp" | "static" | "go" | "notFound" | "adLanding" | "adQuote" | "adPrivacy" | "adNotFound";
 
 export interface Target {
   id: TargetId;
@@ -41,6 +44,8 @@ export interface Target {
   server: "app" | "appNoEvents" | "baseline";
   path: string;
   expectedStatus: number;
+  /** Sent as a phone browser does (its user agent, `Accept-Encoding: gzip, deflate, br`): ad traffic (issue 12). */
+  phone?: boolean;
 }
 
 /** Where the app serves the landing page's bytes as a plain file, through its whole middleware stack. */
@@ -58,13 +63,26 @@ export const TARGETS: Target[] = [
   { id: "static", label: "static bare (same HTML)", server: "baseline", path: "/", expectedStatus: 200 },
   { id: "go", label: "/go?zip=90210&sid=a1&tid=b2", server: "app", path: "/go?zip=90210&sid=a1&tid=b2", expectedStatus: 303 },
   { id: "notFound", label: "404 /no-such-page", server: "app", path: "/no-such-page", expectedStatus: 404 },
+  // Issue 12: ad clicks as phones send them, each with its own click id, gzip/br accepted.
+  { id: "adLanding", label: "ad click /zipcode, phone, new tid", server: "app", path: "/zipcode?sid=a1&tid=[<id>]", expectedStatus: 200, phone: true },
+  { id: "adQuote", label: "ad click /, phone, new tid", server: "app", path: "/?zip=90210&sid=a1&tid=[<id>]", expectedStatus: 200, phone: true },
+  { id: "adPrivacy", label: "ad click /privacy-policy, phone, new tid", server: "app", path: "/privacy-policy?sid=a1&tid=[<id>]", expectedStatus: 200, phone: true },
+  { id: "adNotFound", label: "ad click to a 404, phone, new tid", server: "app", path: "/old-offer?sid=a1&tid=[<id>]", expectedStatus: 404, phone: true },
 ];
 
-export const USAGE = `usage: npm run bench [-- --leads-only | --delivery-only [--delivery-concurrency N,N…] | --help]
+/** What a phone browser sends with an ad click. */
+export const PHONE_HEADERS = {
+  "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+  accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+  "accept-encoding": "gzip, deflate, br",
+} as const;
+
+export const USAGE = `usage: npm run bench [-- --pages-only | --leads-only | --delivery-only [--delivery-concurrency N,N…] | --help]
 
   (no option)      the whole benchmark: page throughput against static baselines, the landing
                    page's JavaScript, POST /api/leads on both stores, then lead delivery on
                    PostgreSQL (about 6 minutes); writes bench-results/latest.json
+  --pages-only     just the pages against the static baselines (ad traffic included; about 3 minutes)
   --leads-only     just POST /api/leads on both stores and the quote form's JavaScript
   --delivery-only  just lead delivery (deliveries/s, stored → accepted latency, the lead API with
                    delivery on vs off; about 2 minutes); puts its figures into
@@ -75,7 +93,7 @@ export const USAGE = `usage: npm run bench [-- --leads-only | --delivery-only [-
   --help           this text
 `;
 
-export type BenchMode = "all" | "leads-only" | "delivery-only" | "help";
+export type BenchMode = "all" | "pages-only" | "leads-only" | "delivery-only" | "help";
 
 export interface BenchArgs {
   mode: BenchMode;
@@ -90,6 +108,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     ({ values } = parseArgs({
       args: argv,
       options: {
+        "pages-only": { type: "boolean" },
         "leads-only": { type: "boolean" },
         "delivery-only": { type: "boolean" },
         "delivery-concurrency": { type: "string" },
@@ -108,7 +127,9 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     }
     deliveryConcurrencies = list;
   }
-  if (values["leads-only"] && values["delivery-only"]) throw new Error(`--leads-only and --delivery-only exclude each other\n${USAGE}`);
-  const mode: BenchMode = values.help ? "help" : values["leads-only"] ? "leads-only" : values["delivery-only"] ? "delivery-only" : "all";
+  if ([values["pages-only"], values["leads-only"], values["delivery-only"]].filter(Boolean).length > 1) {
+    throw new Error(`--pages-only, --leads-only and --delivery-only exclude each other\n${USAGE}`);
+  }
+  const mode: BenchMode = values.help ? "help" : values["pages-only"] ? "pages-only" : values["leads-only"] ? "leads-only" : values["delivery-only"] ? "delivery-only" : "all";
   return { mode, deliveryConcurrencies };
 }

@@ -19,6 +19,7 @@ import {
   BENCH_LOG_LEVEL,
   CONNECTIONS,
   IN_APP_STATIC_DIR,
+  PHONE_HEADERS,
   PAUSE_BETWEEN_RUNS_MS,
   REQUEST_TIMEOUT_SECONDS,
   ROUND_SECONDS,
@@ -147,7 +148,7 @@ async function load(origin: string, target: Target, seconds: number, crashed: Pr
     connections: CONNECTIONS,
     duration: seconds,
     timeout: REQUEST_TIMEOUT_SECONDS,
-    headers: { "user-agent": BROWSER_USER_AGENT, accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+    headers: target.phone ? { ...PHONE_HEADERS } : { "user-agent": BROWSER_USER_AGENT, accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
   });
   currentRun = run;
   try {

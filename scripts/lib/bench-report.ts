@@ -227,6 +227,21 @@ export function leadReport({ results, formJs }: LeadBench): string[] {
   ];
 }
 
+/** `--pages-only`: each page target's figures, the ratios and the page verdicts. */
+export function printPagesReport(pages: PageBench, figures: PageRatios, verdicts: Verdict[]): void {
+  const rows = pages.aggregates.map((entry) => [entry.label, fmt.int(entry.meanReqPerSec), fmt.ms(entry.medianP50Ms), fmt.ms(entry.maxP99Ms), fmt.int(entry.errors), fmt.int(entry.bytesPerResponse)]);
+  const { ratios } = figures;
+  process.stdout.write(
+    `${[
+      table(["target", "req/s", "p50 ms", "p99 ms", "errors", "bytes/resp"], rows, [false, true, true, true, true, true]),
+      "",
+      `SSR, same address ÷ static in app ${ratios.cachedVsInApp.toFixed(2)}×; unique tid ÷ bare static ${ratios.renderVsBare.toFixed(2)}×; events stored ÷ off ${ratios.eventsOnVsOff.toFixed(2)}×`,
+      "",
+      verdictTable(verdicts),
+    ].join("\n")}\n`,
+  );
+}
+
 /** `--leads-only`: the quote-request part of the report and its verdicts. */
 export function printLeadsReport(leads: LeadBench, verdicts: Verdict[]): void {
   process.stdout.write(`${[...leadReport(leads), "", verdictTable(verdicts)].join("\n")}\n`);

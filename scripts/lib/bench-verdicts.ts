@@ -2,7 +2,7 @@
  * What the benchmark's numbers mean against its budgets (bench-options.ts): the SSR/static ratios
  * and a PASS/MISS verdict per target. A report, not a test: a MISS does not fail the run.
  */
-import { CONNECTIONS, TARGETS_BUDGET, type TargetId } from "./bench-options";
+import { CONNECTIONS, TARGETS, TARGETS_BUDGET, type TargetId } from "./bench-options";
 import { LEAD_CONNECTIONS, type LeadBench } from "./bench-leads";
 import type { Aggregate, PageBench } from "./bench-pages";
 import type { DeliveryBench } from "./bench-delivery";
@@ -71,6 +71,26 @@ export function pageVerdicts({ aggregates, js }: PageBench, { ratio, ratios }: P
       actual: `${ratios.eventsOnVsOff.toFixed(2)}× (${fmt.int(eventsOn.meanReqPerSec)} vs ${fmt.int(eventsOff.meanReqPerSec)} req/s)`,
       pass: ratios.eventsOnVsOff >= TARGETS_BUDGET.eventsOnToOffRatio,
     },
+    ...aggregates
+      .filter((entry) => TARGETS.find((target) => target.id === entry.target)?.phone)
+      .flatMap((entry) => {
+        const bare = aggregates.find((candidate) => candidate.target === "static")!;
+        const ratio = entry.meanReqPerSec / bare.meanReqPerSec;
+        return [
+          {
+            name: `${entry.label} ≥ 1.0 × bare express.static (same bytes, uncompressed)`,
+            target: `≥ ${TARGETS_BUDGET.adTrafficToStaticRatio.toFixed(2)}×`,
+            actual: `${ratio.toFixed(2)}× (${fmt.int(entry.meanReqPerSec)} vs ${fmt.int(bare.meanReqPerSec)} req/s)`,
+            pass: ratio >= TARGETS_BUDGET.adTrafficToStaticRatio,
+          },
+          {
+            name: `${entry.label}: p99 ≤ ${TARGETS_BUDGET.adTrafficP99Ms} ms`,
+            target: `≤ ${TARGETS_BUDGET.adTrafficP99Ms} ms`,
+            actual: `${fmt.ms(entry.maxP99Ms)} ms (worst round)`,
+            pass: entry.maxP99Ms <= TARGETS_BUDGET.adTrafficP99Ms,
+          },
+        ];
+      }),
     {
       name: "zero errors (app targets: socket errors, timeouts, unexpected statuses)",
       target: "0",
