@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { projectRoot, startProductionServer, type RunningServer } from "../../tools/production-server";
+import { createTestDatabase, provideAdminUrl, type TestDatabase } from "../../tools/postgres";
 import { BROWSER_USER_AGENT, httpGet } from "../../tools/http-get";
 import { measureJsWeight, type JsWeight } from "../../tools/js-weight";
 import { startStaticBaseline, type RunningBaseline } from "./bench-baseline";
@@ -128,6 +129,8 @@ let app: RunningServer | undefined;
 let appNoEvents: RunningServer | undefined;
 let baseline: RunningBaseline | undefined;
 let tempDir: string | undefined;
+/** The app servers' PostgreSQL (the database of record in production): their databases, and the server. */
+let postgres: { admin: Awaited<ReturnType<typeof provideAdminUrl>>; databases: TestDatabase[] } | undefined;
 let inAppStaticDir: string | undefined;
 let watch: ReturnType<typeof crashWatch> | undefined;
 
@@ -136,6 +139,12 @@ export async function stopPageServers(): Promise<void> {
   currentRun?.stop();
   watch?.cancel();
   await Promise.allSettled([app?.stop(), appNoEvents?.stop(), baseline?.stop()]);
+  if (postgres) {
+    const { admin, databases } = postgres;
+    postgres = undefined;
+    await Promise.allSettled(databases.map((database) => database.drop()));
+    await admin.stop();
+  }
   if (tempDir) await rm(tempDir, { recursive: true, force: true });
   if (inAppStaticDir) await rm(inAppStaticDir, { recursive: true, force: true });
 }
@@ -240,10 +249,19 @@ export async function benchPages(log: (message: string) => void): Promise<PageBe
     inAppStaticDir = path.join(projectRoot, "dist", "client", IN_APP_STATIC_DIR);
     await mkdir(inAppStaticDir, { recursive: true });
     await writeFile(path.join(inAppStaticDir, "zipcode.html"), landing.body);
+    // As production runs: PostgreSQL, so the funnel events go where they go there (another process).
+    log("starting PostgreSQL for the app servers (TEST_DATABASE_URL, or a throwaway cluster)…");
+    const admin = await provideAdminUrl();
+    postgres = { admin, databases: [] };
+    const databaseUrl = async () => {
+      const database = await createTestDatabase(admin.url);
+      postgres?.databases.push(database);
+      return database.url;
+    };
     log("starting the production server for the load…");
-    const server = (app = await startProductionServer({ LOG_LEVEL: BENCH_LOG_LEVEL }, { keepLogs: "problems" }));
+    const server = (app = await startProductionServer({ LOG_LEVEL: BENCH_LOG_LEVEL, DATABASE_URL: await databaseUrl() }, { keepLogs: "problems" }));
     log("starting the production server without funnel events (ANALYTICS_EVENTS=off)…");
-    const noEvents = (appNoEvents = await startProductionServer({ LOG_LEVEL: BENCH_LOG_LEVEL, ANALYTICS_EVENTS: "off" }, { keepLogs: "problems" }));
+    const noEvents = (appNoEvents = await startProductionServer({ LOG_LEVEL: BENCH_LOG_LEVEL, ANALYTICS_EVENTS: "off", DATABASE_URL: await databaseUrl() }, { keepLogs: "problems" }));
     tempDir = await mkdtemp(path.join(os.tmpdir(), "bench-static-"));
     await writeFile(path.join(tempDir, "index.html"), landing.body);
     log("starting the static baseline…");
