@@ -115,7 +115,8 @@ export function routeChecks(lb: HttpClient): NamedCheck[] {
         const reply = await lb.request("/?zip=90210&sid=a1&tid=b2");
         expectStatus(reply, 200);
         const src = html(reply).querySelector("iframe")?.getAttribute("src");
-        check(src === "/rapidfire.html?zip=90210&sid=a1&tid=b2", `iframe src is ${src}`);
+        // The visit id minted for this view rides along (docs/analytics.md).
+        check(/^\/rapidfire\.html\?zip=90210&sid=a1&tid=b2&vid=[0-9a-f-]{36}$/.test(src ?? ""), `iframe src is ${src}`);
       },
     },
     {
@@ -160,11 +161,11 @@ export function routeChecks(lb: HttpClient): NamedCheck[] {
       },
     },
     {
-      name: "/go with a valid ZIP: 303 to /?zip=90210&sid=a1&tid=b2",
+      name: "/go with a valid ZIP: 303 to /?zip=90210&sid=a1&tid=b2&vid=…",
       async run() {
         const reply = await lb.request("/go?zip=90210&sid=a1&tid=b2");
         expectStatus(reply, 303);
-        check(reply.headers.get("location") === "/?zip=90210&sid=a1&tid=b2", `location is ${reply.headers.get("location")}`);
+        check(/^\/\?zip=90210&sid=a1&tid=b2&vid=[0-9a-f-]{36}$/.test(reply.headers.get("location") ?? ""), `location is ${reply.headers.get("location")}`);
       },
     },
     {
@@ -172,7 +173,7 @@ export function routeChecks(lb: HttpClient): NamedCheck[] {
       async run() {
         const reply = await lb.request("/go?zip=abc");
         expectStatus(reply, 303);
-        check(reply.headers.get("location") === "/zipcode?error=invalid-zip", `location is ${reply.headers.get("location")}`);
+        check(/^\/zipcode\?vid=[0-9a-f-]{36}&error=invalid-zip$/.test(reply.headers.get("location") ?? ""), `location is ${reply.headers.get("location")}`);
       },
     },
     {

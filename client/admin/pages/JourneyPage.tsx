@@ -6,6 +6,7 @@ import type { ReactNode } from "react";
 import type { JourneyEvent } from "../../../shared/analytics";
 import { adminPaths, type AdminSession, type JourneyView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
+import { SearchForm } from "../SearchForm";
 import { eventLabels } from "../event-names";
 import { formatMoney, formatSid, formatTime } from "../format";
 
@@ -42,22 +43,7 @@ export function JourneyPage({ view }: { view: JourneyView }) {
   return (
     <AdminLayout session={view.session} flash={view.flash} current="journey">
       <h1>Click journey</h1>
-      <form method="get" action={adminPaths.journey} className="query-form">
-        <div className="field">
-          <label htmlFor="journey-tid">Click id (tid)</label>
-          <input id="journey-tid" type="text" name="tid" defaultValue={view.tid ?? ""} required maxLength={128} autoComplete="off" spellCheck={false} />
-        </div>
-        <div className="field field-submit">
-          <button type="submit" className="button">
-            Show journey
-          </button>
-        </div>
-      </form>
-      {view.error ? (
-        <p className="form-error" role="alert">
-          {view.error}
-        </p>
-      ) : null}
+      <SearchForm action={adminPaths.journey} id="journey-tid" name="tid" label="Click id (tid)" value={view.tid} maxLength={128} button="Show journey" error={view.error} />
       {view.tid && !view.error ? (
         view.events.length === 0 ? (
           <p className="empty">No events for tid {view.tid}.</p>

@@ -5,6 +5,7 @@
  */
 import { adminPaths, type AdminSession, type LeadDeliveryView, type LeadsView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
+import { SearchForm } from "../SearchForm";
 import { CsrfField } from "../CsrfField";
 import { formatMoney, formatSid, formatTime } from "../format";
 
@@ -208,22 +209,7 @@ export function LeadsPage({ view }: { view: LeadsView }) {
   return (
     <AdminLayout session={view.session} flash={view.flash} current="leads">
       <h1>Leads</h1>
-      <form method="get" action={adminPaths.leads} className="query-form">
-        <div className="field">
-          <label htmlFor="lead-reference">Lead reference</label>
-          <input id="lead-reference" type="text" name="reference" defaultValue={view.reference ?? ""} required maxLength={64} autoComplete="off" spellCheck={false} />
-        </div>
-        <div className="field field-submit">
-          <button type="submit" className="button">
-            Find lead
-          </button>
-        </div>
-      </form>
-      {view.error ? (
-        <p className="form-error" role="alert">
-          {view.error}
-        </p>
-      ) : null}
+      <SearchForm action={adminPaths.leads} id="lead-reference" name="reference" label="Lead reference" value={view.reference} maxLength={64} button="Find lead" error={view.error} />
       {view.lead ? (
         <>
           <h2>Lead {view.lead.reference}</h2>
