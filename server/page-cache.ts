@@ -33,9 +33,8 @@ export interface PageCacheOptions {
 
 /** An address reduced to its shape: the key, the address to render for it, and the ids it held. */
 export interface Shape {
+  /** The shape's own address, path and query (tokens in place of the ids): what a render for the cache uses. */
   key: string;
-  /** The shape's own address (tokens in place of the ids): what a render for the cache uses. */
-  url: URL;
   /** The request's campaign ids that the tokens stand for. */
   values: Pick<SlotValues, "sid" | "tid" | "vid">;
   /** Whether the shape differs from the address (it held ids): then the page is rendered from `url`. */
@@ -83,7 +82,7 @@ export class PageCache {
     const search = templated ? `?${params.toString()}` : url.search;
     const key = `${url.pathname}${search}`;
     if (key.length > MAX_KEY_LENGTH) return undefined;
-    return { key, url: new URL(key, url), values, templated };
+    return { key, values, templated };
   }
 
   get(key: string): CachedPage | undefined {

@@ -97,17 +97,18 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
     if (priming.has(shape.key) || cache.get(shape.key)) return;
     priming.add(shape.key);
     try {
-      const visit = visitFor(shape.url);
+      const url = new URL(shape.key, "http://ssr.invalid");
+      const visit = visitFor(url);
       const nonce = randomBytes(16).toString("base64");
       const entry = await source.entry();
-      const page = await entry.prepare(new Request(shape.url), { ...DETACHED_CONTEXT, visitId: visit.id });
+      const page = await entry.prepare(new Request(url), { ...DETACHED_CONTEXT, visitId: visit.id });
       const status = page.type === "document" && page.cacheable ? cacheableStatus(page.status) : undefined;
       if (page.type !== "document" || status === undefined) return;
-      const parts = fillTemplate(await source.template(shape.url.pathname), headFor(page, shape.url), nonce);
+      const parts = fillTemplate(await source.template(url.pathname), headFor(page, url), nonce);
       const html = await renderComplete(page.render, nonce, parts, config.RENDER_TIMEOUT_MS);
       if (html !== undefined) cache.set(shape, html, status, { nonce, mintedVisitId: visit.entry ? visit.id : undefined });
     } catch (error) {
-      req.log.warn({ err: error, event: "page_cache_prime_failed", shape: shape.url.pathname }, "could not render a page for the cache");
+      req.log.warn({ err: error, event: "page_cache_prime_failed", shape: shape.key.split("?")[0] }, "could not render a page for the cache");
     } finally {
       priming.delete(shape.key);
     }

@@ -13,11 +13,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../server/cli/privacy-requests";
-import { openDatabase, type Database } from "../../server/db/database";
-import { migrate } from "../../server/db/migrate";
+import type { Database } from "../../server/db/database";
 import { deliveryRepository, scheduleDeliveries, type NewDelivery } from "../../server/db/deliveries";
 import { leadRepository } from "../../server/db/leads";
-import { commandStores, type CommandStore } from "../support/databases";
+import { commandStores, withCommandStore, type CommandStore } from "../support/databases";
 import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
 type Location = CommandStore;
@@ -45,16 +44,6 @@ const T = {
 };
 
 const PERSON = { email: "ana.person@example.com", phone: "+14155550111" };
-
-async function withDb<T>(location: Location, work: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openDatabase(location.options);
-  try {
-    await migrate(db);
-    return await work(db);
-  } finally {
-    await db.close();
-  }
-}
 
 /** Stores a lead (the shared sample, with these answers) and returns its reference. */
 async function storeLead(db: Database, overrides: NewLeadOverrides): Promise<string> {
@@ -97,7 +86,7 @@ describe.each(LOCATIONS)("npm run privacy-requests -- disclosures ($kind)", ({ m
     buyersDir = await mkdtemp(path.join(os.tmpdir(), "disclosures-buyers-"));
     buyersFile = path.join(buyersDir, "buyers.json");
     await writeFile(buyersFile, JSON.stringify(BUYERS));
-    await withDb(location, async (db) => {
+    await withCommandStore(location, async (db) => {
       await registerDisclosure(db.builder, disclosureFor(undefined));
       // The person's first lead, sold: Acme accepts (and returns it later), "belt" (no longer in
       // BUYERS_FILE) rejects it, and the traffic source hears of the sale.

@@ -12,13 +12,13 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../server/cli/leads";
 import { UsageError } from "../../server/cli/common";
-import { openDatabase, type Database } from "../../server/db/database";
+import { openDatabase } from "../../server/db/database";
 import { insertEvents } from "../../server/analytics/store";
 import { migrate } from "../../server/db/migrate";
 import { leadRepository, type LeadRepository, type NewLead } from "../../server/db/leads";
 import { currentDisclosure } from "../../server/leads/disclosure";
 import { retentionCutoffs } from "../../server/leads/retention";
-import { commandStores, type CommandStore } from "../support/databases";
+import { commandStores, withCommandStore, type CommandStore } from "../support/databases";
 import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -72,17 +72,6 @@ async function withRepository<T>(location: Location, work: (repo: LeadRepository
     const repo = leadRepository(db);
     await registerDisclosure(db.builder, disclosureFor(undefined));
     return await work(repo);
-  } finally {
-    await db.close();
-  }
-}
-
-/** Opens the (migrated) store for `work`, and closes it again. */
-async function withDatabase<T>(location: Location, work: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openDatabase(location.options);
-  try {
-    await migrate(db);
-    return await work(db);
   } finally {
     await db.close();
   }
@@ -314,7 +303,7 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
         refs.yesterday = await create(repo, newLead(new Date(Date.now() - DAY_MS)));
       });
       // Funnel events: one past the 396 days analytics keep, one from yesterday.
-      await withDatabase(location, (db) =>
+      await withCommandStore(location, (db) =>
         insertEvents(db, [
           { name: "campaign_hit", at: new Date(Date.now() - 400 * DAY_MS), sid: "old", tid: "t-old" },
           { name: "campaign_hit", at: new Date(Date.now() - DAY_MS), sid: "new", tid: "t-new" },
@@ -339,7 +328,7 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
       expect(code).toBe(0);
       expect(output).toMatch(/^Deleted 3 lead\(s\) received before .+ and 1 consent record\(s\) given before .+\.\nDeleted 1 analytics event\(s\) from before .+ \(396 days\) and 1 daily report row\(s\) before .+\.\n$/);
       const [leadCutoff, consentCutoff] = [...output.matchAll(/before (\S+?Z)/g)].map((match) => new Date(match[1]!));
-      const { rows: events } = await withDatabase(location, (db) => db.query<{ sid: string }>("SELECT sid FROM analytics_events"));
+      const { rows: events } = await withCommandStore(location, (db) => db.query<{ sid: string }>("SELECT sid FROM analytics_events"));
       expect(events).toEqual([{ sid: "new" }]);
       const expected = retentionCutoffs(new Date());
       expect(Math.abs(leadCutoff!.getTime() - expected.leadCutoff.getTime())).toBeLessThan(60_000);

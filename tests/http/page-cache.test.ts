@@ -182,7 +182,7 @@ describe("PageCache shapes", () => {
   it("fills the nonce, a minted visit id and the campaign ids of each response, wherever they appear", () => {
     const pages = cache();
     const shape = pages.shapeOf(url("/zipcode?tid=CLK1"))!;
-    const token = shape.url.searchParams.get("tid")!;
+    const token = new URLSearchParams(shape.key.split("?")[1]).get("tid")!;
     pages.set(shape, `<script nonce="n1">{"visitId":"${VISIT_A}","tid":"${token}"}</script><input value="${token}"><a href="/?tid=${token}&amp;vid=${VISIT_A}">`, 200, { nonce: "n1", mintedVisitId: VISIT_A });
     const next = pages.shapeOf(url("/zipcode?tid=CLK2"))!;
     const entry = pages.get(next.key)!;

@@ -140,6 +140,17 @@ export interface CommandStore {
   remove(): Promise<void>;
 }
 
+/** Opens a command's store, migrated, for `work`, and closes it again (so the command can open it next). */
+export async function withCommandStore<T>(store: Pick<CommandStore, "options">, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase(store.options);
+  try {
+    await migrate(db);
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
 /** Both stores for the ops commands' tests (describe.each); `extraEnv` goes into each command's environment. */
 export function commandStores(extraEnv: NodeJS.ProcessEnv = {}): { kind: "embedded" | "postgres"; make(): Promise<CommandStore> }[] {
   return [
