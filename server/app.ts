@@ -66,14 +66,7 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
   });
   // 3. Nonce and security headers on every response, files included.
   app.use(securityHeaders(config));
-  // 4. Compress text (HTML, JS, CSS, SVG, JSON); compression skips what is already compressed.
-  app.use(compression());
-  // 5. Probes, then the campaign redirect: neither needs rendering.
-  app.use(healthRouter(lifecycle));
-  app.get(paths.go, goHandler);
-  // Consent certificates for buyers (signed links, 404 for anything else; server/consent/route.ts).
-  app.use(consentCertificateRoute(leads.certificates));
-  // 6. Pages are rendered by the React router; loaders and actions get the server's services.
+  // 4. Pages are rendered by the React router; loaders and actions get the server's services.
   const contextFor = (req: express.Request, res: express.Response): ServerContext => ({
     privacy: {
       csrfToken: () => privacy.csrf.issue(req, res),
@@ -82,7 +75,17 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
     },
   });
   // Development re-renders every time so edits show at once.
-  const renderPage = createRenderHandler(source, config, { cache: config.NODE_ENV !== "development", contextFor });
+  const { renderPage, cachedPage } = createRenderHandler(source, config, { cache: config.NODE_ENV !== "development", contextFor });
+  //    A page already in the cache (most ad clicks) is answered here: it is compressed already,
+  //    and nothing after this step serves a GET for an address the renderer answered.
+  app.use(cachedPage);
+  // 5. Compress text (HTML, JS, CSS, SVG, JSON); compression skips what is already compressed.
+  app.use(compression());
+  // 6. Probes, then the campaign redirect: neither needs rendering.
+  app.use(healthRouter(lifecycle));
+  app.get(paths.go, goHandler);
+  // Consent certificates for buyers (signed links, 404 for anything else; server/consent/route.ts).
+  app.use(consentCertificateRoute(leads.certificates));
   // 7. The JSON API (privacy requests, the quote form's session, ZIP lookup, quote requests and
   //    funnel events): one pipeline, one error envelope, a JSON 404 for unknown addresses. Each
   //    per-client budget is one counter, so the no-JavaScript privacy form spends the API's.

@@ -92,8 +92,19 @@ export function createLogger(config: Pick<Config, "LOG_LEVEL" | "NODE_ENV">, des
       // pino-pretty is a dev dependency: only the development server loads it.
       ...(pretty ? { transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss" } } } : {}),
     },
-    destination,
+    destination ?? (pretty ? undefined : stdoutDestination()),
   );
+}
+
+/**
+ * Standard output, written asynchronously: a line goes into a buffer and the buffer is written
+ * when the previous write has completed, so under load many lines leave in one write instead of
+ * one system call each on the request's path (issue 12). pino writes what is left synchronously
+ * when the process exits (a normal exit or process.exit after SIGTERM); only a SIGKILL or a
+ * crash of the machine can lose the lines of the last write in flight.
+ */
+function stdoutDestination(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
 }
 
 type LoggedRequest = IncomingMessage & { id?: unknown; ip?: string; originalUrl?: string };

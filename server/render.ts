@@ -10,7 +10,7 @@
  */
 import { Writable } from "node:stream";
 import type { ServerResponse } from "node:http";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import { isbot } from "isbot";
 import { visitIdOf } from "../shared/campaign";
 import { randomId } from "../shared/random-id";
@@ -23,7 +23,8 @@ import { logNotFound, logPageEvents, type Visit } from "./events";
 import { isSafeRelativeLocation } from "./render-redirects";
 import { PageCache, type CachedPage, type Shape } from "./page-cache";
 import type { SlotValues } from "./spliced-page";
-import { randomBytes } from "node:crypto";
+import { createNonce } from "./security";
+import { LRUCache } from "lru-cache";
 
 /** This page view's visit: the address's valid vid, else a new one (`entry`: the visit starts here). */
 export function visitFor(url: URL): Visit {
@@ -85,7 +86,19 @@ const DETACHED_CONTEXT: ServerContext = {
   },
 };
 
-export function createRenderHandler(source: RenderSource, config: RenderConfig, options: RenderOptions): RequestHandler {
+/** The page handlers: every page, and the early answer of pages already in the cache. */
+export interface PageHandlers {
+  /** Renders any page (GET, HEAD, the no-JavaScript form's POST), from the cache when it can. */
+  renderPage: RequestHandler;
+  /**
+   * Answers a GET or HEAD whose page is in the cache, before the rest of the pipeline runs
+   * (compression, the API's and files' routers); anything else goes on with next(). Only
+   * addresses that renderPage answered are ever in the cache, so nothing before it is shadowed.
+   */
+  cachedPage: RequestHandler;
+}
+
+export function createRenderHandler(source: RenderSource, config: RenderConfig, options: RenderOptions): PageHandlers {
   const cache = new PageCache(
     options.cache ? { maxEntries: config.PAGE_CACHE_MAX_ENTRIES, ttlMs: config.PAGE_CACHE_TTL_MS } : { maxEntries: 0, ttlMs: 0 },
   );
@@ -99,7 +112,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
     try {
       const url = new URL(shape.key, "http://ssr.invalid");
       const visit = visitFor(url);
-      const nonce = randomBytes(16).toString("base64");
+      const nonce = createNonce();
       const entry = await source.entry();
       const page = await entry.prepare(new Request(url), { ...DETACHED_CONTEXT, visitId: visit.id });
       const status = page.type === "document" && page.cacheable ? cacheableStatus(page.status) : undefined;
@@ -119,23 +132,39 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
     return renderHead({ ...page.meta, canonicalPath, noindex: page.meta.noindex || page.status !== 200 }, config.PUBLIC_BASE_URL);
   }
 
-  return async function renderPage(req: Request, res: Response, next: NextFunction) {
+  /** Answers from the cache when this request's page is there (true), else does nothing (false). */
+  function answerFromCache(req: Request, res: Response, url: URL, shape: Shape | undefined, known?: Visit): boolean {
+    const cached = shape === undefined ? undefined : cache.get(shape.key);
+    if (shape === undefined || cached === undefined) return false;
+    const visit = known ?? visitFor(url);
+    // A minted visit id fills the page's visit slot; a carried one is a campaign slot like tid.
+    const values = { nonce: res.locals.cspNonce, mintedVisitId: visit.entry ? visit.id : undefined };
+    if (!PageCache.fills(cached, values)) return false;
+    if (cached.status === 404) logNotFound(req);
+    else logPageEvents(req, url, visit);
+    sendCached(req, res, cached, PageCache.slotValues(shape, values));
+    return true;
+  }
+
+  const cachedPage: RequestHandler = (req, res, next) => {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      next();
+      return;
+    }
+    const url = new URL(req.originalUrl, "http://ssr.invalid");
+    if (!answerFromCache(req, res, url, cache.shapeOf(url))) next();
+  };
+
+  const renderPage: RequestHandler = async (req, res, next) => {
     // First, so a visitor who leaves while the router works still aborts the render.
     const gone = visitorSignal(res);
     try {
       const url = new URL(req.originalUrl, "http://ssr.invalid");
       const nonce = res.locals.cspNonce;
       const visit = visitFor(url);
-      // A minted visit id fills the page's visit slot; a carried one is a campaign slot like tid.
       const values = { nonce, mintedVisitId: visit.entry ? visit.id : undefined };
       const shape = req.method === "POST" ? undefined : cache.shapeOf(url);
-      const cached = shape === undefined ? undefined : cache.get(shape.key);
-      if (shape !== undefined && cached !== undefined && PageCache.fills(cached, values)) {
-        if (cached.status === 404) logNotFound(req);
-        else logPageEvents(req, url, visit);
-        sendCached(req, res, cached, PageCache.slotValues(shape, values));
-        return;
-      }
+      if (answerFromCache(req, res, url, shape, visit)) return;
 
       const entry = await source.entry();
       const page = await entry.prepare(routerRequest(req, url, gone), { ...options.contextFor(req, res), visitId: visit.id });
@@ -170,6 +199,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       next(error);
     }
   };
+  return { renderPage, cachedPage };
 }
 
 /**
@@ -179,13 +209,28 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
 function sendCached(req: Request, res: Response, cached: CachedPage, values: SlotValues): void {
   startHtmlResponse(res, cached.status);
   res.setHeader("Vary", "Accept-Encoding");
-  const gzip = req.acceptsEncodings("gzip", "identity") === "gzip";
+  const gzip = takesGzip(req);
   const body = gzip ? cached.page.gzip(values) : cached.page.text(values);
   // Set before the compression middleware looks: it leaves an encoded body alone.
   if (gzip) res.setHeader("Content-Encoding", "gzip");
   res.setHeader("Content-Length", body.length);
   if (req.method === "HEAD") res.end();
   else res.end(body);
+}
+
+/**
+ * Whether the browser takes gzip, by its Accept-Encoding header (q-values included, through
+ * `accepts`). Browsers of one kind send the same few headers, so the answers are remembered.
+ */
+const gzipAnswers = new LRUCache<string, boolean>({ max: 256 });
+function takesGzip(req: Request): boolean {
+  const header = req.headers["accept-encoding"] ?? "";
+  let answer = gzipAnswers.get(header);
+  if (answer === undefined) {
+    answer = req.acceptsEncodings("gzip", "identity") === "gzip";
+    if (header.length <= 256) gzipAnswers.set(header, answer);
+  }
+  return answer;
 }
 
 /** A whole document rendered to a string (for the cache): undefined if anything in it failed or it took too long. */

@@ -3,9 +3,9 @@
  * scripts this response emits; nothing inline runs without it. Frames: the site frames only
  * itself (the quote form), and only the site may frame it.
  */
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import type { RequestHandler, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import helmet from "helmet";
 import type { Config } from "./config";
 
@@ -15,24 +15,63 @@ declare module "express-serve-static-core" {
   }
 }
 
+/** Nonces are cut from a pool of CSPRNG bytes, refilled when used up: one call per 256 responses. */
+const NONCE_BYTES = 16;
+const pool = Buffer.alloc(NONCE_BYTES * 256);
+let poolOffset = pool.length;
+
 export function createNonce(): string {
-  return randomBytes(16).toString("base64");
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const nonce = pool.toString("base64", poolOffset, poolOffset + NONCE_BYTES);
+  poolOffset += NONCE_BYTES;
+  return nonce;
 }
 
-const assignNonce: RequestHandler = (_req, res, next) => {
-  res.locals.cspNonce = createNonce();
-  next();
-};
+/** Stands in for the nonce while helmet writes the header set once (base64 never contains it). */
+const NONCE_MARK = "{{csp-nonce}}";
 
 /** helmet hands directive functions the plain Node response; ours is always an Express one. */
 function nonceOf(res: ServerResponse): string {
   return `'nonce-${(res as Response).locals.cspNonce}'`;
 }
 
-export function securityHeaders(config: Pick<Config, "NODE_ENV">): RequestHandler[] {
+type HeaderValue = string | number | readonly string[];
+
+/** A header whose value holds the nonce (the CSP): the text around it. */
+class NonceTemplate {
+  constructor(
+    readonly before: string,
+    readonly after: string,
+  ) {}
+}
+
+/**
+ * The headers helmet sets, captured once at start-up: helmet decides them, and a response only
+ * copies them (with its own nonce in the CSP) instead of running a dozen middleware (issue 12).
+ */
+function helmetHeaderSet(handler: RequestHandler): Array<[string, HeaderValue]> {
+  const headers = new Map<string, HeaderValue>();
+  const res = {
+    locals: { cspNonce: NONCE_MARK },
+    setHeader: (name: string, value: HeaderValue) => headers.set(name, value),
+    removeHeader: (name: string) => headers.delete(name),
+  };
+  let finished = false;
+  // helmet's middleware reads nothing from the request and calls next() synchronously.
+  handler({} as Request, res as unknown as Response, (error?: unknown) => {
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    finished = true;
+  });
+  if (!finished) throw new Error("helmet did not finish synchronously; the security headers cannot be precomputed");
+  return [...headers];
+}
+
+export function securityHeaders(config: Pick<Config, "NODE_ENV">): RequestHandler {
   const dev = config.NODE_ENV === "development";
-  return [
-    assignNonce,
+  const headers = helmetHeaderSet(
     helmet({
       contentSecurityPolicy: {
         useDefaults: false,
@@ -62,5 +101,16 @@ export function securityHeaders(config: Pick<Config, "NODE_ENV">): RequestHandle
       // The quote form frame is same-origin, and nothing we serve needs cross-origin isolation.
       crossOriginEmbedderPolicy: false,
     }),
-  ];
+  ).map(([name, value]): [string, HeaderValue | NonceTemplate] => {
+    const at = typeof value === "string" ? value.indexOf(NONCE_MARK) : -1;
+    return at >= 0 ? [name, new NonceTemplate(String(value).slice(0, at), String(value).slice(at + NONCE_MARK.length))] : [name, value];
+  });
+  return (_req, res, next) => {
+    const nonce = createNonce();
+    res.locals.cspNonce = nonce;
+    for (const [name, value] of headers) {
+      res.setHeader(name, value instanceof NonceTemplate ? `${value.before}${nonce}${value.after}` : value);
+    }
+    next();
+  };
 }
