@@ -9,6 +9,7 @@ import react from "@vitejs/plugin-react";
 import { CSP_NONCE_PLACEHOLDER } from "./shared/csp-nonce.ts";
 import { legalMarkdown } from "./build/legal-markdown.ts";
 import { staticPageWithoutNonce } from "./build/static-page.ts";
+import { quoteFormMarkupPlugin } from "./build/quote-form-markup.ts";
 
 const serverBuild: BuildEnvironmentOptions = {
   outDir: "dist/server",
@@ -40,7 +41,8 @@ const clientBuild: BuildEnvironmentOptions = {
 export default defineConfig(({ isSsrBuild }) => ({
   // legalMarkdown: `content/legal/*.md?legal` imports are compiled to HTML at build time.
   // staticPageWithoutNonce: rapidfire.html is served as a file, so it keeps no nonce placeholder.
-  plugins: [legalMarkdown(), react(), staticPageWithoutNonce("rapidfire.html")],
+  // quoteFormMarkupPlugin: rapidfire.html carries the quote form's markup; its script adopts it.
+  plugins: [legalMarkdown(), react(), staticPageWithoutNonce("rapidfire.html"), quoteFormMarkupPlugin("rapidfire.html")],
   // Vite writes this placeholder into every tag it emits; the server swaps in the response's nonce.
   html: { cspNonce: CSP_NONCE_PLACEHOLDER },
   build: isSsrBuild ? serverBuild : clientBuild,

@@ -6,7 +6,7 @@
  * words shown to them (docs/decisions/010-consent-disclosure-and-certificate.md).
  */
 import { CONSENT_DISCLOSURE, disclosureText, type ShownDisclosure } from "../../shared/consent-disclosure";
-import { disclosureNodes } from "./fields";
+import { disclosureMarkup } from "./fields";
 import type { View } from "./view";
 
 /** On the consent box, when the words beside it changed after it was ticked. */
@@ -32,7 +32,8 @@ export function createConsentText(view: View): ConsentText {
       version = disclosure.version;
       const text = disclosureText(disclosure.parts);
       if (text === shown) return;
-      label.replaceChildren(...disclosureNodes(disclosure.parts));
+      // The same writer as the build-time label (fields.ts): each part escaped.
+      label.innerHTML = disclosureMarkup(disclosure.parts);
       shown = text;
       if (box.checked) {
         box.checked = false;

@@ -17,7 +17,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
-/** The element with this id, which the form built itself; a missing one is a bug, so it throws. */
+/** The element with this id, which the page or the form carries; a missing one is a bug, so it throws. */
 export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const element = document.getElementById(id);
   if (!element) throw new Error(`#${id} is missing`);

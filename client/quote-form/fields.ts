@@ -1,41 +1,53 @@
 /**
- * Each of the quote form's fields as HTML: label, control, hint and error slot, built from the
+ * Each of the quote form's fields as HTML: label, control, hint and error slot, written from the
  * presentation the field's rule carries (shared/lead/fields.ts), the same rule the server applies.
+ * The one renderer of a field: the build writes it into rapidfire.html, and the script adopts
+ * what it wrote (view.ts). A new field needs its rule and nothing here, unless it brings a new
+ * kind of control.
  */
-import { fieldInfo, type LeadField } from "../../shared/lead/fields";
+import { fieldInfo, type Choices, type LeadField } from "../../shared/lead/fields";
 import { CONSENT_DISCLOSURE, type DisclosurePart } from "../../shared/consent-disclosure";
-import { h } from "./dom";
+import { element, escapeHtml } from "./markup";
 
 export const idOf = (field: LeadField) => `rf-${field}`;
 export const errorIdOf = (field: LeadField) => `rf-${field}-error`;
 export const fieldIdOf = (field: LeadField) => `rf-field-${field}`;
+const hintIdOf = (field: LeadField) => `${idOf(field)}-hint`;
 
-const errorSlot = (field: LeadField) => h("p", { class: "rf-error", id: errorIdOf(field) });
+const errorSlot = (field: LeadField) => element("p", { class: "rf-error", id: errorIdOf(field) });
 
 function describedBy(field: LeadField, hint: string | undefined): string {
-  return hint ? `${idOf(field)}-hint ${errorIdOf(field)}` : errorIdOf(field);
+  return hint ? `${hintIdOf(field)} ${errorIdOf(field)}` : errorIdOf(field);
 }
 
-const hintOf = (field: LeadField, hint: string | undefined) => (hint ? h("p", { class: "rf-hint", id: `${idOf(field)}-hint` }, hint) : null);
+const hintOf = (field: LeadField, hint: string | undefined) => (hint ? element("p", { class: "rf-hint", id: hintIdOf(field) }, escapeHtml(hint)) : "");
+
+/** A list's options: the prompt (no answer), then each choice. */
+export function optionsMarkup(prompt: string, choices: Choices): string {
+  return [["", prompt] as const, ...choices].map(([value, text]) => element("option", { value }, escapeHtml(text))).join("");
+}
 
 /** A consent disclosure's text, its links opening in a new tab so the form keeps its answers. */
-export function disclosureNodes(parts: readonly DisclosurePart[]): Node[] {
-  return parts.map((part) =>
-    typeof part === "string" ? document.createTextNode(part) : h("a", { href: part.href, target: "_blank", rel: "noopener" }, part.text),
-  );
+export function disclosureMarkup(parts: readonly DisclosurePart[]): string {
+  return parts.map((part) => (typeof part === "string" ? escapeHtml(part) : element("a", { href: part.href, target: "_blank", rel: "noopener" }, escapeHtml(part.text)))).join("");
 }
 
-/** The field's block: its label, control(s), hint and error slot. */
-export function buildField(field: LeadField): HTMLElement {
-  const { label, hint, control: spec } = fieldInfo(field);
+/**
+ * The field's block: its label, control(s), hint and error slot. A field asked only for some
+ * answers (askedWhen) starts hidden when the empty form does not ask it.
+ */
+export function fieldMarkup(field: LeadField): string {
+  const { label, hint, control: spec, askedWhen } = fieldInfo(field);
+  const block = (attributes: Record<string, string>, tag: "div" | "fieldset", ...children: string[]) =>
+    element(tag, { ...attributes, id: fieldIdOf(field), hidden: askedWhen !== undefined && !askedWhen({}) }, ...children);
   switch (spec.kind) {
     case "text":
-      return h(
+      return block(
+        { class: "rf-field" },
         "div",
-        { class: "rf-field", id: fieldIdOf(field) },
-        h("label", { for: idOf(field) }, label),
+        element("label", { for: idOf(field) }, escapeHtml(label)),
         hintOf(field, hint),
-        h("input", {
+        element("input", {
           id: idOf(field),
           name: field,
           type: spec.type ?? "text",
@@ -49,40 +61,37 @@ export function buildField(field: LeadField): HTMLElement {
         errorSlot(field),
       );
     case "select":
-      return h(
+      return block(
+        { class: "rf-field" },
         "div",
-        { class: "rf-field", id: fieldIdOf(field) },
-        h("label", { for: idOf(field) }, label),
+        element("label", { for: idOf(field) }, escapeHtml(label)),
         hintOf(field, hint),
-        h(
-          "select",
-          { id: idOf(field), name: field, "aria-describedby": describedBy(field, hint) },
-          h("option", { value: "" }, spec.prompt),
-          ...spec.choices.map(([value, text]) => h("option", { value }, text)),
-        ),
+        element("select", { id: idOf(field), name: field, "aria-describedby": describedBy(field, hint) }, optionsMarkup(spec.prompt, spec.choices)),
         errorSlot(field),
       );
     case "choice":
-      return h(
+      return block(
+        { class: "rf-field rf-choice", "aria-describedby": errorIdOf(field) },
         "fieldset",
-        { class: "rf-field rf-choice", id: fieldIdOf(field), "aria-describedby": errorIdOf(field) },
-        h("legend", {}, label),
-        h(
+        element("legend", {}, escapeHtml(label)),
+        element(
           "div",
           { class: "rf-options" },
           ...spec.choices.map(([value, text], index) =>
-            h("label", { class: "rf-option" }, h("input", { type: "radio", name: field, value, id: index === 0 ? idOf(field) : undefined }), text),
+            element("label", { class: "rf-option" }, element("input", { type: "radio", name: field, value, id: index === 0 ? idOf(field) : undefined }), escapeHtml(text)),
           ),
         ),
         errorSlot(field),
       );
     case "consent":
-      return h(
+      return block(
+        { class: "rf-field rf-consent" },
         "div",
-        { class: "rf-field rf-consent", id: fieldIdOf(field) },
-        h("input", { type: "checkbox", id: idOf(field), name: field, "aria-describedby": errorIdOf(field) }),
+        // autocomplete off: a browser must not tick the box again by itself on a reload or Back
+        // (HTML §4.10.18.7.1); consent is the visitor's act, on the words shown now.
+        element("input", { type: "checkbox", id: idOf(field), name: field, autocomplete: "off", "aria-describedby": errorIdOf(field) }),
         // The bundle's text until the session brings the stored one (consent.ts).
-        h("label", { for: idOf(field) }, ...disclosureNodes(CONSENT_DISCLOSURE.parts)),
+        element("label", { for: idOf(field) }, disclosureMarkup(CONSENT_DISCLOSURE.parts)),
         errorSlot(field),
       );
   }

@@ -5,6 +5,7 @@
  * small and start fast on a phone. All of a form's state lives in its mount() call.
  */
 import { parseCampaignSearch, zipSchema } from "../../shared/campaign";
+import { LEAD_FIELDS, fieldInfo, type RawLead } from "../../shared/lead/fields";
 import type { FunnelEvent } from "../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../shared/lead/api";
 import { lookUpZip as realLookUpZip, openSession as realOpenSession, sendEvent as realSendEvent, submitLead as realSubmitLead, type Session } from "./api";
@@ -14,7 +15,7 @@ import { createSteps } from "./steps";
 import { NETWORK_ERROR, createSender, parentAddress } from "./submit";
 import { showThankYou } from "./thank-you";
 import type { ZipLocation } from "./types";
-import { buildView } from "./view";
+import { adoptView } from "./view";
 import { createZipPlace } from "./zip-place";
 
 /** What a form talks to: its server, and the addresses it records. Tests pass fakes. */
@@ -36,9 +37,14 @@ export interface QuoteForm {
   ready: Promise<void>;
 }
 
+/** Whether the visitor has answered anything yet (text typed, a choice made, the box ticked). */
+const hasAnswers = (raw: RawLead) => Object.values(raw).some((value) => value === true || (typeof value === "string" && value.trim() !== ""));
+
 /**
- * Builds a quote form inside root (which sits in a `main` with the `.rf-progress` bar, as in
- * rapidfire.html) and runs it. Each dependency left out is the real one.
+ * Runs the quote form in root (which sits in a `main` with the `.rf-progress` bar, as in
+ * rapidfire.html): adopts the form the page carries, keeping whatever the visitor typed or the
+ * browser restored before the script ran, or writes it when root is empty. Each dependency
+ * left out is the real one.
  */
 export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): QuoteForm {
   const { openSession, lookUpZip, submitLead, sendEvent, location, pageUrl, now }: QuoteFormDeps = {
@@ -56,7 +62,9 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   if (!progress) throw new Error("The quote form needs its .rf-progress bar");
   const { zip: zipFromAddress, campaign } = parseCampaignSearch(new URLSearchParams(location.search));
 
-  const view = buildView(root);
+  const view = adoptView(root);
+  // Typed before the script ran, or restored by the browser on a reload.
+  const answeredEarly = hasAnswers(view.readRaw());
   const zipPlace = createZipPlace(view, lookUpZip);
   const check = createCheck(view, zipPlace);
   const steps = createSteps(view, progress);
@@ -90,7 +98,13 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     return { ...(zip && zipSchema.safeParse(zip).success ? { zip } : {}), ...campaign, ms };
   }
 
-  watchAnswers(view, check, () => sendEvent({ event: "form_started", ...context() }));
+  let started = false;
+  function start(): void {
+    if (started) return;
+    started = true;
+    sendEvent({ event: "form_started", ...context() });
+  }
+  watchAnswers(view, check, start);
 
   async function next(): Promise<void> {
     if (sender.busy) return;
@@ -136,7 +150,18 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   });
 
   steps.show(0, false);
-  view.blockOf("currentInsurer").hidden = true;
+  // A question asked only for some answers shows when the answers already there ask it.
+  const answers = view.readRaw();
+  for (const field of LEAD_FIELDS) {
+    const { askedWhen } = fieldInfo(field);
+    if (askedWhen) view.blockOf(field).hidden = !askedWhen(answers);
+  }
+  // The markup keeps Next disabled until now: without the script there is nothing to send with.
+  view.nextButton.disabled = false;
   sender.open();
-  return { ready: zipFromAddress ? zipPlace.prefill(zipFromAddress) : Promise.resolve() };
+  if (answeredEarly) start();
+  // A ZIP the visitor already typed (another than the address's) is theirs: it is checked on Next.
+  const typedZip = zipInput.value.trim();
+  const prefill = zipFromAddress && (typedZip === "" || typedZip === zipFromAddress);
+  return { ready: prefill ? zipPlace.prefill(zipFromAddress) : Promise.resolve() };
 }

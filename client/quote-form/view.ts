@@ -1,13 +1,14 @@
 /**
- * The quote form's DOM, built once per form from the shared step table (shared/lead/fields.ts):
- * the steps and their fields, the ZIP's place summary, the navigation buttons, the form-level
+ * The quote form's DOM: the markup of the shared step table (form-markup.ts), which the build
+ * writes into rapidfire.html, adopted as it stands (never rebuilt, so nothing a quick visitor
+ * typed before the script ran is lost, and the step showing is the very element they saw); the
+ * steps and their fields, the ZIP's place summary, the navigation buttons, the form-level
  * message and the screen-reader announcer. It reads the answers from the inputs and shows or
  * clears each field's message; it decides nothing.
  */
-import { HONEYPOT_FIELD } from "../../shared/lead/api";
-import { LEAD_FIELDS, LEAD_STEPS, type LeadField, type RawLead } from "../../shared/lead/fields";
-import { buildField, errorIdOf } from "./fields";
-import { h } from "./dom";
+import { LEAD_FIELDS, LEAD_STEPS, fieldInfo, type Choices, type LeadField, type RawLead } from "../../shared/lead/fields";
+import { errorIdOf, fieldIdOf, optionsMarkup } from "./fields";
+import { FORM_ID, quoteFormMarkup, stepIdOf } from "./form-markup";
 import { gpcNotice } from "./gpc-notice";
 
 export type Control = HTMLInputElement | HTMLSelectElement;
@@ -40,37 +41,50 @@ export interface View {
   fieldOf(target: EventTarget | null): LeadField | undefined;
 }
 
-/** Builds the form into root and hands back its parts. */
-export function buildView(root: HTMLElement): View {
-  const live = h("p", { class: "rf-visually-hidden", role: "status", "aria-live": "polite" });
-  const formError = h("p", { class: "rf-form-error", role: "alert" });
-  const backButton = h("button", { type: "button", class: "rf-back" }, "Back");
-  const nextButton = h("button", { type: "submit", class: "rf-next" }, "Next");
-  const placeText = h("span", {});
-  const changeZipButton = h("button", { type: "button", class: "rf-link-button" }, "Change ZIP code");
-  const placeSummary = h("p", { class: "rf-place", hidden: true }, placeText, " ", changeZipButton);
-  const honeypot = h("input", { id: "rf-website", name: HONEYPOT_FIELD, tabindex: "-1", autocomplete: "off" });
-  const blocks = {} as Record<LeadField, HTMLElement>;
-  const steps = LEAD_STEPS.map((definition, index) =>
-    h(
-      "fieldset",
-      { class: "rf-step", id: `rf-step-${index + 1}`, hidden: index > 0 },
-      h("legend", {}, h("h2", { tabindex: "-1" }, `Step ${index + 1} of ${LEAD_STEPS.length}: ${definition.title}`)),
-      index === 0 ? placeSummary : null,
-      // The Global Privacy Control notice, when the browser sends it, just above the consent box.
-      ...definition.fields.flatMap((field) => [field === "consent" ? gpcNotice() : null, (blocks[field] = buildField(field))]),
-    ),
-  );
-  const form = h(
-    "form",
-    { id: "rf-form", novalidate: true, "aria-label": "Car insurance quote request" },
-    // Off-screen and out of the tab order: people never fill it; form-filling bots do.
-    h("div", { class: "rf-hp", "aria-hidden": "true" }, h("label", { for: "rf-website" }, "Leave this empty"), honeypot),
-    ...steps,
-    formError,
-    h("div", { class: "rf-nav" }, backButton, nextButton),
-  );
-  root.append(live, form);
+/** The element matching selector inside root; a missing one is a bug in the markup, so it throws. */
+function find<T extends Element>(root: ParentNode, selector: string): T {
+  const element = root.querySelector<T>(selector);
+  if (!element) throw new Error(`The quote form's ${selector} is missing`);
+  return element;
+}
+
+/**
+ * A list whose choices depend on the day (the model years run to next year) may be a build
+ * behind: its options are written afresh, keeping the visitor's choice, when they differ.
+ */
+function refreshOptions(list: HTMLSelectElement, prompt: string, choices: Choices): void {
+  const wanted = [["", prompt], ...choices].map(([value, text]) => `${value}\n${text}`);
+  const shown = [...list.options].map((option) => `${option.value}\n${option.text}`);
+  if (wanted.length === shown.length && wanted.every((entry, index) => entry === shown[index])) return;
+  const chosen = list.value;
+  list.innerHTML = optionsMarkup(prompt, choices);
+  list.value = chosen;
+}
+
+/**
+ * Adopts the form in root (as rapidfire.html carries it) and hands back its parts. A root
+ * without the form (a page not built by Vite: the unit tests' page) gets the same markup first.
+ */
+export function adoptView(root: HTMLElement): View {
+  if (!root.querySelector(`#${FORM_ID}`)) root.innerHTML = quoteFormMarkup();
+  const form = find<HTMLFormElement>(root, `#${FORM_ID}`);
+  const live = find<HTMLElement>(root, '[role="status"][aria-live="polite"]');
+  const formError = find<HTMLElement>(form, ".rf-form-error");
+  const backButton = find<HTMLButtonElement>(form, ".rf-back");
+  const nextButton = find<HTMLButtonElement>(form, ".rf-next");
+  const placeSummary = find<HTMLElement>(form, ".rf-place");
+  const placeText = find<HTMLElement>(placeSummary, "span");
+  const changeZipButton = find<HTMLButtonElement>(placeSummary, "button");
+  const honeypot = find<HTMLInputElement>(form, "#rf-website");
+  const steps = LEAD_STEPS.map((_, index) => find<HTMLFieldSetElement>(form, `#${stepIdOf(index)}`));
+  const blocks = Object.fromEntries(LEAD_FIELDS.map((field) => [field, find<HTMLElement>(form, `#${fieldIdOf(field)}`)])) as Record<LeadField, HTMLElement>;
+  for (const field of LEAD_FIELDS) {
+    const spec = fieldInfo(field).control;
+    if (spec.kind === "select") refreshOptions(find<HTMLSelectElement>(blocks[field], "select"), spec.prompt, spec.choices);
+  }
+  // The Global Privacy Control notice, when the browser sends it, just above the consent box.
+  const notice = gpcNotice();
+  if (notice) blocks.consent.before(notice);
 
   const controlsOf = (field: LeadField) => [...form.querySelectorAll<Control>(`[name="${field}"]`)];
   const errorOf = (field: LeadField) => blocks[field].querySelector<HTMLElement>(`#${errorIdOf(field)}`)!;

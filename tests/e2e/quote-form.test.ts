@@ -3,15 +3,20 @@
  * from the landing page with a campaign to a stored lead with its consent record; field messages
  * focused and announced, Back keeping answers, keyboard-only use, no horizontal scroll, and no
  * console errors or CSP violations. The server runs on PostgreSQL so the test can read the row.
+ * And the page as it arrives: the first step's questions are in rapidfire.html itself, readable
+ * without JavaScript, and the script adopts them, keeping what a quick visitor typed first.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BrowserContext, Frame, FrameLocator, Page } from "playwright";
+import type { BrowserContext, Frame, FrameLocator, Page, Route } from "playwright";
 import { collectProblems, expectNoProblems, isSandboxNote, startHarness, waitForHydration, type Harness, type ProblemCollector } from "./helpers";
 import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
 import { openDatabase, type Database } from "../../server/db/database";
 import { leadRepository } from "../../server/db/leads";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
+import { site } from "../../shared/site";
+import { httpGet } from "../../tools/http-get";
+import { measureJsWeight } from "../../tools/js-weight";
 
 const PHONE = { width: 375, height: 740 };
 let harness: Harness;
@@ -65,7 +70,10 @@ async function expectNoHorizontalScroll(visit: Visit): Promise<void> {
   expect(page.scroll).toBeLessThanOrEqual(page.client);
 }
 
-async function fillVehicle(form: FrameLocator): Promise<void> {
+/** The form, framed or opened on its own: both find its fields the same way. */
+type FormScope = Pick<FrameLocator, "getByLabel" | "getByRole" | "getByText" | "locator">;
+
+async function fillVehicle(form: FormScope): Promise<void> {
   await form.getByLabel("Year").selectOption("2020");
   await form.getByLabel("Make").selectOption("Toyota");
   await form.getByLabel("Model").fill("Camry");
@@ -73,7 +81,7 @@ async function fillVehicle(form: FrameLocator): Promise<void> {
   await form.getByLabel("Commuting to work or school").check();
 }
 
-async function fillDriver(form: FrameLocator): Promise<void> {
+async function fillDriver(form: FormScope): Promise<void> {
   await form.getByLabel("First name").fill("Ana");
   await form.getByLabel("Last name").fill("Diaz-Ortega");
   // Typed digit by digit: the field adds the slashes.
@@ -85,14 +93,14 @@ async function fillDriver(form: FrameLocator): Promise<void> {
   await form.getByLabel("Current insurance company").selectOption("GEICO");
 }
 
-async function fillContact(form: FrameLocator): Promise<void> {
+async function fillContact(form: FormScope): Promise<void> {
   await form.getByLabel("Street address").fill("123 Main St Apt 4");
   // exact: the consent box's label (the disclosure) mentions "the phone number and email address".
   await form.getByLabel("Email address", { exact: true }).fill("Ana.Diaz@Example.com");
   await form.getByLabel("Phone number", { exact: true }).fill("(415) 555-0134");
 }
 
-const stepHeading = (form: FrameLocator, step: number) => form.getByRole("heading", { name: new RegExp(`^Step ${step} of 3`) });
+const stepHeading = (form: FormScope, step: number) => form.getByRole("heading", { name: new RegExp(`^Step ${step} of 3`) });
 
 describe("the quote form on a phone, from the landing page with a campaign", () => {
   it("completes all three steps in the frame, shows the reference, and stores the lead with sid, tid, place and consent", async () => {
@@ -291,5 +299,96 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     await expect(form.getByLabel("Make").inputValue()).resolves.toBe("Toyota");
     await expect(form.getByLabel("Own it").isChecked()).resolves.toBe(true);
     await visit.context.close();
+  });
+});
+
+/** The first step's questions, by the names a visitor (and a screen reader) finds them. */
+const STEP_ONE_QUESTIONS = ["ZIP code where the car is kept", "Year", "Make", "Model"];
+const STEP_ONE_GROUPS = ["Do you own, finance or lease it?", "What is it mostly used for?"];
+
+describe("rapidfire.html as it arrives, before and without its script", () => {
+  it("shows the first step's questions, labelled and in order, with JavaScript off, and the phone note", async () => {
+    const context = await harness.newContext({ viewport: PHONE, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(harness.url("/rapidfire.html?zip=90210&sid=a1&tid=b2"));
+    await expect(stepHeading(page, 1).isVisible()).resolves.toBe(true);
+    for (const name of STEP_ONE_QUESTIONS) await expect(page.getByLabel(name, { exact: true }).isVisible(), name).resolves.toBe(true);
+    for (const name of STEP_ONE_GROUPS) {
+      await expect(page.getByRole("group", { name }).getByRole("radio").first().isVisible(), name).resolves.toBe(true);
+    }
+    await expect(page.getByLabel("Year").locator("option").count()).resolves.toBeGreaterThan(20);
+    // Only the first step shows; the later ones wait for the script.
+    await expect(page.getByLabel("First name").isVisible()).resolves.toBe(false);
+    // (Playwright's text locators skip <noscript>, so the note is found by its class.)
+    const note = page.locator(".rf-noscript");
+    await expect(note.isVisible()).resolves.toBe(true);
+    await expect(note.textContent()).resolves.toContain(site.phone);
+    // Nothing to send without the script, so no button to send with.
+    await expect(page.getByRole("button", { name: "Next" }).isDisabled()).resolves.toBe(true);
+
+    // Keyboard: the honeypot is skipped, then the questions in the order they read.
+    const order: string[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      await page.keyboard.press("Tab");
+      order.push((await page.locator(":focus").getAttribute("name")) ?? "");
+    }
+    expect(order).toEqual(["zip", "vehicleYear", "vehicleMake", "vehicleModel", "ownership", "primaryUse"]);
+    await context.close();
+  });
+
+  it("keeps what was typed before the script loaded, adopts the same elements, and the request still goes through", async () => {
+    const context = await harness.newContext({ viewport: PHONE });
+    const page = await context.newPage();
+    const problems = await collectProblems(context, page);
+    // The form's script is held back until the visitor has answered step 1.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    await context.route(/\/assets\/rapidfire-[\w-]+\.js$/, async (route: Route) => {
+      held += 1;
+      await released;
+      await route.continue();
+    });
+    await page.goto(harness.url("/rapidfire.html?zip=90210&sid=a1&tid=early-typist"), { waitUntil: "commit" });
+    await page.getByLabel("Model").waitFor();
+    const stepOne = await page.locator("#rf-step-1").elementHandle();
+    await fillVehicle(page);
+    await expect(page.getByRole("button", { name: "Next" }).isDisabled()).resolves.toBe(true);
+    expect(held, "the script was still on its way").toBe(1);
+
+    release();
+    await expect.poll(() => page.getByRole("button", { name: "Next" }).isEnabled()).toBe(true);
+    await page.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
+    // The same step element, still in the page: enhanced, not rebuilt.
+    await expect(page.evaluate((element) => element === document.getElementById("rf-step-1") && element.isConnected, stepOne)).resolves.toBe(true);
+    await expect(page.getByLabel("Model").inputValue()).resolves.toBe("Camry");
+    await expect(page.getByLabel("Make").inputValue()).resolves.toBe("Toyota");
+    await expect(page.getByLabel("Year").inputValue()).resolves.toBe("2020");
+    await expect(page.getByLabel("Financing it").isChecked()).resolves.toBe(true);
+
+    await page.getByRole("button", { name: "Next" }).click();
+    await stepHeading(page, 2).waitFor();
+    await fillDriver(page);
+    await page.getByRole("button", { name: "Next" }).click();
+    await stepHeading(page, 3).waitFor();
+    await fillContact(page);
+    await page.getByRole("checkbox").check();
+    await page.getByRole("button", { name: "Get My Quotes" }).click();
+    await page.getByRole("heading", { name: "Thank you, Ana!" }).waitFor();
+    const reference = (await page.locator(".rf-reference").textContent()) ?? "";
+    await expect(leadRepository(db).findByReference(reference)).resolves.toMatchObject({ tid: "early-typist", vehicleYear: 2020, vehicleMake: "Toyota", vehicleModel: "Camry", ownership: "finance" });
+    // The answers came before the script: the funnel still has the form's start, once.
+    const started = () => harness.server.logs.filter((line) => line.event === "form_started" && (line.campaign as { tid?: string } | undefined)?.tid === "early-typist");
+    await expect.poll(() => started().length).toBe(1);
+    await expectNoProblems(page, problems);
+    await context.close();
+  });
+
+  it("loads at most 35 KB of JavaScript (gzip) for the form", async () => {
+    const page = await httpGet(harness.url("/rapidfire.html"));
+    const weight = await measureJsWeight(harness.server.origin, "/rapidfire.html", page.body.toString("utf8"));
+    expect(weight.atLoad.files.length).toBeGreaterThan(0);
+    expect(weight.inlineScripts.count).toBe(0);
+    expect(weight.atLoad.gzipBytes).toBeLessThanOrEqual(35 * 1024);
   });
 });

@@ -1,0 +1,225 @@
+// @vitest-environment happy-dom
+/**
+ * The quote form's markup, written into rapidfire.html at build time (build/quote-form-markup.ts)
+ * from the shared field rules: the first step's questions are in the page before any script
+ * runs, with the labels, ids and attributes the script expects; and the script adopts that very
+ * markup, keeping what the visitor typed before it ran.
+ */
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { IndexHtmlTransformContext } from "vite";
+import { insertQuoteForm, quoteFormMarkupPlugin, QUOTE_FORM_SLOT } from "../../../build/quote-form-markup";
+import { element, escapeHtml } from "../../../client/quote-form/markup";
+import { disclosureMarkup } from "../../../client/quote-form/fields";
+import { quoteFormMarkup } from "../../../client/quote-form/form-markup";
+import { mount } from "../../../client/quote-form/mount";
+import { LEAD_FIELDS, LEAD_STEPS, fieldInfo } from "../../../shared/lead/fields";
+import { vehicleYears } from "../../../shared/vehicles";
+import { site } from "../../../shared/site";
+import { $, FORM_URL, PAGE_URL, VID, block, control, fakeServer, nextButton, settle } from "./harness";
+
+afterEach(() => {
+  document.body.innerHTML = "";
+});
+
+// vitest runs from the project root, where rapidfire.html lives.
+const source = readFileSync("rapidfire.html", "utf8");
+/** rapidfire.html as the build writes it. */
+const built = insertQuoteForm(source, "rapidfire.html");
+const parse = (html: string) => new DOMParser().parseFromString(html, "text/html");
+
+const STEP_ONE = LEAD_STEPS[0]!.fields;
+
+describe("rapidfire.html as built", () => {
+  const doc = parse(built);
+  const stepOne = doc.querySelector("#rf-step-1")!;
+
+  it("holds the first step, showing, and the later steps hidden, in the form the script looks for", () => {
+    expect(source).toContain(QUOTE_FORM_SLOT);
+    expect(built).not.toContain(QUOTE_FORM_SLOT);
+    const form = doc.querySelector("#rf-app > form#rf-form")!;
+    expect(form).not.toBeNull();
+    expect(form.hasAttribute("novalidate")).toBe(true);
+    expect(stepOne.closest("[hidden]")).toBeNull();
+    expect(stepOne.querySelector("legend h2")?.textContent).toBe(`Step 1 of ${LEAD_STEPS.length}: ${LEAD_STEPS[0]!.title}`);
+    for (const index of LEAD_STEPS.keys()) {
+      expect(doc.querySelector(`#rf-step-${index + 1}`)?.hasAttribute("hidden"), `step ${index + 1}`).toBe(index > 0);
+    }
+    // Every field of every step, in its step, in order: the script adopts them all.
+    for (const [index, step] of LEAD_STEPS.entries()) {
+      expect([...doc.querySelectorAll(`#rf-step-${index + 1} .rf-field`)].map((field) => field.id)).toEqual(step.fields.map((field) => `rf-field-${field}`));
+    }
+    expect(doc.querySelector('#rf-app > p[role="status"][aria-live="polite"]')).not.toBeNull();
+    expect(form.querySelector(".rf-place")?.hasAttribute("hidden")).toBe(true);
+  });
+
+  it("labels every first-step question with its rule's words and ties each control to its hint and message", () => {
+    for (const field of STEP_ONE) {
+      const { label, hint, control: spec } = fieldInfo(field);
+      const fieldBlock = stepOne.querySelector(`#rf-field-${field}`)!;
+      expect(fieldBlock, field).not.toBeNull();
+      expect(fieldBlock.hasAttribute("hidden"), field).toBe(false);
+      expect(fieldBlock.querySelector(`#rf-${field}-error.rf-error`), field).not.toBeNull();
+      const controls = [...fieldBlock.querySelectorAll(`[name="${field}"]`)];
+      expect(controls.length, field).toBeGreaterThan(0);
+      const first = doc.getElementById(`rf-${field}`)!;
+      expect(controls[0], field).toBe(first);
+      if (spec.kind === "choice") {
+        // A group: the legend names it, each radio is labelled by its choice, the group points at its message.
+        expect(fieldBlock.tagName).toBe("FIELDSET");
+        expect(fieldBlock.querySelector("legend")?.textContent).toBe(label);
+        expect(fieldBlock.getAttribute("aria-describedby")).toBe(`rf-${field}-error`);
+        expect(controls.map((radio) => [radio.getAttribute("type"), radio.getAttribute("value"), radio.closest("label")?.textContent])).toEqual(
+          spec.choices.map(([value, text]) => ["radio", value, text]),
+        );
+        continue;
+      }
+      expect(doc.querySelector(`label[for="rf-${field}"]`)?.textContent, field).toBe(label);
+      const describedBy = first.getAttribute("aria-describedby")!.split(" ");
+      expect(describedBy, field).toEqual(hint ? [`rf-${field}-hint`, `rf-${field}-error`] : [`rf-${field}-error`]);
+      if (hint) expect(doc.getElementById(`rf-${field}-hint`)?.textContent).toBe(hint);
+      if (spec.kind === "text") {
+        expect(first.tagName).toBe("INPUT");
+        expect(first.getAttribute("type")).toBe(spec.type ?? "text");
+        expect(first.getAttribute("autocomplete")).toBe(spec.autocomplete);
+        expect(first.getAttribute("maxlength")).toBe(String(spec.maxLength));
+        expect(first.getAttribute("inputmode")).toBe(spec.inputmode ?? null);
+      }
+      if (spec.kind === "select") {
+        expect([...first.querySelectorAll("option")].map((option) => [option.getAttribute("value"), option.textContent])).toEqual([["", spec.prompt], ...spec.choices]);
+      }
+    }
+  });
+
+  it("cannot be sent before the script runs (Next disabled), keeps the phone note for visitors without JavaScript, and has nothing inline", () => {
+    const next = doc.querySelector<HTMLButtonElement>(".rf-next")!;
+    expect(next.getAttribute("type")).toBe("submit");
+    expect(next.hasAttribute("disabled")).toBe(true);
+    expect(doc.querySelector(".rf-back")?.hasAttribute("hidden")).toBe(true);
+    expect(doc.querySelector("noscript")?.textContent).toContain(site.phone);
+    expect(built).not.toMatch(/\sstyle=|<script(?![^>]*\ssrc=)/);
+  });
+
+  it("fails the build when the page has lost its slot", () => {
+    expect(() => insertQuoteForm("<main></main>", "rapidfire.html")).toThrow(/slot/);
+  });
+
+  it("is written by the Vite plugin into rapidfire.html only, in the build and in development (an address with a query)", () => {
+    const { handler } = quoteFormMarkupPlugin("rapidfire.html").transformIndexHtml as {
+      handler: (html: string, context: Pick<IndexHtmlTransformContext, "filename" | "path">) => string;
+    };
+    expect(handler(source, { filename: "/app/rapidfire.html", path: "/rapidfire.html" })).toBe(built);
+    expect(handler(source, { filename: "/app/rapidfire.html?zip=90210&sid=a1", path: "/rapidfire.html?zip=90210&sid=a1" })).toBe(built);
+    expect(() => handler("<main></main>", { filename: "/app/rapidfire.html", path: "/rapidfire.html" })).toThrow(/slot/);
+    const index = "<!doctype html><div id=root></div>";
+    expect(handler(index, { filename: "/app/index.html", path: "/" })).toBe(index);
+  });
+});
+
+describe("the markup writer", () => {
+  it("escapes text and attribute values", () => {
+    expect(escapeHtml(`<a href="x">Tom & Jerry's</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;");
+    expect(element("input", { value: `"><script>`, hidden: true, disabled: false, title: undefined })).toBe('<input value="&quot;&gt;&lt;script&gt;" hidden>');
+    expect(disclosureMarkup(["I agree <b>", { text: "Terms & Co", href: "/terms?a=1&b=2" }])).toBe(
+      'I agree &lt;b&gt;<a href="/terms?a=1&amp;b=2" target="_blank" rel="noopener">Terms &amp; Co</a>',
+    );
+  });
+});
+
+/** rapidfire.html's body as the browser has it before the script runs. */
+function renderBuiltPage(): HTMLElement {
+  document.body.innerHTML = parse(built).body.innerHTML;
+  return document.getElementById("rf-app")!;
+}
+
+function startForm(root: HTMLElement, search = `?zip=90210&sid=a1&tid=b2&vid=${VID}`) {
+  const { clock, ...server } = fakeServer();
+  const form = mount(root, { ...server, now: () => clock.ms, location: { href: FORM_URL, search }, pageUrl: () => PAGE_URL });
+  return { server, form };
+}
+
+/** What a visitor does before the script runs: values set, no script listening. */
+function answerEarly(): void {
+  control<HTMLSelectElement>("vehicleYear").value = "2020";
+  control<HTMLSelectElement>("vehicleMake").value = "Toyota";
+  control("vehicleModel").value = "Camry";
+  $<HTMLInputElement>('input[name="ownership"][value="lease"]').checked = true;
+}
+
+describe("the script on the built page", () => {
+  it("adopts the page's own elements, keeps what was typed before it ran, and sends the form on", async () => {
+    const root = renderBuiltPage();
+    const stepOne = $("#rf-step-1");
+    const model = control("vehicleModel");
+    answerEarly();
+    const { server, form } = startForm(root);
+    await form.ready;
+
+    expect($("#rf-step-1")).toBe(stepOne);
+    expect(control("vehicleModel")).toBe(model);
+    expect(document.querySelectorAll("#rf-form").length).toBe(1);
+    expect(control("vehicleModel").value).toBe("Camry");
+    expect(control<HTMLSelectElement>("vehicleYear").value).toBe("2020");
+    expect(control<HTMLSelectElement>("vehicleMake").value).toBe("Toyota");
+    expect($<HTMLInputElement>('input[name="ownership"][value="lease"]').checked).toBe(true);
+    expect(nextButton().disabled).toBe(false);
+    // The ZIP the visitor arrived with, as before.
+    expect(control("zip").value).toBe("90210");
+    expect(block("zip").hidden).toBe(true);
+    // The answers came before the script: the funnel still hears that the form was started, once.
+    expect(server.sendEvent.mock.calls.filter(([event]) => event.event === "form_started")).toHaveLength(1);
+
+    $<HTMLInputElement>('input[name="primaryUse"][value="commute"]').click();
+    nextButton().click();
+    await settle();
+    expect($("#rf-step-2").hidden).toBe(false);
+    expect(server.sendEvent.mock.calls.map(([event]) => event.event)).toEqual(["form_started", "form_step_completed"]);
+  });
+
+  it("sends no form_started until the first answer when nothing was typed before it ran", async () => {
+    const { server, form } = startForm(renderBuiltPage());
+    await form.ready;
+    expect(server.sendEvent).not.toHaveBeenCalled();
+  });
+
+  it("keeps a ZIP the visitor typed before it ran instead of the address's", async () => {
+    const root = renderBuiltPage();
+    control("zip").value = "10001";
+    const { server, form } = startForm(root);
+    await form.ready;
+    expect(control("zip").value).toBe("10001");
+    expect(block("zip").hidden).toBe(false);
+    expect(server.lookUpZip).not.toHaveBeenCalled();
+  });
+
+  it("brings a list written by an older build up to date (next year's models), keeping the choice", async () => {
+    const root = renderBuiltPage();
+    const years = control<HTMLSelectElement>("vehicleYear");
+    years.options[1]!.remove(); // the newest year, as a build from last year lacks it
+    years.value = "2020";
+    const { form } = startForm(root);
+    await form.ready;
+    expect([...years.options].slice(1).map((option) => option.value)).toEqual(vehicleYears().map(String));
+    expect(years.value).toBe("2020");
+  });
+
+  it("shows a question asked only for some answers when the answers already there ask it", async () => {
+    const root = renderBuiltPage();
+    // A browser restoring the form on a reload can bring back later steps' answers.
+    $<HTMLInputElement>('input[name="currentlyInsured"][value="yes"]').checked = true;
+    const { form } = startForm(root);
+    await form.ready;
+    expect(block("currentInsurer").hidden).toBe(false);
+  });
+
+  it("writes the same markup itself into an empty page", async () => {
+    document.body.innerHTML = '<main><div class="rf-progress"></div><div id="rf-app"></div></main>';
+    const root = document.getElementById("rf-app")!;
+    const { form } = startForm(root, "");
+    await form.ready;
+    const expected = parse(`<div>${quoteFormMarkup()}</div>`).body.firstElementChild!;
+    const fieldIds = (within: Element) => [...within.querySelectorAll("[name]")].map((named) => named.getAttribute("name"));
+    expect(fieldIds(root)).toEqual(fieldIds(expected));
+    for (const field of LEAD_FIELDS) expect(block(field)).not.toBeNull();
+  });
+});
