@@ -106,3 +106,39 @@ describe("caching and compression", () => {
     expect(response.headers["cache-control"]).toBe("public, max-age=300");
   });
 });
+
+describe("the security header set (helmet's, computed once at start-up)", () => {
+  const SECURITY_HEADERS = [
+    "content-security-policy",
+    "cross-origin-opener-policy",
+    "cross-origin-resource-policy",
+    "origin-agent-cluster",
+    "referrer-policy",
+    "strict-transport-security",
+    "x-content-type-options",
+    "x-dns-prefetch-control",
+    "x-download-options",
+    "x-frame-options",
+    "x-permitted-cross-domain-policies",
+    "x-xss-protection",
+  ];
+
+  it("is on every kind of answer, identical but for the nonce: rendered and cached pages, 404, files, probes, the API, 405", async () => {
+    const answers = [
+      await request(t.app).get("/terms-of-use?sid=hdr1"),
+      await request(t.app).get("/terms-of-use?sid=hdr2"), // from the cache
+      await request(t.app).get("/no-such-page-for-headers"),
+      await request(t.app).get("/robots.txt"),
+      await request(t.app).get("/healthz"),
+      await request(t.app).get("/api/no-such-endpoint"),
+      await request(t.app).delete("/zipcode"),
+    ];
+    const [first, ...others] = answers.map((response) =>
+      Object.fromEntries(SECURITY_HEADERS.map((name) => [name, String(response.headers[name]).replace(/'nonce-[^']+'/, "'nonce-N'")])),
+    );
+    for (const name of SECURITY_HEADERS) expect(first![name], name).not.toBe("undefined");
+    for (const other of others) expect(other).toEqual(first);
+    expect(first!["x-frame-options"]).toBe("SAMEORIGIN");
+    expect(first!["strict-transport-security"]).toBe("max-age=31536000; includeSubDomains");
+  });
+});
