@@ -1,18 +1,23 @@
 /**
- * The visit id (`vid`, shared/campaign.ts) the landing and quote pages pass on: the ZIP form's
- * hidden input, the quote frame's address. It reaches the page through a route loader so the
- * server's HTML, the router's hydration data and the server's events all hold the same value:
- * on the server the loader returns the one server/render.ts chose (ServerContext.visitId), and
- * hydration reuses that data without running the loader again. For navigations inside the
- * browser: the address's vid, else the one this document's pages have shown, else a new one.
+ * The visit id (`vid`, shared/campaign.ts) and the campaign ids (sid, tid) the landing and quote
+ * pages pass on: the ZIP form's hidden inputs, the quote frame's address. They reach the page
+ * through a route loader so the server's HTML, the router's hydration data and the server's
+ * events all hold the same values: on the server the loader returns the visit id
+ * server/render.ts chose (ServerContext.visitId), and hydration reuses that data without running
+ * the loader again. So the zod schemas that validate the address (shared/campaign.ts) are not
+ * part of the page's first JavaScript: the loader imports them when it runs in the browser, for
+ * a navigation inside the site (issue 12). The visit id for such a navigation: the address's
+ * vid, else the one this document's pages have shown, else a new one.
  */
 import { useEffect } from "react";
 import { useLoaderData, type LoaderFunctionArgs } from "react-router-dom";
-import { visitIdOf } from "../shared/campaign";
-import { randomId } from "../shared/random-id";
+import type { Campaign } from "../shared/campaign-format";
 
 export interface VisitLoaderData {
   visitId: string;
+  /** The address's valid sid and tid (and zip, for the quote page's frame). */
+  campaign: Pick<Campaign, "sid" | "tid">;
+  zip?: string;
 }
 
 /**
@@ -26,16 +31,24 @@ function serverVisitId(context: unknown): string | undefined {
   return typeof context.visitId === "string" ? context.visitId : undefined;
 }
 
-export function visitLoader({ request, context }: LoaderFunctionArgs): VisitLoaderData {
-  const visitId = serverVisitId(context) ?? visitIdOf(new URL(request.url).searchParams) ?? documentVisitId ?? randomId();
-  return { visitId };
+export async function visitLoader({ request, context }: LoaderFunctionArgs): Promise<VisitLoaderData> {
+  const { parseCampaignSearch, visitIdOf } = await import("../shared/campaign");
+  const search = new URL(request.url).searchParams;
+  const { zip, campaign } = parseCampaignSearch(search);
+  const visitId = serverVisitId(context) ?? visitIdOf(search) ?? documentVisitId ?? (await import("../shared/random-id")).randomId();
+  return { visitId, campaign: { ...(campaign.sid ? { sid: campaign.sid } : {}), ...(campaign.tid ? { tid: campaign.tid } : {}) }, ...(zip ? { zip } : {}) };
+}
+
+/** The current page's visit (its route must use visitLoader). */
+export function useVisit(): VisitLoaderData {
+  const data = useLoaderData<VisitLoaderData>();
+  useEffect(() => {
+    documentVisitId = data.visitId;
+  }, [data.visitId]);
+  return data;
 }
 
 /** The current page's visit id (its route must use visitLoader). */
 export function useVisitId(): string {
-  const { visitId } = useLoaderData<VisitLoaderData>();
-  useEffect(() => {
-    documentVisitId = visitId;
-  }, [visitId]);
-  return visitId;
+  return useVisit().visitId;
 }

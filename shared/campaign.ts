@@ -14,8 +14,11 @@
  */
 // zod/mini: the same validation as zod with a tree-shakable API, so the browser bundle stays small.
 import * as z from "zod/mini";
+import { CAMPAIGN_PARAMS, ZIP_LENGTH, type Campaign, type CampaignParam } from "./campaign-format";
 
-export const ZIP_LENGTH = 5;
+// What the browser needs at page load, without zod (shared/campaign-format.ts).
+export * from "./campaign-format";
+
 export const CAMPAIGN_ID_MAX_LENGTH = 64;
 
 export const zipSchema = z.string().check(z.regex(/^\d{5}$/, "A ZIP code is exactly 5 digits"));
@@ -28,19 +31,8 @@ export const campaignIdSchema = z
     z.regex(/^[A-Za-z0-9._~-]+$/, "Only letters, digits and - _ . ~ are allowed"),
   );
 
-export type CampaignParam = "sid" | "tid" | "vid";
-/** In the order they appear in the addresses we build. */
-export const CAMPAIGN_PARAMS: readonly CampaignParam[] = ["sid", "tid", "vid"];
-
 /** Why a raw campaign value was refused; analysts see this in the logs. */
 export type RejectionReason = "repeated" | "not_a_string" | "empty" | "too_long" | "bad_characters";
-
-export interface Campaign {
-  sid?: string;
-  tid?: string;
-  /** The visit id (see above). */
-  vid?: string;
-}
 
 export interface RejectedParam {
   param: CampaignParam | "zip";
@@ -49,11 +41,6 @@ export interface RejectedParam {
 
 /** A query value as Express or URLSearchParams may hand it to us: absent, one, many, nested. */
 export type RawQueryValue = unknown;
-
-/** Strips non-digits and cuts to 5, as the ZIP input does while the visitor types (spec 5). */
-export function sanitizeZipInput(value: string): string {
-  return value.replace(/\D+/g, "").slice(0, ZIP_LENGTH);
-}
 
 function classify(raw: RawQueryValue, schema: z.ZodMiniType<string>, max: number): { value?: string; reason?: RejectionReason } {
   if (raw === undefined) return {};
@@ -102,21 +89,6 @@ export function parseCampaignSearch(search: URLSearchParams): ParsedCampaignQuer
     else if (all.length > 1) record[key] = all;
   }
   return parseCampaignQuery(record);
-}
-
-/**
- * Builds a query string ("?zip=…&sid=…") from already-validated values, in a fixed order.
- * Returns "" when there is nothing to carry.
- */
-export function campaignQueryString(values: { zip?: string } & Campaign): string {
-  const params = new URLSearchParams();
-  if (values.zip) params.set("zip", values.zip);
-  for (const param of CAMPAIGN_PARAMS) {
-    const value = values[param];
-    if (value) params.set(param, value);
-  }
-  const text = params.toString();
-  return text ? `?${text}` : "";
 }
 
 /** The address's visit id when it carries exactly one valid `vid`, else undefined (then one is minted). */

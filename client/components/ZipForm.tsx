@@ -9,9 +9,9 @@ import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { notify } from "./Notifications";
 import { LazyTooltip } from "./LazyTooltip";
-import { CAMPAIGN_PARAMS, ZIP_LENGTH, campaignQueryString, parseCampaignSearch, sanitizeZipInput, type Campaign } from "../../shared/campaign";
+import { CAMPAIGN_PARAMS, ZIP_LENGTH, campaignQueryString, sanitizeZipInput, type Campaign } from "../../shared/campaign-format";
 import { INVALID_ZIP_FLAG, paths } from "../../shared/routes";
-import { useVisitId } from "../visit-id";
+import { useVisit } from "../visit-id";
 
 const noSubscription = () => () => {};
 
@@ -23,8 +23,9 @@ function useHydrated(): boolean {
 export function ZipForm() {
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();
-  const visitId = useVisitId();
-  const campaign: Campaign = { ...parseCampaignSearch(searchParams).campaign, vid: visitId };
+  // The address's campaign ids, validated by the route's loader (client/visit-id.ts).
+  const visit = useVisit();
+  const campaign: Campaign = { ...visit.campaign, vid: visit.visitId };
   const [zip, setZip] = useState("");
   const inputRef = useRef<HTMLInputElement>(null);
   // Without JavaScript, maxLength keeps the field at 5 characters. With it, the sanitizer does,

@@ -4,17 +4,15 @@
  * passed validation here, so nothing unvalidated reaches its address, and this visit's id (the
  * address's, or the one minted for this page view: client/visit-id.ts).
  */
-import { useSearchParams } from "react-router-dom";
 import { SiteHeader } from "../components/SiteHeader";
-import { campaignQueryString, parseCampaignSearch } from "../../shared/campaign";
+import { campaignQueryString } from "../../shared/campaign-format";
 import { paths } from "../../shared/routes";
-import { useVisitId } from "../visit-id";
+import { useVisit } from "../visit-id";
 
 export function QuotePage() {
-  const [searchParams] = useSearchParams();
-  const { zip, campaign } = parseCampaignSearch(searchParams);
-  const visitId = useVisitId();
-  const frameSrc = `${paths.quoteForm}${campaignQueryString({ zip, ...campaign, vid: visitId })}`;
+  // The address's ZIP and campaign ids, validated by the route's loader (client/visit-id.ts).
+  const { zip, campaign, visitId } = useVisit();
+  const frameSrc = `${paths.quoteForm}${campaignQueryString({ ...(zip ? { zip } : {}), ...campaign, vid: visitId })}`;
   return (
     <div className="quote-layout">
       <SiteHeader />

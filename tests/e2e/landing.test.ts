@@ -257,3 +257,51 @@ describe("ZIP tooltip", () => {
     await noScript.close();
   });
 });
+
+/**
+ * The zod schemas that validate an address's campaign ids (shared/campaign.ts) are not part of
+ * the first load: the server validated the address and its route loader's data carries the
+ * result (client/visit-id.ts). The loader imports them when it runs in the browser, for a
+ * navigation inside the site. zod's code is recognised by its `_zod` internals.
+ */
+function watchZod(page: Page): string[] {
+  const withZod: string[] = [];
+  page.on("response", (response) => {
+    const url = new URL(response.url());
+    if (!url.pathname.endsWith(".js")) return;
+    void response.text().then(
+      (body) => {
+        if (body.includes("_zod")) withZod.push(url.pathname);
+      },
+      () => undefined,
+    );
+  });
+  return withZod;
+}
+
+describe("campaign validation code", () => {
+  it("is not loaded with the landing page, whose form still carries the validated ids; a navigation inside the site loads it", async () => {
+    const page = await context.newPage();
+    const withZod = watchZod(page);
+    await page.goto(harness.url("/zipcode?sid=aff7&tid=click-9&sid2=x"));
+    await waitForHydration(page, "#zip");
+    await page.waitForLoadState("networkidle");
+    expect(withZod, "no validation code at load").toEqual([]);
+    await expect(page.locator('input[type="hidden"][name="sid"]').getAttribute("value")).resolves.toBe("aff7");
+    await expect(page.locator('input[type="hidden"][name="tid"]').getAttribute("value")).resolves.toBe("click-9");
+    const visitId = await page.locator('input[type="hidden"][name="vid"]').getAttribute("value");
+    expect(visitId).toMatch(/^[0-9a-f-]{36}$/);
+
+    // To a legal page and back, inside the site: the landing page's loader runs in the browser.
+    await page.getByRole("link", { name: "Privacy Policy" }).first().click();
+    await page.waitForURL(/\/privacy-policy$/);
+    await page.goBack();
+    await page.waitForURL(/\/zipcode\?/);
+    await expect.poll(() => withZod.length).toBeGreaterThan(0);
+    await expect(page.locator('input[type="hidden"][name="sid"]').getAttribute("value")).resolves.toBe("aff7");
+    await expect(page.locator('input[type="hidden"][name="tid"]').getAttribute("value")).resolves.toBe("click-9");
+    // The same visit: the id the page showed is kept.
+    await expect(page.locator('input[type="hidden"][name="vid"]').getAttribute("value")).resolves.toBe(visitId);
+    await page.close();
+  });
+});
