@@ -10,6 +10,8 @@ import { CSP_NONCE_PLACEHOLDER } from "./shared/csp-nonce.ts";
 import { legalMarkdown } from "./build/legal-markdown.ts";
 import { staticPageWithoutNonce } from "./build/static-page.ts";
 import { quoteFormMarkupPlugin } from "./build/quote-form-markup.ts";
+import { inlineStylesheet } from "./build/inline-stylesheet.ts";
+import { lowPriorityScripts } from "./build/script-priority.ts";
 
 const serverBuild: BuildEnvironmentOptions = {
   outDir: "dist/server",
@@ -42,7 +44,16 @@ export default defineConfig(({ isSsrBuild }) => ({
   // legalMarkdown: `content/legal/*.md?legal` imports are compiled to HTML at build time.
   // staticPageWithoutNonce: rapidfire.html is served as a file, so it keeps no nonce placeholder.
   // quoteFormMarkupPlugin: rapidfire.html carries the quote form's markup; its script adopts it.
-  plugins: [legalMarkdown(), react(), staticPageWithoutNonce("rapidfire.html"), quoteFormMarkupPlugin("rapidfire.html")],
+  // inlineStylesheet: the landing CSS arrives in the page's own bytes, so it does not block rendering.
+  // lowPriorityScripts: the server-rendered page works before its hydration bundle, which yields to the HTML and images.
+  plugins: [
+    legalMarkdown(),
+    react(),
+    staticPageWithoutNonce("rapidfire.html"),
+    quoteFormMarkupPlugin("rapidfire.html"),
+    inlineStylesheet("index.html"),
+    lowPriorityScripts("index.html"),
+  ],
   // Vite writes this placeholder into every tag it emits; the server swaps in the response's nonce.
   html: { cspNonce: CSP_NONCE_PLACEHOLDER },
   build: isSsrBuild ? serverBuild : clientBuild,

@@ -17,6 +17,7 @@ import path from "node:path";
 import { OVERALL_DEADLINE_MS, parseBenchArgs, USAGE } from "./lib/bench-options";
 import { benchPages, stopPageServers } from "./lib/bench-pages";
 import { benchLeads } from "./lib/bench-leads";
+import { benchRss, rssReport, rssVerdicts, type RssBench } from "./lib/bench-rss";
 import { benchDelivery } from "./lib/bench-delivery";
 import { deliveryVerdicts, leadVerdicts, pageRatios, pageVerdicts } from "./lib/bench-verdicts";
 import { printDeliveryReport, printLeadsReport, printPagesReport, printReport, type Environment } from "./lib/bench-report";
@@ -57,15 +58,18 @@ async function main(deliveryConcurrencies: Array<number | undefined>): Promise<n
     // 1–3. The pages; the page servers are gone when it returns, so the lead load has the machine to itself.
     const pages = await benchPages(log);
     const figures = pageRatios(pages.aggregates);
+    // Memory across 100,000 ad clicks, on a server of its own.
+    const rss = await benchRss(log);
     // 4. Quote requests.
     const leads = await benchLeads(log);
     // 5. Lead delivery.
     const delivery = await benchDelivery(log, deliveryConcurrencies);
-    const verdicts = [...pageVerdicts(pages, figures), ...leadVerdicts(leads), ...deliveryVerdicts(delivery)];
+    const verdicts = [...pageVerdicts(pages, figures), ...rssVerdicts(rss), ...leadVerdicts(leads), ...deliveryVerdicts(delivery)];
     const environment = environmentOf(loadAverageAtStart);
 
     printReport({ startedAt, environment, pages, figures, verdicts, leads, delivery });
-    const outFile = await writeResults({ startedAt, environment, pages, figures, leads, delivery, verdicts });
+    printRss(rss);
+    const outFile = await writeResults({ startedAt, environment, pages, figures, rss, leads, delivery, verdicts });
     process.stdout.write(`\nResults written to ${path.relative(process.cwd(), outFile) || outFile}\n`);
     return 0;
   } finally {
@@ -79,6 +83,18 @@ async function pagesOnly(): Promise<number> {
   const pages = await benchPages(log);
   const figures = pageRatios(pages.aggregates);
   printPagesReport(pages, figures, pageVerdicts(pages, figures));
+  return 0;
+}
+
+function printRss(rss: RssBench): void {
+  process.stdout.write(`\n${rssReport(rss).join("\n")}\n`);
+}
+
+/** `npm run bench -- --rss-only`: just the memory run (about 2 minutes). */
+async function rssOnly(): Promise<number> {
+  const rss = await benchRss(log);
+  printRss(rss);
+  for (const verdict of rssVerdicts(rss)) process.stdout.write(`  ${verdict.pass ? "PASS" : "MISS"}  ${verdict.name}: ${verdict.actual} (target ${verdict.target})\n`);
   return 0;
 }
 
@@ -117,6 +133,7 @@ async function run(): Promise<number> {
   delete process.env.BUYERS_FILE;
   if (args.mode === "leads-only") return leadsOnly();
   if (args.mode === "pages-only") return pagesOnly();
+  if (args.mode === "rss-only") return rssOnly();
   if (args.mode === "delivery-only") return deliveryOnly(args.deliveryConcurrencies);
   return main(args.deliveryConcurrencies);
 }

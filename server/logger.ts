@@ -102,9 +102,28 @@ export function createLogger(config: Pick<Config, "LOG_LEVEL" | "NODE_ENV">, des
  * one system call each on the request's path (issue 12). pino writes what is left synchronously
  * when the process exits (a normal exit or process.exit after SIGTERM); only a SIGKILL or a
  * crash of the machine can lose the lines of the last write in flight.
+ *
+ * The buffer is bounded: when whatever reads stdout falls behind by LOG_BUFFER_MAX_BYTES, new
+ * lines are dropped rather than held (memory stays bounded under any load); how many were
+ * dropped is written as a `log_lines_dropped` warning once stdout keeps up again.
  */
+export const LOG_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
+const DROP_REPORT_MS = 5_000;
+
 function stdoutDestination(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
+  const destination = pino.destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_MAX_BYTES });
+  let dropped = 0;
+  let timer: NodeJS.Timeout | undefined;
+  destination.on("drop", () => {
+    dropped += 1;
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      const line = `${JSON.stringify({ level: "warn", time: new Date().toISOString(), pid: process.pid, event: "log_lines_dropped", count: dropped, msg: "stdout fell behind: log lines were dropped" })}\n`;
+      dropped = 0;
+      destination.write(line);
+    }, DROP_REPORT_MS).unref();
+  });
+  return destination;
 }
 
 type LoggedRequest = IncomingMessage & { id?: unknown; ip?: string; originalUrl?: string };

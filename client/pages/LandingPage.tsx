@@ -4,6 +4,16 @@ import { SiteFooter } from "../components/SiteFooter";
 import { ZipForm } from "../components/ZipForm";
 import { CarrierLogos } from "../components/CarrierLogos";
 import { BenefitBlocks } from "../components/BenefitBlocks";
+import familySvg from "../../public/images/family.svg?raw";
+
+/**
+ * The hero picture, the page's largest element on a phone, travels inside the HTML as a data URI
+ * (3 KB of SVG, ~1.4 KB gzip, also in the hydration bundle so hydration matches): it paints with
+ * the first paint instead of a round trip after the HTML on a slow phone network. The file stays in
+ * public/images/ for anyone linking to it. Whitespace runs are collapsed, not removed,
+ * so text and attribute values keep their spaces.
+ */
+const familyPicture = `data:image/svg+xml,${encodeURIComponent(familySvg.replace(/\s+/g, " ").trim())}`;
 
 export function LandingPage() {
   return (
@@ -19,11 +29,10 @@ export function LandingPage() {
             </div>
             <img
               className="hero-image"
-              src="/images/family.svg"
+              src={familyPicture}
               width="480"
               height="360"
               alt="A smiling family of four standing beside their car"
-              decoding="async"
             />
           </div>
         </section>
