@@ -12,7 +12,7 @@ import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmS
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import pg from "pg";
-import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { CamelCasePlugin, Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
 import type { Tables } from "./schema";
 
@@ -211,6 +211,8 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   const unlock = lockDirectory(dataDir);
   let db: PGlite;
   try {
+    // Loaded only here: a server on PostgreSQL never loads PGlite's WebAssembly module.
+    const { PGlite, types: pgliteTypes } = await import("@electric-sql/pglite");
     db = await PGlite.create(path.join(dataDir, "pglite"), { parsers: { [pgliteTypes.DATE]: (value: string) => value } });
   } catch (error) {
     unlock();
