@@ -35,6 +35,8 @@ WORKDIR /app
 # The code stays owned by root: the server (uid 1000 below) can read it but never change it.
 COPY --from=deps /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
+# The vehicle catalog (year → make → model, VIN tables) the server loads at start-up.
+COPY vehicle-data ./vehicle-data
 COPY package.json ./
 COPY scripts/healthcheck.mjs ./healthcheck.mjs
 RUN mkdir -p /app/data && chown 1000:1000 /app/data

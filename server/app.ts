@@ -22,6 +22,7 @@ import { clientBudgets } from "./http/rate-limit";
 import type { BudgetStores } from "./http/rate-limit-store";
 import { apiRouter } from "./api/router";
 import type { LeadApiOptions } from "./api/leads";
+import type { VehicleCatalog } from "./vehicles/catalog";
 import { consentCertificateRoute } from "./consent/route";
 import type { ConsentCertificates } from "./consent/service";
 import type { ServerContext } from "../shared/render-contract";
@@ -40,6 +41,8 @@ export interface AppDependencies {
   privacy: { service: PrivacyService; csrf: Csrf };
   /** The quote form's API; it shares the privacy form's CSRF protection. */
   leads: LeadApiOptions & { certificates: ConsentCertificates };
+  /** Vehicle makes, models and VIN decoding (GET /api/vehicles/...); absent (tests of other parts): those are a 404. */
+  vehicles?: VehicleCatalog;
   /** Buyers' signed return reports (POST /api/buyer-returns); absent without BUYERS_FILE. */
   buyerReturns?: BuyerReturnsOptions;
   /** Where funnel events are stored for the report (server/analytics/writer.ts); absent: logged only. */
@@ -48,7 +51,7 @@ export interface AppDependencies {
   rateLimits?: BudgetStores | undefined;
 }
 
-export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, buyerReturns, analytics, rateLimits }: AppDependencies): express.Express {
+export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, vehicles, buyerReturns, analytics, rateLimits }: AppDependencies): express.Express {
   const app = express();
   if (analytics) attachEventRecorder(app, analytics);
   // We sit behind a load balancer: req.ip and req.protocol come from its X-Forwarded-* headers,
@@ -90,7 +93,7 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
   //    funnel events): one pipeline, one error envelope, a JSON 404 for unknown addresses. Each
   //    per-client budget is one counter, so the no-JavaScript privacy form spends the API's.
   const budgets = clientBudgets(config, rateLimits);
-  app.use(API_PREFIX, apiRouter({ csrf: privacy.csrf, budgets, privacy: privacy.service, leads, ...(buyerReturns ? { buyerReturns } : {}) }));
+  app.use(API_PREFIX, apiRouter({ csrf: privacy.csrf, budgets, privacy: privacy.service, leads, ...(vehicles ? { vehicles } : {}), ...(buyerReturns ? { buyerReturns } : {}) }));
   // 8. The privacy form without JavaScript: the same checks, answered as pages.
   app.use(doNotSellForm({ csrf: privacy.csrf, budget: budgets.privacy, renderPage }));
   // 9. Files, then every other GET/HEAD is a page.

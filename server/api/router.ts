@@ -13,6 +13,8 @@ import { apiErrors, apiNotFound } from "./errors";
 import { leadEndpoints, type LeadApiOptions } from "./leads";
 import { privacyEndpoints } from "./privacy";
 import { buyerReturnEndpoints, type BuyerReturnsOptions } from "./buyer-returns";
+import { vehicleEndpoints } from "./vehicles";
+import type { VehicleCatalog } from "../vehicles/catalog";
 import { API_PREFIX } from "../../shared/routes";
 
 export interface ApiDependencies {
@@ -21,6 +23,8 @@ export interface ApiDependencies {
   budgets: ClientBudgets;
   privacy: PrivacyService;
   leads: LeadApiOptions;
+  /** Year → make → model lists and VIN decoding (server/vehicles/catalog.ts); absent: those endpoints are a 404. */
+  vehicles?: VehicleCatalog;
   /** Buyers' signed return reports; absent when BUYERS_FILE is unset (the endpoint is then a 404). */
   buyerReturns?: BuyerReturnsOptions;
 }
@@ -31,11 +35,12 @@ function mountedPath(path: string): string {
   return path.slice(API_PREFIX.length);
 }
 
-export function apiRouter({ csrf, budgets, privacy, leads, buyerReturns }: ApiDependencies): express.Router {
+export function apiRouter({ csrf, budgets, privacy, leads, vehicles, buyerReturns }: ApiDependencies): express.Router {
   const router = express.Router();
   const endpoints: Endpoint[] = [
     ...privacyEndpoints(privacy, csrf, budgets),
     ...leadEndpoints(leads, csrf, budgets),
+    ...(vehicles ? vehicleEndpoints(vehicles) : []),
     ...(buyerReturns ? buyerReturnEndpoints(buyerReturns) : []),
   ];
   for (const endpoint of endpoints) {

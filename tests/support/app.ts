@@ -18,6 +18,14 @@ import { testServices, type TestServices } from "./services";
 import type { TestStore } from "./databases";
 import { createEventWriter, type EventWriter } from "../../server/analytics/writer";
 import { insertEvents } from "../../server/analytics/store";
+import { loadVehicleCatalog, VEHICLE_DATA_PATH, type VehicleCatalog } from "../../server/vehicles/catalog";
+
+/** The committed data file, read once for all the apps a test file builds. */
+let vehicleCatalog: VehicleCatalog | undefined;
+function testVehicleCatalog(): VehicleCatalog {
+  vehicleCatalog ??= loadVehicleCatalog(path.join(projectRoot, VEHICLE_DATA_PATH));
+  return vehicleCatalog;
+}
 
 export type LogLine = Record<string, unknown> & { level: string; msg?: string; event?: string; requestId?: string };
 
@@ -92,7 +100,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
         write: async (events) => insertEvents(await services.db(), events, config.REPORT_TIME_ZONE),
       })
     : undefined;
-  const app = createApp({ config, logger, lifecycle, source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads, ...(buyerReturns ? { buyerReturns } : {}), ...(analytics ? { analytics } : {}) });
+  const app = createApp({ config, logger, lifecycle, source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads, vehicles: testVehicleCatalog(), ...(buyerReturns ? { buyerReturns } : {}), ...(analytics ? { analytics } : {}) });
   return {
     ...(analytics ? { analytics } : {}),
     app,
