@@ -40,6 +40,8 @@ export const configSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  /** How far stdout's reader may fall behind before log lines are dropped (server/logger.ts). */
+  LOG_BUFFER_BYTES: z.coerce.number().int().min(65_536).max(1_073_741_824).default(8 * 1024 * 1024),
   TRUST_PROXY: trustProxySchema,
   /** Absolute origin used for canonical links, e.g. https://www.quoteridge.com. */
   PUBLIC_BASE_URL: z

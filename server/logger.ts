@@ -68,7 +68,7 @@ export function serializeError(error: unknown): unknown {
   return serialized;
 }
 
-export function createLogger(config: Pick<Config, "LOG_LEVEL" | "NODE_ENV">, destination?: DestinationStream): Logger {
+export function createLogger(config: Pick<Config, "LOG_LEVEL" | "NODE_ENV"> & Partial<Pick<Config, "LOG_BUFFER_BYTES">>, destination?: DestinationStream): Logger {
   const pretty = config.NODE_ENV === "development" && !destination;
   return pino(
     {
@@ -92,7 +92,7 @@ export function createLogger(config: Pick<Config, "LOG_LEVEL" | "NODE_ENV">, des
       // pino-pretty is a dev dependency: only the development server loads it.
       ...(pretty ? { transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss" } } } : {}),
     },
-    destination ?? (pretty ? undefined : stdoutDestination()),
+    destination ?? (pretty ? undefined : stdoutDestination(config.LOG_BUFFER_BYTES ?? LOG_BUFFER_MAX_BYTES)),
   );
 }
 
@@ -103,15 +103,16 @@ export function createLogger(config: Pick<Config, "LOG_LEVEL" | "NODE_ENV">, des
  * when the process exits (a normal exit or process.exit after SIGTERM); only a SIGKILL or a
  * crash of the machine can lose the lines of the last write in flight.
  *
- * The buffer is bounded: when whatever reads stdout falls behind by LOG_BUFFER_MAX_BYTES, new
+ * The buffer is bounded: when whatever reads stdout falls behind by LOG_BUFFER_BYTES, new
  * lines are dropped rather than held (memory stays bounded under any load); how many were
  * dropped is written as a `log_lines_dropped` warning once stdout keeps up again.
  */
+/** LOG_BUFFER_BYTES's default (server/config.ts). */
 export const LOG_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
 const DROP_REPORT_MS = 5_000;
 
-function stdoutDestination(): DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_MAX_BYTES });
+function stdoutDestination(maxBytes: number): DestinationStream {
+  const destination = pino.destination({ dest: 1, sync: false, maxLength: maxBytes });
   let dropped = 0;
   let timer: NodeJS.Timeout | undefined;
   destination.on("drop", () => {
