@@ -30,6 +30,16 @@ export async function lookUpZip(zip: string): Promise<ZipLocation | null> {
   return json<ZipLocation>(response);
 }
 
+/** The catalog's models for a year and make (empty when it has none); throws when the server cannot be reached. */
+export async function listModels(year: string, make: string): Promise<string[]> {
+  const query = new URLSearchParams({ year, make });
+  const response = await fetch(`${paths.vehicleModelsApi}?${query.toString()}`, { credentials: "same-origin" });
+  if (response.status === 422 || response.status === 404) return [];
+  if (!response.ok) throw new Error(`model list: HTTP ${response.status}`);
+  const { models } = await json<{ models: string[] }>(response);
+  return Array.isArray(models) ? models.filter((model): model is string => typeof model === "string") : [];
+}
+
 /**
  * The server could not store the request just now (503: its database is restarting or failing
  * over) and asks for the same request again later; submit.ts does so with the same idempotency key.

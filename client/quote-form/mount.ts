@@ -8,7 +8,7 @@ import { parseCampaignSearch, zipSchema } from "../../shared/campaign";
 import { LEAD_FIELDS, fieldInfo, type RawLead } from "../../shared/lead/fields";
 import type { FunnelEvent } from "../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../shared/lead/api";
-import { lookUpZip as realLookUpZip, openSession as realOpenSession, sendEvent as realSendEvent, submitLead as realSubmitLead, type Session } from "./api";
+import { listModels as realListModels, lookUpZip as realLookUpZip, openSession as realOpenSession, sendEvent as realSendEvent, submitLead as realSubmitLead, type Session } from "./api";
 import { createCheck, watchAnswers } from "./checks";
 import { createConsentText } from "./consent";
 import { createSteps } from "./steps";
@@ -17,11 +17,14 @@ import { showThankYou } from "./thank-you";
 import type { ZipLocation } from "./types";
 import { adoptView } from "./view";
 import { createZipPlace } from "./zip-place";
+import { createModelList } from "./model-list";
 
 /** What a form talks to: its server, and the addresses it records. Tests pass fakes. */
 export interface QuoteFormDeps {
   openSession(): Promise<Session>;
   lookUpZip(zip: string): Promise<ZipLocation | null>;
+  /** The vehicle catalog's models for a year and make (model-list.ts). */
+  listModels(year: string, make: string): Promise<string[]>;
   submitLead(session: Session, body: Record<string, unknown>): Promise<LeadSubmitResponse>;
   sendEvent(event: FunnelEvent): void;
   /** The form's own address: its search has the ZIP, the campaign ids and the visit id (sid, tid, vid); href is sent as formUrl. */
@@ -47,9 +50,10 @@ const hasAnswers = (raw: RawLead) => Object.values(raw).some((value) => value ==
  * left out is the real one.
  */
 export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): QuoteForm {
-  const { openSession, lookUpZip, submitLead, sendEvent, location, pageUrl, now }: QuoteFormDeps = {
+  const { openSession, lookUpZip, listModels, submitLead, sendEvent, location, pageUrl, now }: QuoteFormDeps = {
     openSession: realOpenSession,
     lookUpZip: realLookUpZip,
+    listModels: realListModels,
     submitLead: realSubmitLead,
     sendEvent: realSendEvent,
     location: window.location,
@@ -66,6 +70,8 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   // Typed before the script ran, or restored by the browser on a reload.
   const answeredEarly = hasAnswers(view.readRaw());
   const zipPlace = createZipPlace(view, lookUpZip);
+  // A year and make already chosen (typed early, or restored) get their suggestions at once.
+  void createModelList(view, listModels).refresh();
   const check = createCheck(view, zipPlace);
   const steps = createSteps(view, progress);
   // Every session brings the consent words to show; the latest request's, for a send to wait on.

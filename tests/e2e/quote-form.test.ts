@@ -111,6 +111,10 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     await expectNoHorizontalScroll(visit);
 
     await fillVehicle(form);
+    // The model field suggests the vehicle catalog's models of the chosen year and make (issue 13).
+    await expect.poll(() => form.locator("#rf-model-options option").evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(
+      expect.arrayContaining(["Camry", "Corolla", "RAV4"]),
+    );
     await form.getByRole("button", { name: "Next" }).click();
     await stepHeading(form, 2).waitFor();
     await expect.poll(() => focusedId(visit).then(async () => visit.frame().evaluate(() => document.activeElement?.tagName))).toBe("H2");

@@ -24,9 +24,16 @@ const PLACES: Record<string, ZipLocation> = {
   "10001": { zip: "10001", city: "New York", state: "NY" },
 };
 
+/** The catalog's models, for the years and makes the tests choose. */
+const MODELS: Record<string, string[]> = {
+  "2020 Toyota": ["4Runner", "Camry", "Corolla", "RAV4", "Tacoma"],
+  "2018 Ford": ["Escape", "F-150", "Mustang"],
+};
+
 export interface Fakes {
   openSession: Mock<() => Promise<Session>>;
   lookUpZip: Mock<(zip: string) => Promise<ZipLocation | null>>;
+  listModels: Mock<(year: string, make: string) => Promise<string[]>>;
   submitLead: Mock<(session: Session, body: Record<string, unknown>) => Promise<LeadSubmitResponse>>;
   sendEvent: Mock<(event: FunnelEvent) => void>;
   /** The form's clock (milliseconds): tests move it forward to make time pass. */
@@ -42,6 +49,7 @@ export function fakeServer(): Fakes {
       return { csrfToken: `csrf-${sessions}`, formToken: `form-token-${sessions}`, disclosure: CONSENT_DISCLOSURE };
     }),
     lookUpZip: vi.fn(async (zip: string) => PLACES[zip] ?? null),
+    listModels: vi.fn(async (year: string, make: string) => MODELS[`${year} ${make}`] ?? []),
     submitLead: vi.fn(async (): Promise<LeadSubmitResponse> => ({ status: "created", reference: REFERENCE, duplicate: false })),
     sendEvent: vi.fn(),
     clock: { ms: 50_000 },
