@@ -4,6 +4,9 @@
  */
 import { z } from "zod";
 
+/** LOG_BUFFER_BYTES's default: how far stdout's reader may fall behind before log lines are dropped (server/logger.ts). */
+export const LOG_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 const milliseconds = (fallback: number) => z.coerce.number().int().min(0).max(600_000).default(fallback);
@@ -41,7 +44,7 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   /** How far stdout's reader may fall behind before log lines are dropped (server/logger.ts). */
-  LOG_BUFFER_BYTES: z.coerce.number().int().min(65_536).max(1_073_741_824).default(8 * 1024 * 1024),
+  LOG_BUFFER_BYTES: z.coerce.number().int().min(65_536).max(1_073_741_824).default(LOG_BUFFER_MAX_BYTES),
   TRUST_PROXY: trustProxySchema,
   /** Absolute origin used for canonical links, e.g. https://www.quoteridge.com. */
   PUBLIC_BASE_URL: z

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request } from "express";
 import { pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger } from "pino";
 import { pinoHttp, type HttpLogger } from "pino-http";
-import type { Config } from "./config";
+import { LOG_BUFFER_MAX_BYTES, type Config } from "./config";
 import { paths } from "../shared/routes";
 
 export type { Logger };
@@ -107,8 +107,6 @@ export function createLogger(config: Pick<Config, "LOG_LEVEL" | "NODE_ENV"> & Pa
  * lines are dropped rather than held (memory stays bounded under any load); how many were
  * dropped is written as a `log_lines_dropped` warning once stdout keeps up again.
  */
-/** LOG_BUFFER_BYTES's default (server/config.ts). */
-export const LOG_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
 const DROP_REPORT_MS = 5_000;
 
 function stdoutDestination(maxBytes: number): DestinationStream {

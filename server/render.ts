@@ -13,6 +13,7 @@ import type { ServerResponse } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
 import { isbot } from "isbot";
 import { visitIdOf } from "../shared/campaign";
+import { API_PREFIX } from "../shared/routes";
 import { randomId } from "../shared/random-id";
 import type { Config } from "./config";
 import type { RenderSource } from "./render-source";
@@ -24,6 +25,7 @@ import { isSafeRelativeLocation } from "./render-redirects";
 import { PageCache, type CachedPage, type Shape } from "./page-cache";
 import type { SlotValues } from "./spliced-page";
 import { createNonce } from "./security";
+import { ASSETS_PATH } from "./static";
 import { LRUCache } from "lru-cache";
 
 /** This page view's visit: the address's valid vid, else a new one (`entry`: the visit starts here). */
@@ -146,13 +148,19 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
     return true;
   }
 
+  /** Requests cachedPage already looked up and missed: renderPage does not look again. */
+  const missed = new WeakSet<Request>();
+
   const cachedPage: RequestHandler = (req, res, next) => {
-    if (req.method !== "GET" && req.method !== "HEAD") {
+    // The API and the hashed assets are never pages: no lookup for them.
+    if ((req.method !== "GET" && req.method !== "HEAD") || req.path.startsWith(`${API_PREFIX}/`) || req.path.startsWith(`${ASSETS_PATH}/`)) {
       next();
       return;
     }
     const url = new URL(req.originalUrl, "http://ssr.invalid");
-    if (!answerFromCache(req, res, url, cache.shapeOf(url))) next();
+    if (answerFromCache(req, res, url, cache.shapeOf(url))) return;
+    missed.add(req);
+    next();
   };
 
   const renderPage: RequestHandler = async (req, res, next) => {
@@ -164,7 +172,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       const visit = visitFor(url);
       const values = { nonce, mintedVisitId: visit.entry ? visit.id : undefined };
       const shape = req.method === "POST" ? undefined : cache.shapeOf(url);
-      if (answerFromCache(req, res, url, shape, visit)) return;
+      if (!missed.has(req) && answerFromCache(req, res, url, shape, visit)) return;
 
       const entry = await source.entry();
       const page = await entry.prepare(routerRequest(req, url, gone), { ...options.contextFor(req, res), visitId: visit.id });

@@ -8,6 +8,9 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import express, { type RequestHandler } from "express";
 
+/** Where Vite's hashed files are served (never a page). */
+export const ASSETS_PATH = "/assets";
+
 const ONE_YEAR_SECONDS = 31_536_000;
 const SHORT_CACHE_SECONDS = 300;
 
@@ -41,7 +44,7 @@ export function staticAssets(clientDir: string): RequestHandler[] {
   });
   const publicFiles = listPublicFiles(clientDir);
   const router = express.Router();
-  router.use("/assets", hashed);
+  router.use(ASSETS_PATH, hashed);
   router.use((req, res, next) => (publicFiles.has(req.path) ? serveFile(req, res, next) : next()));
   return [router];
 }
