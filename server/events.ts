@@ -114,15 +114,16 @@ export function logPageEvents(req: Request, url: URL, visit?: Visit): void {
 
 /** `form_started` / `form_step_completed`: reported by the quote form's beacon (POST /api/events). */
 export function logFunnelEvent(req: Request, event: FunnelEvent): void {
-  const { event: name, step, zip, sid, tid, vid, ms } = event;
+  const { event: name, step, screen, zip, sid, tid, vid, ms } = event;
   const campaign = campaignOf(sid, tid, vid);
   // No person completes a step of the form within a second of opening it.
   const tooFast = name === "form_step_completed" && ms !== undefined && ms < HUMAN_STEP_MIN_MS;
   req.log.info(
-    { event: name, ...(step === undefined ? {} : { step }), ...(zip ? { zip } : {}), ...(ms === undefined ? {} : { ms }), campaign, ...(tooFast ? { bot: true } : {}) },
+    { event: name, ...(step === undefined ? {} : { step }), ...(screen === undefined ? {} : { screen }), ...(zip ? { zip } : {}), ...(ms === undefined ? {} : { ms }), campaign, ...(tooFast ? { bot: true } : {}) },
     name.replaceAll("_", " "),
   );
-  store(req, { name, step: step ?? null, bot: tooFast, ...ids(campaign) });
+  // The screen goes in the event's detail: the report counts completions per screen.
+  store(req, { name, step: step ?? null, detail: screen ?? null, bot: tooFast, ...ids(campaign) });
 }
 
 /** `lead_submitted`: a quote request was stored. Never the person's details: the reference finds them. */

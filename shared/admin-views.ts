@@ -104,11 +104,18 @@ export interface LeadDeliveryView {
   canReturn: boolean;
 }
 
+/** A lead's quote in words, one line per vehicle and driver: no names, birth dates, VINs or contact (server/admin/quote-facts.ts). */
+export interface QuoteFactsView {
+  vehicles: string[];
+  drivers: string[];
+  insurance: string;
+}
+
 export interface LeadsView extends ViewBase {
   page: "leads";
   reference?: string;
-  /** The lead found (no contact details: reference, received, state, campaign, duplicate). */
-  lead?: { reference: string; receivedAt: string; state: string; sid: string | null; tid: string | null; duplicateOf: string | null; gpc: boolean };
+  /** The lead found (no contact details: reference, received, state, campaign, duplicate, the quote's facts). */
+  lead?: { reference: string; receivedAt: string; state: string; sid: string | null; tid: string | null; duplicateOf: string | null; gpc: boolean; quote: QuoteFactsView };
   deliveries: LeadDeliveryView[];
   /** Recent failed (dead-lettered) deliveries, for the list when nothing is searched. */
   failed: { reference: string; target: string; lastError: string | null; completedAt: string | null }[];

@@ -6,7 +6,7 @@
  */
 import * as z from "zod/mini";
 import { campaignIdSchema, zipSchema } from "./campaign";
-import { LEAD_STEPS } from "./lead/fields";
+import { LEAD_STEPS, SCREEN_IDS } from "./lead/fields";
 
 export const FUNNEL_EVENTS = ["form_started", "form_step_completed"] as const;
 export type FunnelEventName = (typeof FUNNEL_EVENTS)[number];
@@ -15,6 +15,8 @@ export const funnelEventSchema = z
   .object({
     event: z.enum(FUNNEL_EVENTS),
     step: z.optional(z.int().check(z.gte(1), z.lte(LEAD_STEPS.length))),
+    /** The screen completed (shared/lead/fields.ts, FORM_SCREENS), so analysts see where visitors stop; optional: a form opened before screens existed still reports. */
+    screen: z.optional(z.enum(SCREEN_IDS as [string, ...string[]])),
     zip: z.optional(zipSchema),
     sid: z.optional(campaignIdSchema),
     tid: z.optional(campaignIdSchema),
@@ -22,6 +24,6 @@ export const funnelEventSchema = z
     /** Milliseconds since the form opened. Optional: a form loaded before it existed still reports. */
     ms: z.optional(z.int().check(z.gte(0))),
   })
-  // A step completion says which step; a start does not.
-  .check(z.refine((event) => (event.event === "form_step_completed") === (event.step !== undefined)));
+  // A step completion says which step (and screen); a start does neither.
+  .check(z.refine((event) => (event.event === "form_step_completed") === (event.step !== undefined) && (event.screen === undefined || event.step !== undefined)));
 export type FunnelEvent = z.infer<typeof funnelEventSchema>;

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { CSRF_HEADER } from "../shared/routes";
-import type { Lead } from "../shared/lead/fields";
+import type { Driver, Lead } from "../shared/lead/fields";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../shared/consent-disclosure";
 import type { NewLead } from "../server/db/leads";
 
@@ -50,37 +50,80 @@ export function uniqueContact(): { phone: string; e164: string; email: string } 
 export const FORM_URL = "https://www.quoteridge.test/rapidfire.html?zip=90210&sid=a1&tid=b2";
 export const PAGE_URL = "https://www.quoteridge.test/?zip=90210&sid=a1&tid=b2";
 
-/** A complete quote request's answers as validateLead returns them, contact details apart. */
+/** A complete quote request's answers as validateLead returns them, contact details apart: two vehicles, two drivers. */
 export const SAMPLE_ANSWERS = {
   zip: "90210",
-  vehicleYear: 2019,
-  vehicleMake: "Toyota",
-  vehicleModel: "Camry",
-  ownership: "own",
-  primaryUse: "commute",
-  firstName: "Ana",
-  lastName: "O'Brien",
-  dateOfBirth: "1990-04-15",
-  licenseStatus: "active",
-  incidents: "none",
+  vehicles: [
+    { year: 2019, make: "Toyota", model: "Camry", ownership: "own", primaryUse: "commute", annualMileage: "10k_15k" },
+    { year: 2003, make: "Honda", model: "Accord", vin: "1HGCM82633A004352", ownership: "finance", primaryUse: "pleasure", annualMileage: "under_5k" },
+  ],
+  drivers: [
+    { firstName: "Ana", lastName: "O'Brien", dateOfBirth: "1990-04-15", relationship: "self", maritalStatus: "married", licenseStatus: "active", ageFirstLicensed: 16, accidents: 0, tickets: 1, claims: 0, dui: false, sr22: false },
+    { firstName: "Luis", lastName: "O'Brien", dateOfBirth: "1988-11-02", relationship: "spouse", maritalStatus: "married", licenseStatus: "active", ageFirstLicensed: 17, accidents: 1, tickets: 0, claims: 1, dui: false, sr22: false },
+  ],
   currentlyInsured: true,
   currentInsurer: "GEICO",
+  insuredFor: "1_3y",
+  coverage: "standard",
+  residence: "own",
   streetAddress: "123 Main St Apt 4",
   consent: true,
 } as const satisfies Omit<Lead, "email" | "phone">;
 
-/** The same answers as the form sends them (a new phone and email each call). */
+/** The sample as a fresh, mutable Lead (the constant is deeply read-only). */
+function sampleLead(): Omit<Lead, "email" | "phone"> {
+  return structuredClone(SAMPLE_ANSWERS) as unknown as Omit<Lead, "email" | "phone">;
+}
+
+/** The sample's drivers with the first one (the visitor) changed: `lead: { drivers: sampleDrivers({ firstName: "José" }) }`. */
+export function sampleDrivers(visitor: Partial<Driver> = {}): Driver[] {
+  const [first, ...others] = sampleLead().drivers;
+  return [{ ...first!, ...visitor }, ...others];
+}
+
+/** "1990-04-15" → "04/15/1990", as a visitor types it. */
+const usDate = (iso: string) => `${iso.slice(5, 7)}/${iso.slice(8, 10)}/${iso.slice(0, 4)}`;
+const yesNo = (value: boolean) => (value ? "yes" : "no");
+
+/** The same answers as the form sends them, every answer as text (a new phone and email each call). */
 export function leadFields(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const contact = uniqueContact();
-  return {
+  const fields: Record<string, unknown> = {
     ...SAMPLE_ANSWERS,
-    vehicleYear: String(SAMPLE_ANSWERS.vehicleYear),
-    dateOfBirth: "04/15/1990",
+    vehicles: SAMPLE_ANSWERS.vehicles.map((vehicle) => ({ vin: "", ...vehicle, year: String(vehicle.year) })),
+    drivers: SAMPLE_ANSWERS.drivers.map((driver, index) => ({
+      ...driver,
+      relationship: index === 0 ? "" : driver.relationship,
+      dateOfBirth: usDate(driver.dateOfBirth),
+      ageFirstLicensed: String(driver.ageFirstLicensed),
+      accidents: String(driver.accidents),
+      tickets: String(driver.tickets),
+      claims: String(driver.claims),
+      dui: yesNo(driver.dui),
+      sr22: yesNo(driver.sr22),
+    })),
     currentlyInsured: "yes",
     email: contact.email,
     phone: contact.phone,
-    ...overrides,
   };
+  return withAnswers(fields, overrides);
+}
+
+/**
+ * The body with these answers changed: a key is a field ("email") or an answer's path
+ * ("vehicles.1.model", "drivers.0.dateOfBirth"), as the server names errors; undefined removes it.
+ */
+export function withAnswers(body: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
+  const result = structuredClone(body);
+  for (const [path, value] of Object.entries(changes)) {
+    const keys = path.split(".");
+    const last = keys.pop()!;
+    let target: Record<string, unknown> = result;
+    for (const key of keys) target = target[key] as Record<string, unknown>;
+    if (value === undefined) delete target[last];
+    else target[last] = value;
+  }
+  return result;
 }
 
 export interface NewLeadOverrides extends Partial<Omit<NewLead, "lead" | "consent">> {
@@ -92,7 +135,7 @@ export interface NewLeadOverrides extends Partial<Omit<NewLead, "lead" | "consen
 export function sampleNewLead({ lead, consent, ...rest }: NewLeadOverrides = {}): NewLead {
   const contact = uniqueContact();
   return {
-    lead: { ...SAMPLE_ANSWERS, email: contact.email, phone: contact.e164, ...lead },
+    lead: { ...sampleLead(), email: contact.email, phone: contact.e164, ...lead },
     location: { city: "Beverly Hills", state: "CA" },
     idempotencyKey: randomUUID(),
     sid: "a1",
@@ -115,7 +158,7 @@ export function sampleNewLead({ lead, consent, ...rest }: NewLeadOverrides = {})
 
 /** A whole request body: the fields plus the envelope for `session` (a new idempotency key). */
 export function leadBody(session: LeadSession, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
+  const body = {
     ...leadFields(),
     idempotencyKey: randomUUID(),
     formToken: session.formToken,
@@ -125,8 +168,8 @@ export function leadBody(session: LeadSession, overrides: Record<string, unknown
     sid: "a1",
     tid: "b2",
     website: "",
-    ...overrides,
   };
+  return withAnswers(body, overrides);
 }
 
 /** POST /api/leads with the session's cookie and CSRF header, like the form's fetch (same-origin). */

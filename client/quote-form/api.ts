@@ -90,3 +90,20 @@ export function sendEvent(event: FunnelEvent): void {
     body: JSON.stringify(event),
   }).catch(() => {});
 }
+
+/** What GET /api/vehicles/vin/:vin decodes from a VIN (model null when the catalog lacks it). */
+export interface DecodedVin {
+  vin: string;
+  year: number;
+  make: string;
+  /** Absent when the catalog has the maker but not the model. */
+  model?: string | null;
+}
+
+/** The year, make and model of a VIN; null when the catalog cannot decode it. Throws when the server cannot be reached. */
+export async function decodeVin(vin: string): Promise<DecodedVin | null> {
+  const response = await fetch(`${paths.vehicleVinApi}/${encodeURIComponent(vin)}`, { credentials: "same-origin" });
+  if (response.status === 404 || response.status === 422) return null;
+  if (!response.ok) throw new Error(`VIN lookup: HTTP ${response.status}`);
+  return json<DecodedVin>(response);
+}

@@ -1,19 +1,35 @@
 /**
  * Checking answers with the shared rules (shared/lead/fields.ts), the server's own: a step on
  * Next, a field on leaving it, and a shown message again as the answer is edited, so it goes as
- * soon as the answer is fixed. Also what editing does besides: the insurer question follows
+ * soon as the answer is fixed. Also what editing does besides: the insurer questions follow
  * "insured today", and the date of birth gets its slashes.
  */
-import { checkLeadFields, type LeadErrors, type LeadField } from "../../shared/lead/fields";
-import type { View } from "./view";
+import { checkLeadFields, checkRecordFields, type LeadField, type RecordKind } from "../../shared/lead/fields";
+import { RECORD_FIELDS } from "./records";
+import { recordOf, type View } from "./view";
 import { unknownZip, type ZipPlace } from "./zip-place";
 
-export type Check = (fields: readonly LeadField[]) => Promise<LeadErrors>;
+/** Messages by field name (the screen's own names). */
+export type FieldErrors = Partial<Record<string, string>>;
+export type Check = (fields: readonly string[]) => Promise<FieldErrors>;
 
-/** Checks fields (and the ZIP against the directory) and shows each one's message. */
-export function createCheck(view: View, zipPlace: ZipPlace): Check {
+/**
+ * Checks fields (and the ZIP against the directory) and shows each one's message. A vehicle's or
+ * a driver's field is checked as part of the record being edited (`editing`: its place, from 0).
+ */
+export function createCheck(view: View, zipPlace: ZipPlace, editing: () => Record<RecordKind, number>): Check {
   return async (fields) => {
-    const { errors, values } = checkLeadFields(view.readRaw(), fields);
+    const own = fields.filter((field) => recordOf(field) === undefined) as LeadField[];
+    const { errors, values } = checkLeadFields(view.readRaw(), own) as { errors: FieldErrors; values: Partial<Record<LeadField, unknown>> };
+    for (const kind of ["vehicle", "driver"] as const) {
+      // The kind's own fields (the filter sees to it); the type checker cannot narrow a filter by kind.
+      const asked = fields.filter((field) => recordOf(field) === kind) as never[];
+      if (asked.length === 0) continue;
+      // The whole record is checked, so a rule across its fields (the age first licensed against
+      // the date of birth on the screen before) applies; only the asked fields' messages count.
+      const all = checkRecordFields(kind, view.readRaw(RECORD_FIELDS[kind]), editing()[kind]).errors;
+      for (const field of asked) if (all[field]) errors[field] = all[field];
+    }
     if (fields.includes("zip") && !errors.zip && typeof values.zip === "string") {
       const place = await zipPlace.placeOf(values.zip);
       if (place === null) errors.zip = unknownZip(values.zip);
@@ -33,7 +49,7 @@ export function watchAnswers(view: View, check: Check, onFirstEdit: () => void):
   // On leaving a field: its message (only once something was entered, or to update a shown one).
   form.addEventListener("focusout", (event) => {
     const field = view.fieldOf(event.target);
-    if (!field || field === "consent") return;
+    if (!field || field === "consent" || view.blockOf(field).hidden) return;
     const next = (event as FocusEvent).relatedTarget;
     if (next instanceof Node && view.blockOf(field).contains(next)) return; // moving between one group's radios
     const raw = view.readRaw()[field];
@@ -61,11 +77,13 @@ export function watchAnswers(view: View, check: Check, onFirstEdit: () => void):
   }
 }
 
-/** Shows the insurer question only to people insured today (and drops its message otherwise). */
-function toggleInsurer(view: View): void {
-  const insured = view.readRaw().currentlyInsured === "yes";
-  view.blockOf("currentInsurer").hidden = !insured;
-  if (!insured) view.showError("currentInsurer", undefined);
+/** Shows the insurer and time-insured questions only to people insured today (and drops their messages otherwise). */
+export function toggleInsurer(view: View): void {
+  const insured = view.readRaw(["currentlyInsured"]).currentlyInsured === "yes";
+  for (const field of ["currentInsurer", "insuredFor"]) {
+    view.blockOf(field).hidden = !insured;
+    if (!insured) view.showError(field, undefined);
+  }
 }
 
 /** Types "04151990" as "04/15/1990"; leaves alone a date typed with its own slashes ("4/5/1990"). */

@@ -1,26 +1,31 @@
 /**
- * Each of the quote form's fields as HTML: label, control, hint and error slot, written from the
- * presentation the field's rule carries (shared/lead/fields.ts), the same rule the server applies.
+ * Each of the quote form's fields as HTML: label, control, hint, "Why we ask" and error slot,
+ * written from the presentation the field's rule carries (shared/lead/fields.ts), the same rule
+ * the server applies. A field is named by its own name: the request's fields, a vehicle's and a
+ * driver's never share one, and a record screen's inputs hold the record being edited.
  * The one renderer of a field: the build writes it into rapidfire.html, and the script adopts
  * what it wrote (view.ts). A new field needs its rule and nothing here, unless it brings a new
  * kind of control.
  */
-import { fieldInfo, type Choices, type LeadField } from "../../shared/lead/fields";
+import type { Choices, LeadFieldInfo } from "../../shared/lead/fields";
 import { CONSENT_DISCLOSURE, type DisclosurePart } from "../../shared/consent-disclosure";
 import { element, escapeHtml } from "./markup";
 
-export const idOf = (field: LeadField) => `rf-${field}`;
-export const errorIdOf = (field: LeadField) => `rf-${field}-error`;
-export const fieldIdOf = (field: LeadField) => `rf-field-${field}`;
-const hintIdOf = (field: LeadField) => `${idOf(field)}-hint`;
+export const idOf = (field: string) => `rf-${field}`;
+export const errorIdOf = (field: string) => `rf-${field}-error`;
+export const fieldIdOf = (field: string) => `rf-field-${field}`;
+const hintIdOf = (field: string) => `${idOf(field)}-hint`;
 
-const errorSlot = (field: LeadField) => element("p", { class: "rf-error", id: errorIdOf(field) });
+const errorSlot = (field: string) => element("p", { class: "rf-error", id: errorIdOf(field) });
 
-function describedBy(field: LeadField, hint: string | undefined): string {
+function describedBy(field: string, hint: string | undefined): string {
   return hint ? `${hintIdOf(field)} ${errorIdOf(field)}` : errorIdOf(field);
 }
 
-const hintOf = (field: LeadField, hint: string | undefined) => (hint ? element("p", { class: "rf-hint", id: hintIdOf(field) }, escapeHtml(hint)) : "");
+const hintOf = (field: string, hint: string | undefined) => (hint ? element("p", { class: "rf-hint", id: hintIdOf(field) }, escapeHtml(hint)) : "");
+
+/** "Why we ask": a native disclosure, so it opens by keyboard and without script. */
+const whyOf = (why: string | undefined) => (why ? element("details", { class: "rf-why" }, element("summary", {}, "Why we ask"), element("p", {}, escapeHtml(why))) : "");
 
 /** A list's options: the prompt (no answer), then each choice. */
 export function optionsMarkup(prompt: string, choices: Choices): string {
@@ -36,10 +41,10 @@ export function disclosureMarkup(parts: readonly DisclosurePart[]): string {
  * The field's block: its label, control(s), hint and error slot. A field asked only for some
  * answers (askedWhen) starts hidden when the empty form does not ask it.
  */
-export function fieldMarkup(field: LeadField): string {
-  const { label, hint, control: spec, askedWhen } = fieldInfo(field);
+export function fieldMarkup(field: string, info: LeadFieldInfo): string {
+  const { label, hint, why, control: spec, askedWhen } = info;
   const block = (attributes: Record<string, string>, tag: "div" | "fieldset", ...children: string[]) =>
-    element(tag, { ...attributes, id: fieldIdOf(field), hidden: askedWhen !== undefined && !askedWhen({}) }, ...children);
+    element(tag, { ...attributes, id: fieldIdOf(field), hidden: askedWhen !== undefined && !askedWhen({}, 0) }, ...children, whyOf(why));
   switch (spec.kind) {
     case "text":
       return block(

@@ -1,33 +1,53 @@
 /**
- * The whole quote form as HTML, from the shared step table (shared/lead/fields.ts): the live
- * region, the honeypot, one fieldset per step (the first showing, the others hidden), the ZIP's
- * place summary, the form-level message and the navigation. build/quote-form-markup.ts writes it
- * into rapidfire.html, so a visitor reads (and answers) the first step before any script runs;
- * view.ts then adopts these very elements.
+ * The whole quote form as HTML, from the shared screen table (shared/lead/fields.ts,
+ * FORM_SCREENS): the live region, the honeypot, one fieldset per screen (the first showing, the
+ * others hidden), the ZIP's place summary, the record lists, the form-level message and the
+ * navigation. build/quote-form-markup.ts writes it into rapidfire.html, so a visitor reads (and
+ * answers) the first screen before any script runs; view.ts then adopts these very elements.
  *
  * Until the script runs, Next is disabled: the form has no action of its own (answers go out as
  * JSON, with tokens only the script fetches), and a native submit would reload the page and lose
  * what was typed. A disabled default button also stops Enter from submitting (HTML §4.10.21.2).
  */
 import { HONEYPOT_FIELD } from "../../shared/lead/api";
-import { LEAD_STEPS } from "../../shared/lead/fields";
+import { FORM_SCREENS, LEAD_STEPS, fieldInfo, type FormScreen, type LeadField, type RecordKind } from "../../shared/lead/fields";
 import { fieldMarkup } from "./fields";
 import { element, escapeHtml } from "./markup";
 
 export const FORM_ID = "rf-form";
-export const stepIdOf = (index: number) => `rf-step-${index + 1}`;
+export const screenIdOf = (id: string) => `rf-screen-${id}`;
 
-function stepMarkup(index: number): string {
-  const definition = LEAD_STEPS[index]!;
-  const heading = `Step ${index + 1} of ${LEAD_STEPS.length}: ${definition.title}`;
-  const placeSummary =
-    index === 0 ? element("p", { class: "rf-place", hidden: true }, element("span"), " ", element("button", { type: "button", class: "rf-link-button" }, "Change ZIP code")) : "";
+/** What a list screen calls its records. */
+export const RECORD_WORDS: Readonly<Record<RecordKind, { one: string; add: string }>> = {
+  vehicle: { one: "Vehicle", add: "Add another vehicle" },
+  driver: { one: "Driver", add: "Add another driver" },
+};
+
+/** The names of a screen's fields, and each one's markup. */
+function screenFields(screen: FormScreen): string[] {
+  if (screen.kind === "list") return [];
+  const lead = screen.kind === "record" ? (screen.lead ?? []) : screen.fields;
+  const own = screen.kind === "record" ? screen.fields.map((field) => fieldMarkup(field, fieldInfo(field, screen.record))) : [];
+  return [...lead.map((field: LeadField) => fieldMarkup(field, fieldInfo(field))), ...own];
+}
+
+function screenMarkup(screen: FormScreen, index: number): string {
+  const step = `Step ${screen.step + 1} of ${LEAD_STEPS.length}`;
+  const placeSummary = screen.kind === "record" && screen.lead?.includes("zip")
+    ? element("p", { class: "rf-place", hidden: true }, element("span"), " ", element("button", { type: "button", class: "rf-link-button" }, "Change ZIP code"))
+    : "";
+  const list =
+    screen.kind === "list"
+      ? element("ul", { class: "rf-list", "aria-label": `${RECORD_WORDS[screen.record].one}s` }) +
+        element("button", { type: "button", class: "rf-add", "data-record": screen.record }, escapeHtml(RECORD_WORDS[screen.record].add))
+      : "";
   return element(
     "fieldset",
-    { class: "rf-step", id: stepIdOf(index), hidden: index > 0 },
-    element("legend", {}, element("h2", { tabindex: "-1" }, escapeHtml(heading))),
+    { class: "rf-step", id: screenIdOf(screen.id), "data-step": String(screen.step + 1), hidden: index > 0 },
+    element("legend", {}, element("span", { class: "rf-step-of" }, escapeHtml(step)), element("h2", { tabindex: "-1" }, escapeHtml(screen.title))),
     placeSummary,
-    ...definition.fields.map(fieldMarkup),
+    list,
+    ...screenFields(screen),
   );
 }
 
@@ -40,7 +60,7 @@ export function quoteFormMarkup(): string {
       { id: FORM_ID, novalidate: true, "aria-label": "Car insurance quote request" },
       // Off-screen and out of the tab order: people never fill it; form-filling bots do.
       element("div", { class: "rf-hp", "aria-hidden": "true" }, element("label", { for: "rf-website" }, "Leave this empty"), element("input", { id: "rf-website", name: HONEYPOT_FIELD, tabindex: "-1", autocomplete: "off" })),
-      ...LEAD_STEPS.map((_, index) => stepMarkup(index)),
+      ...FORM_SCREENS.map((screen, index) => screenMarkup(screen, index)),
       element("p", { class: "rf-form-error", role: "alert" }),
       element("div", { class: "rf-nav" }, element("button", { type: "button", class: "rf-back", hidden: true }, "Back"), element("button", { type: "submit", class: "rf-next", disabled: true }, "Next")),
     )

@@ -10,9 +10,9 @@ import type { View } from "./view";
 export const MODEL_OPTIONS_ID = "rf-model-options";
 
 export function createModelList(view: View, listModels: (year: string, make: string) => Promise<string[]>): { refresh(): Promise<void> } {
-  const [yearControl] = view.controlsOf("vehicleYear");
-  const [makeControl] = view.controlsOf("vehicleMake");
-  const [modelControl] = view.controlsOf("vehicleModel");
+  const [yearControl] = view.controlsOf("year");
+  const [makeControl] = view.controlsOf("make");
+  const [modelControl] = view.controlsOf("model");
   if (!yearControl || !makeControl || !(modelControl instanceof HTMLInputElement)) throw new Error("The quote form needs its year, make and model fields");
   const options = document.createElement("datalist");
   options.id = MODEL_OPTIONS_ID;

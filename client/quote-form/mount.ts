@@ -5,17 +5,29 @@
  * small and start fast on a phone. All of a form's state lives in its mount() call.
  */
 import { parseCampaignSearch, zipSchema } from "../../shared/campaign";
-import { LEAD_FIELDS, fieldInfo, type RawLead } from "../../shared/lead/fields";
+import { LEAD_FIELDS, checkRecordFields, type LeadErrors } from "../../shared/lead/fields";
 import type { FunnelEvent } from "../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../shared/lead/api";
-import { listModels as realListModels, lookUpZip as realLookUpZip, openSession as realOpenSession, sendEvent as realSendEvent, submitLead as realSubmitLead, type Session } from "./api";
-import { createCheck, watchAnswers } from "./checks";
+import {
+  decodeVin as realDecodeVin,
+  listModels as realListModels,
+  lookUpZip as realLookUpZip,
+  openSession as realOpenSession,
+  sendEvent as realSendEvent,
+  submitLead as realSubmitLead,
+  type DecodedVin,
+  type Session,
+} from "./api";
+import { createCheck, toggleInsurer, watchAnswers, type FieldErrors } from "./checks";
 import { createConsentText } from "./consent";
-import { createSteps } from "./steps";
+import { RECORD_KEY } from "./records";
+import { clearAnswers, loadAnswers, saveAnswers } from "./saved-answers";
+import { createScreens, fieldsOf } from "./screens";
 import { NETWORK_ERROR, createSender, parentAddress } from "./submit";
 import { showThankYou } from "./thank-you";
 import type { ZipLocation } from "./types";
-import { adoptView } from "./view";
+import { adoptView, type RawAnswers } from "./view";
+import { watchVin } from "./vin-fill";
 import { createZipPlace } from "./zip-place";
 import { createModelList } from "./model-list";
 
@@ -25,6 +37,8 @@ export interface QuoteFormDeps {
   lookUpZip(zip: string): Promise<ZipLocation | null>;
   /** The vehicle catalog's models for a year and make (model-list.ts). */
   listModels(year: string, make: string): Promise<string[]>;
+  /** The catalog's year, make and model of a VIN (vin-fill.ts). */
+  decodeVin(vin: string): Promise<DecodedVin | null>;
   submitLead(session: Session, body: Record<string, unknown>): Promise<LeadSubmitResponse>;
   sendEvent(event: FunnelEvent): void;
   /** The form's own address: its search has the ZIP, the campaign ids and the visit id (sid, tid, vid); href is sent as formUrl. */
@@ -33,6 +47,8 @@ export interface QuoteFormDeps {
   pageUrl(): string;
   /** A clock in milliseconds, for the events' time since the form opened (monotonic: performance.now). */
   now(): number;
+  /** The wall clock in milliseconds, for the answers kept across a reload (Date.now). */
+  wallClock(): number;
 }
 
 export interface QuoteForm {
@@ -41,7 +57,7 @@ export interface QuoteForm {
 }
 
 /** Whether the visitor has answered anything yet (text typed, a choice made, the box ticked). */
-const hasAnswers = (raw: RawLead) => Object.values(raw).some((value) => value === true || (typeof value === "string" && value.trim() !== ""));
+const hasAnswers = (raw: RawAnswers) => Object.values(raw).some((value) => value === true || (typeof value === "string" && value.trim() !== ""));
 
 /**
  * Runs the quote form in root (which sits in a `main` with the `.rf-progress` bar, as in
@@ -50,15 +66,17 @@ const hasAnswers = (raw: RawLead) => Object.values(raw).some((value) => value ==
  * left out is the real one.
  */
 export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): QuoteForm {
-  const { openSession, lookUpZip, listModels, submitLead, sendEvent, location, pageUrl, now }: QuoteFormDeps = {
+  const { openSession, lookUpZip, listModels, decodeVin, submitLead, sendEvent, location, pageUrl, now, wallClock }: QuoteFormDeps = {
     openSession: realOpenSession,
     lookUpZip: realLookUpZip,
     listModels: realListModels,
+    decodeVin: realDecodeVin,
     submitLead: realSubmitLead,
     sendEvent: realSendEvent,
     location: window.location,
     pageUrl: parentAddress,
     now: () => performance.now(),
+    wallClock: () => Date.now(),
     ...deps,
   };
   const openedAt = now();
@@ -70,10 +88,9 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   // Typed before the script ran, or restored by the browser on a reload.
   const answeredEarly = hasAnswers(view.readRaw());
   const zipPlace = createZipPlace(view, lookUpZip);
-  // A year and make already chosen (typed early, or restored) get their suggestions at once.
-  void createModelList(view, listModels).refresh();
-  const check = createCheck(view, zipPlace);
-  const steps = createSteps(view, progress);
+  const modelList = createModelList(view, listModels);
+  const screens = createScreens(view, progress);
+  const check = createCheck(view, zipPlace, () => screens.position.editing);
   // Every session brings the consent words to show; the latest request's, for a send to wait on.
   const consent = createConsentText(view);
   let sessionOpened: Promise<Session> | undefined;
@@ -88,11 +105,31 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
       .finally(() => (sessionPending = false));
     return sessionOpened;
   };
-  const sender = createSender(view, steps, { openSession: openShownSession, submitLead, formUrl: () => location.href, pageUrl, campaign, consentVersion: () => consent.version }, (reference, duplicate, values) => {
-    steps.showSent();
+  let sent = false;
+  const sender = createSender(view, screens, { openSession: openShownSession, submitLead, formUrl: () => location.href, pageUrl, campaign, consentVersion: () => consent.version }, (reference, duplicate, values) => {
+    sent = true;
+    clearAnswers();
+    screens.showSent();
     showThankYou(view.form, reference, duplicate, values);
   });
   const zipInput = view.controlsOf("zip")[0] as HTMLInputElement;
+
+  /** Keeps every answer for a reload within 30 minutes (saved-answers.ts); never after sending. */
+  function save(): void {
+    if (sent) return;
+    screens.keep();
+    saveAnswers({ position: screens.position, top: view.readRaw(LEAD_FIELDS), records: screens.records }, wallClock());
+  }
+  screens.onChange(() => {
+    save();
+    void modelList.refresh();
+  });
+  view.form.addEventListener("input", save);
+  view.form.addEventListener("change", save);
+  watchVin(view, decodeVin, () => {
+    void modelList.refresh();
+    save();
+  });
 
   /**
    * The ZIP (when valid), the campaign and visit ids, and the time since the form opened (the
@@ -112,15 +149,45 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   }
   watchAnswers(view, check, start);
 
+  /** The screen's own messages: focus the first, say how many. */
+  function revealHere(errors: FieldErrors, order: readonly string[]): void {
+    const fields = order.filter((field) => errors[field]);
+    const first = fields[0];
+    if (!first) return;
+    view.focusField(first);
+    view.announce(fields.length === 1 ? `One answer needs attention: ${errors[first]}` : `${fields.length} answers need attention. The first: ${errors[first]}`);
+  }
+
+  /** Every record of a list checked whole (one may have been left half done): errors by path. */
+  function listErrors(kind: "vehicle" | "driver"): LeadErrors {
+    const errors: LeadErrors = {};
+    screens.records[kind].forEach((record, index) => {
+      for (const [field, message] of Object.entries(checkRecordFields(kind, record, index).errors)) errors[`${RECORD_KEY[kind]}.${index}.${field}`] = message;
+    });
+    return errors;
+  }
+
   async function next(): Promise<void> {
     if (sender.busy) return;
-    const errors = await check(steps.visibleFields());
-    if (Object.keys(errors).length > 0) {
-      steps.reveal(errors);
-      return;
+    const screen = screens.current;
+    if (screen.kind === "list") {
+      const errors = listErrors(screen.record);
+      if (Object.keys(errors).length > 0) {
+        screens.reveal(errors);
+        return;
+      }
+    } else {
+      const editing = screen.kind === "record" ? screens.position.editing[screen.record] : 0;
+      // The ZIP is checked even while its place shows instead of it.
+      const fields = fieldsOf(screen, editing).filter((field) => field === "zip" || !view.blockOf(field).hidden);
+      const errors = await check(fields);
+      if (Object.keys(errors).length > 0) {
+        revealHere(errors, fields);
+        return;
+      }
     }
-    sendEvent({ event: "form_step_completed", step: steps.current + 1, ...context() });
-    if (!steps.isLast()) steps.show(steps.current + 1);
+    sendEvent({ event: "form_step_completed", step: screen.step + 1, screen: screen.id, ...context() });
+    if (!screens.isLast()) screens.advance();
     else if (await consentShown()) await sender.send();
   }
 
@@ -133,7 +200,7 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     if (consent.version !== undefined) return true;
     if (waitingForWords) return false;
     waitingForWords = true;
-    const ticked = view.readRaw().consent === true;
+    const ticked = view.readRaw(["consent"]).consent === true;
     // One session at a time: two at once would set two CSRF cookies.
     if (!sessionPending) sender.open();
     await sessionOpened?.catch(() => {});
@@ -143,7 +210,7 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
       return false;
     }
     // Unticked by consent.show(): the words changed, and it says so on the box.
-    if (ticked && view.readRaw().consent !== true) {
+    if (ticked && view.readRaw(["consent"]).consent !== true) {
       view.focusField("consent");
       return false;
     }
@@ -155,17 +222,21 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     void next();
   });
 
-  steps.show(0, false);
+  // A reload within 30 minutes of the last answer: every answer back, on the screen it was on.
+  const saved = loadAnswers(wallClock());
+  if (saved) {
+    view.writeRaw(
+      LEAD_FIELDS.filter((field) => field !== "consent"),
+      saved.top,
+    );
+    screens.restore(saved.position, saved.records);
+  } else screens.show(0, false);
   // A question asked only for some answers shows when the answers already there ask it.
-  const answers = view.readRaw();
-  for (const field of LEAD_FIELDS) {
-    const { askedWhen } = fieldInfo(field);
-    if (askedWhen) view.blockOf(field).hidden = !askedWhen(answers);
-  }
+  toggleInsurer(view);
   // The markup keeps Next disabled until now: without the script there is nothing to send with.
   view.nextButton.disabled = false;
   sender.open();
-  if (answeredEarly) start();
+  if (answeredEarly || saved) start();
   // A ZIP the visitor already typed (another than the address's) is theirs: it is checked on Next.
   const typedZip = zipInput.value.trim();
   const prefill = zipFromAddress && (typedZip === "" || typedZip === zipFromAddress);

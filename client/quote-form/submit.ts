@@ -10,10 +10,10 @@
 import { SUBMIT_LABEL } from "../../shared/consent-disclosure";
 import type { Campaign } from "../../shared/campaign";
 import { HONEYPOT_FIELD, type LeadSubmitResponse } from "../../shared/lead/api";
-import { LEAD_FIELDS, checkLeadFields, type Lead } from "../../shared/lead/fields";
+import { LEAD_FIELDS, validateLead, type Lead } from "../../shared/lead/fields";
 import { randomId } from "../../shared/random-id";
 import { TryAgainLater, type Session } from "./api";
-import type { Steps } from "./steps";
+import type { Screens } from "./screens";
 import type { View } from "./view";
 
 export interface SubmitDeps {
@@ -72,7 +72,7 @@ export function parentAddress(): string {
 
 export function createSender(
   view: View,
-  steps: Steps,
+  steps: Screens,
   deps: SubmitDeps,
   thank: (reference: string, duplicate: boolean, values: Partial<Lead>) => void,
 ): Sender {
@@ -119,12 +119,14 @@ export function createSender(
   }
 
   async function send(): Promise<void> {
-    const answers = view.readRaw();
-    const { values, errors } = checkLeadFields(answers, LEAD_FIELDS);
-    if (Object.keys(errors).length > 0) {
-      steps.reveal(errors);
+    // The request as the schema takes it: the request's own answers, every vehicle and driver.
+    const answers = steps.request(view.readRaw(LEAD_FIELDS));
+    const checked = validateLead(answers);
+    if (!checked.ok) {
+      steps.reveal(checked.errors);
       return;
     }
+    const values = checked.value;
     // Built once: every retry sends the same request.
     const body = {
       // The answers as typed: the server checks and normalises them with the same rules.

@@ -10,7 +10,7 @@ import { h } from "./dom";
 /** Shows the thank-you in place of form, scrolled to the top, its heading focused. */
 export function showThankYou(form: HTMLFormElement, reference: string, duplicate: boolean, values: Partial<Lead>): void {
   const phone = typeof values.phone === "string" ? formatUsPhone(values.phone) : "your phone";
-  const heading = h("h2", { tabindex: "-1" }, `Thank you, ${String(values.firstName ?? "")}!`);
+  const heading = h("h2", { tabindex: "-1" }, `Thank you, ${String(values.drivers?.[0]?.firstName ?? "")}!`);
   const done = h(
     "section",
     { class: "rf-done", "aria-labelledby": "rf-done-title" },

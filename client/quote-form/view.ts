@@ -1,44 +1,67 @@
 /**
- * The quote form's DOM: the markup of the shared step table (form-markup.ts), which the build
+ * The quote form's DOM: the markup of the shared screen table (form-markup.ts), which the build
  * writes into rapidfire.html, adopted as it stands (never rebuilt, so nothing a quick visitor
- * typed before the script ran is lost, and the step showing is the very element they saw); the
- * steps and their fields, the ZIP's place summary, the navigation buttons, the form-level
- * message and the screen-reader announcer. It reads the answers from the inputs and shows or
- * clears each field's message; it decides nothing.
+ * typed before the script ran is lost, and the screen showing is the very element they saw); the
+ * screens and their fields, the ZIP's place summary, the record lists, the navigation buttons,
+ * the form-level message and the screen-reader announcer. It reads the answers in the inputs and
+ * shows or clears each field's message; it decides nothing.
+ *
+ * Fields are named by their own names ("zip", "year", "firstName"): the request's, a vehicle's
+ * and a driver's never clash. A record screen's inputs hold the one record being edited.
  */
-import { LEAD_FIELDS, LEAD_STEPS, fieldInfo, type Choices, type LeadField, type RawLead } from "../../shared/lead/fields";
+import { DRIVER_FIELDS, FORM_SCREENS, LEAD_FIELDS, VEHICLE_FIELDS, fieldInfo, type Choices, type LeadFieldInfo, type RecordKind } from "../../shared/lead/fields";
 import { errorIdOf, fieldIdOf, optionsMarkup } from "./fields";
-import { FORM_ID, quoteFormMarkup, stepIdOf } from "./form-markup";
+import { FORM_ID, quoteFormMarkup, screenIdOf } from "./form-markup";
 import { gpcNotice } from "./gpc-notice";
 
 export type Control = HTMLInputElement | HTMLSelectElement;
+/** Every answer in the inputs as typed: text, the chosen radio's value ("" for none), the consent box's state. */
+export type RawAnswers = Record<string, string | boolean>;
+
+/** Every field the form shows: the request's own, a vehicle's, a driver's. */
+export const ALL_FIELDS: readonly string[] = [...LEAD_FIELDS, ...VEHICLE_FIELDS, ...DRIVER_FIELDS];
+
+/** Which record a field belongs to; undefined for the request's own fields. */
+export function recordOf(field: string): RecordKind | undefined {
+  if ((VEHICLE_FIELDS as readonly string[]).includes(field)) return "vehicle";
+  if ((DRIVER_FIELDS as readonly string[]).includes(field)) return "driver";
+  return undefined;
+}
+
+/** A field's presentation, wherever it belongs. */
+export function infoOf(field: string): LeadFieldInfo {
+  const record = recordOf(field);
+  return record ? fieldInfo(field, record) : fieldInfo(field as (typeof LEAD_FIELDS)[number]);
+}
 
 export interface View {
   form: HTMLFormElement;
-  /** One fieldset per step, in order. */
-  steps: HTMLFieldSetElement[];
+  /** One fieldset per screen, in FORM_SCREENS order. */
+  screens: HTMLFieldSetElement[];
   formError: HTMLElement;
   backButton: HTMLButtonElement;
   nextButton: HTMLButtonElement;
   honeypot: HTMLInputElement;
-  /** "Quotes for City, ST 12345." and its "Change ZIP code" button, at the top of step 1. */
+  /** "Quotes for City, ST 12345." and its "Change ZIP code" button, on the first vehicle's screen. */
   placeSummary: HTMLElement;
   placeText: HTMLElement;
   changeZipButton: HTMLButtonElement;
   /** The field's control(s): one input or select, or a group's radios. */
-  controlsOf(field: LeadField): Control[];
-  /** The field's block: label, control(s), hint and message. */
-  blockOf(field: LeadField): HTMLElement;
-  /** Every answer as typed: text, the chosen radio's value ("" for none), the consent box's state. */
-  readRaw(): RawLead;
-  showError(field: LeadField, message: string | undefined): void;
-  hasError(field: LeadField): boolean;
+  controlsOf(field: string): Control[];
+  /** The field's block: label, control(s), hint, why and message. */
+  blockOf(field: string): HTMLElement;
+  /** These fields' answers as typed (all of them by default). */
+  readRaw(fields?: readonly string[]): RawAnswers;
+  /** Puts answers into the inputs: text, a radio's value, the box's state; missing ones empty. */
+  writeRaw(fields: readonly string[], answers: Readonly<Record<string, unknown>>): void;
+  showError(field: string, message: string | undefined): void;
+  hasError(field: string): boolean;
   /** Focuses the field: its chosen radio, else its first control. */
-  focusField(field: LeadField): void;
+  focusField(field: string): void;
   /** Says the message through the polite live region. */
   announce(message: string): void;
   /** The field an event's target answers, if any. */
-  fieldOf(target: EventTarget | null): LeadField | undefined;
+  fieldOf(target: EventTarget | null): string | undefined;
 }
 
 /** The element matching selector inside root; a missing one is a bug in the markup, so it throws. */
@@ -76,22 +99,27 @@ export function adoptView(root: HTMLElement): View {
   const placeText = find<HTMLElement>(placeSummary, "span");
   const changeZipButton = find<HTMLButtonElement>(placeSummary, "button");
   const honeypot = find<HTMLInputElement>(form, "#rf-website");
-  const steps = LEAD_STEPS.map((_, index) => find<HTMLFieldSetElement>(form, `#${stepIdOf(index)}`));
-  const blocks = Object.fromEntries(LEAD_FIELDS.map((field) => [field, find<HTMLElement>(form, `#${fieldIdOf(field)}`)])) as Record<LeadField, HTMLElement>;
-  for (const field of LEAD_FIELDS) {
-    const spec = fieldInfo(field).control;
-    if (spec.kind === "select") refreshOptions(find<HTMLSelectElement>(blocks[field], "select"), spec.prompt, spec.choices);
+  const screens = FORM_SCREENS.map((screen) => find<HTMLFieldSetElement>(form, `#${screenIdOf(screen.id)}`));
+  const blocks = new Map(ALL_FIELDS.map((field) => [field, find<HTMLElement>(form, `#${fieldIdOf(field)}`)]));
+  for (const field of ALL_FIELDS) {
+    const spec = infoOf(field).control;
+    if (spec.kind === "select") refreshOptions(find<HTMLSelectElement>(blocks.get(field)!, "select"), spec.prompt, spec.choices);
   }
   // The Global Privacy Control notice, when the browser sends it, just above the consent box.
   const notice = gpcNotice();
-  if (notice) blocks.consent.before(notice);
+  if (notice) blocks.get("consent")!.before(notice);
 
-  const controlsOf = (field: LeadField) => [...form.querySelectorAll<Control>(`[name="${field}"]`)];
-  const errorOf = (field: LeadField) => blocks[field].querySelector<HTMLElement>(`#${errorIdOf(field)}`)!;
+  const blockOf = (field: string) => {
+    const block = blocks.get(field);
+    if (!block) throw new Error(`The quote form has no field ${field}`);
+    return block;
+  };
+  const controlsOf = (field: string) => [...blockOf(field).querySelectorAll<Control>(`[name="${field}"]`)];
+  const errorOf = (field: string) => blockOf(field).querySelector<HTMLElement>(`#${errorIdOf(field)}`)!;
 
-  function readRaw(): RawLead {
-    const raw: RawLead = {};
-    for (const field of LEAD_FIELDS) {
+  function readRaw(fields: readonly string[] = ALL_FIELDS): RawAnswers {
+    const raw: RawAnswers = {};
+    for (const field of fields) {
       const controls = controlsOf(field);
       const first = controls[0];
       if (!first) continue;
@@ -102,7 +130,20 @@ export function adoptView(root: HTMLElement): View {
     return raw;
   }
 
-  function showError(field: LeadField, message: string | undefined): void {
+  function writeRaw(fields: readonly string[], answers: Readonly<Record<string, unknown>>): void {
+    for (const field of fields) {
+      const value = answers[field];
+      const text = typeof value === "string" ? value : "";
+      for (const control of controlsOf(field)) {
+        if (control instanceof HTMLInputElement && control.type === "checkbox") control.checked = value === true;
+        else if (control instanceof HTMLInputElement && control.type === "radio") control.checked = control.value === text;
+        else control.value = text;
+      }
+      showError(field, undefined);
+    }
+  }
+
+  function showError(field: string, message: string | undefined): void {
     errorOf(field).textContent = message ?? "";
     for (const control of controlsOf(field)) {
       if (message) control.setAttribute("aria-invalid", "true");
@@ -110,7 +151,7 @@ export function adoptView(root: HTMLElement): View {
     }
   }
 
-  function focusField(field: LeadField): void {
+  function focusField(field: string): void {
     const controls = controlsOf(field);
     const target = (controls as HTMLInputElement[]).find((control) => "checked" in control && control.checked) ?? controls[0];
     target?.focus();
@@ -122,14 +163,14 @@ export function adoptView(root: HTMLElement): View {
     window.setTimeout(() => (live.textContent = message), 50);
   }
 
-  function fieldOf(target: EventTarget | null): LeadField | undefined {
+  function fieldOf(target: EventTarget | null): string | undefined {
     const name = target instanceof HTMLInputElement || target instanceof HTMLSelectElement ? target.name : "";
-    return (LEAD_FIELDS as readonly string[]).includes(name) ? (name as LeadField) : undefined;
+    return blocks.has(name) ? name : undefined;
   }
 
   return {
     form,
-    steps,
+    screens,
     formError,
     backButton,
     nextButton,
@@ -138,8 +179,9 @@ export function adoptView(root: HTMLElement): View {
     placeText,
     changeZipButton,
     controlsOf,
-    blockOf: (field) => blocks[field],
+    blockOf,
     readRaw,
+    writeRaw,
     showError,
     hasError: (field) => errorOf(field).textContent !== "",
     focusField,

@@ -7,6 +7,7 @@ import { leadRepository } from "../db/leads";
 import { deliveryRepository, type DeliveryRecord } from "../db/deliveries";
 import type { LeadDeliveryView, LeadsView } from "../../shared/admin-views";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
+import { quoteFacts } from "./quote-facts";
 
 const RECENT_FAILED = 50;
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -61,7 +62,7 @@ export async function leadsView(db: Database, raw: unknown, returnsPossible: boo
     page: "leads",
     reference,
     // Facts only: the contact details stay out of the console (docs/operations-console.md).
-    ...(lead ? { lead: { reference: lead.reference, receivedAt: lead.receivedAt.toISOString(), state: lead.state, sid: lead.sid, tid: lead.tid, duplicateOf: lead.duplicateOf, gpc: lead.gpc } } : {}),
+    ...(lead ? { lead: { reference: lead.reference, receivedAt: lead.receivedAt.toISOString(), state: lead.state, sid: lead.sid, tid: lead.tid, duplicateOf: lead.duplicateOf, gpc: lead.gpc, quote: quoteFacts(lead) } } : {}),
     deliveries: views,
     failed,
   };

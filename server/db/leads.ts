@@ -2,10 +2,10 @@
  * The leads, lead_consents and consent_disclosures tables: the one place that reads and writes
  * them (the API, the ops command and the tests all come through here).
  */
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { Builder, Database } from "./database";
 import { newReference } from "./references";
-import { LEAD_ANSWER_COLUMNS, answerColumns, type LeadAnswerColumns } from "./lead-rows";
+import { JSON_COLUMNS, LEAD_ANSWER_COLUMNS, answerColumns, type LeadAnswerColumns } from "./lead-rows";
 import type { Lead } from "../../shared/lead/fields";
 import { DUPLICATE_WINDOW_DAYS } from "../leads/policy";
 import { newCertificateId } from "../consent/certificate-id";
@@ -66,7 +66,7 @@ export type CreateLeadResult =
   | { created: false; existingReference: string };
 
 /** A stored lead: the checked answers, the place, the campaign, and its consent record. */
-export interface LeadRecord extends LeadAnswerColumns {
+export interface LeadRecord extends Selectable<LeadAnswerColumns> {
   reference: string;
   receivedAt: Date;
   city: string;
@@ -175,7 +175,13 @@ export function leadRepository(db: Database) {
               .expression((eb) =>
                 eb
                   .selectFrom("checked")
-                  .select([...Object.entries(row).map(([column, value]) => eb.val(value).as(column)), "checked.duplicateOf"])
+                  .select([
+                    ...Object.entries(row).map(([column, value]) =>
+                      // Each value's type is its column's; the arrays go in as JSON text, cast.
+                      JSON_COLUMNS.has(column) ? sql`${value}::jsonb`.as(column) : eb.val(value).as(column),
+                    ),
+                    "checked.duplicateOf",
+                  ])
                   .where("checked.sameKey", "is", null),
               )
               .onConflict((conflict) => conflict.doNothing())
@@ -188,7 +194,7 @@ export function leadRepository(db: Database) {
             SELECT id, reference, ${consent.disclosureVersion}::int, ${consent.disclosureSha256}::text, ${consent.checkboxChecked}::boolean,
               ${input.receivedAt}::timestamptz, ${lead.phone}::text, ${lead.email}::text, ${consent.ip}::text, ${consent.userAgent}::text,
               ${consent.formUrl}::text, ${consent.pageUrl}::text, ${newCertificateId()}::text, ${consent.formOpenedAt ?? null}::timestamptz,
-              ${consent.termsVersion ?? null}::text, ${consent.privacyVersion ?? null}::text, ${lead.firstName}::text, ${lead.lastName}::text,
+              ${consent.termsVersion ?? null}::text, ${consent.privacyVersion ?? null}::text, ${row.firstName}::text, ${row.lastName}::text,
               ${lead.zip}::text
             FROM lead)`)
           .with("optout", () =>

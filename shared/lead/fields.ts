@@ -565,12 +565,13 @@ export const LEAD_STEPS = [
 ] as const;
 
 export type FormScreen =
-  | { id: string; step: number; title: string; kind: "record"; record: RecordKind; fields: readonly string[] }
+  /** `lead`: request-level fields asked on the first record's screen (the ZIP, with the first vehicle). */
+  | { id: string; step: number; title: string; kind: "record"; record: RecordKind; fields: readonly string[]; lead?: readonly LeadField[] }
   | { id: string; step: number; title: string; kind: "list"; record: RecordKind }
   | { id: string; step: number; title: string; kind: "fields"; fields: readonly LeadField[] };
 
 export const FORM_SCREENS = [
-  { id: "vehicle", step: 0, title: "Which car?", kind: "record", record: "vehicle", fields: ["year", "make", "model", "vin"] },
+  { id: "vehicle", step: 0, title: "Which car?", kind: "record", record: "vehicle", fields: ["year", "make", "model", "vin"], lead: ["zip"] },
   { id: "vehicle-use", step: 0, title: "How is it used?", kind: "record", record: "vehicle", fields: ["ownership", "primaryUse", "annualMileage"] },
   { id: "vehicles", step: 0, title: "Your vehicles", kind: "list", record: "vehicle" },
   { id: "driver", step: 1, title: "About the driver", kind: "record", record: "driver", fields: ["firstName", "lastName", "dateOfBirth", "relationship", "maritalStatus"] },

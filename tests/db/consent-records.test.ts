@@ -19,7 +19,7 @@ import { retentionCutoffs } from "../../server/leads/retention";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, CONSENT_PARTNERS, CONSENT_TEMPLATE, CONSENT_TEMPLATE_SHA256 } from "../../shared/consent-disclosure";
 import type { BuyersFile } from "../../server/delivery/buyers";
 import { allStores, type TestDatabase } from "../support/databases";
-import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
+import { sampleDrivers, sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
 const ACME: NamedBuyer = { id: "acme", name: "Acme Insurance Agency" };
 const BETA: NamedBuyer = { id: "beta", name: "Beta Auto Insurance" };
@@ -99,7 +99,7 @@ describe.each(allStores())("consent records and disclosures ($kind)", (store) =>
 
   describe("the consent record", () => {
     it("keeps the certificate id, the form's opening, the legal versions, the name and the ZIP", async () => {
-      const reference = await created(newLead({ lead: { firstName: "José Ángel", lastName: "Núñez-O’Connor", zip: "00601" } }));
+      const reference = await created(newLead({ lead: { drivers: sampleDrivers({ firstName: "José Ángel", lastName: "Núñez-O’Connor" }), zip: "00601" } }));
       const row = await consentRow(reference);
       expect(row).toMatchObject({
         form_opened_at: OPENED,
@@ -124,7 +124,7 @@ describe.each(allStores())("consent records and disclosures ($kind)", (store) =>
       const { leadCutoff, consentCutoff } = retentionCutoffs(now);
       const fourYears = new Date("2022-06-01T00:00:00Z");
       const sixYears = new Date("2020-05-01T00:00:00Z");
-      const kept = await created(newLead({ receivedAt: fourYears, lead: { firstName: "Ana", lastName: "Diaz", zip: "90210", phone: "+14155550134", email: "ana@example.com" } }));
+      const kept = await created(newLead({ receivedAt: fourYears, lead: { drivers: sampleDrivers({ firstName: "Ana", lastName: "Diaz" }), zip: "90210", phone: "+14155550134", email: "ana@example.com" } }));
       const gone = await created(newLead({ receivedAt: sixYears }));
       const before = await consentRow(kept);
 

@@ -338,6 +338,13 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       expect(response.text).not.toContain(lead!.email);
       expect(response.text).not.toContain(lead!.phone);
       expect(view.failed.map((row) => row.reference)).toContain(reference);
+      // The quote: every vehicle and driver and the insurance facts, with no name, birth date or VIN.
+      expect(view.lead?.quote.vehicles).toEqual(["2019 Toyota Camry · Own it · Commuting to work or school · 10,000 – 15,000 miles", "2003 Honda Accord · VIN given · Financing it · Personal use and errands · Under 5,000 miles"]);
+      expect(view.lead?.quote.drivers).toHaveLength(2);
+      expect(view.lead?.quote.drivers[1]).toMatch(/^Spouse, age \d+ · Married · Valid US driver's license · first licensed at 17 · accidents: 1 · tickets: None · claims: 1 · DUI: no · SR-22: no$/);
+      expect(view.lead?.quote.insurance).toBe("Insured now (GEICO) · continuously 1 to 3 years · wants standard coverage · I own my home");
+      for (const secret of ["O'Brien", "O&#x27;Brien", "1990-04-15", "1HGCM82633A004352"]) expect(response.text).not.toContain(secret);
+      expect(response.text).toContain("2019 Toyota Camry");
     });
 
     it("retries a failed delivery: back to pending, the worker woken, the action logged with the user", async () => {

@@ -63,7 +63,7 @@ describe.each(allStores())("stored funnel events ($kind)", (store) => {
       const beacon = await agent
         .post("/api/events")
         .set({ "Sec-Fetch-Site": "same-origin", "User-Agent": PHONE_UA })
-        .send({ event, ...(step ? { step } : {}), sid: "a1", tid: "clk-path", vid, ms: 15_000 });
+        .send({ event, ...(step ? { step, screen: "vehicle" } : {}), sid: "a1", tid: "clk-path", vid, ms: 15_000 });
       expect(beacon.status).toBe(204);
     }
     const session = await openLeadSession(t.app);
@@ -75,7 +75,8 @@ describe.each(allStores())("stored funnel events ($kind)", (store) => {
     expect(new Set(stored.map((event) => event.visit_id))).toEqual(new Set([vid]));
     expect(stored.every((event) => event.sid === "a1" && !event.bot && !event.gpc)).toBe(true);
     expect(stored[1]).toMatchObject({ path: "/go", detail: "accepted" });
-    expect(stored[4]).toMatchObject({ step: 1 });
+    // The screen completed, for the drop-off by screen (docs/analytics.md).
+    expect(stored[4]).toMatchObject({ step: 1, detail: "vehicle" });
     expect(stored[5]!.lead_reference).toBe((lead.body as { reference: string }).reference);
     // Nothing personal: the ZIP, the contact details and the address are in no column.
     const db = await t.services.db();

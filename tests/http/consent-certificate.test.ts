@@ -48,7 +48,7 @@ describe.each(allStores())("GET /consent/:id ($kind store)", (store) => {
     const response = await postLead(
       t.app,
       session,
-      leadBody(session, { firstName: "Ana", lastName: "Diaz-Ortega", email: "ana.diaz@example.com", phone: "(415) 555-0134", zip: "90210" }),
+      leadBody(session, { "drivers.0.firstName": "Ana", "drivers.0.lastName": "Diaz-Ortega", email: "ana.diaz@example.com", phone: "(415) 555-0134", zip: "90210" }),
       { "User-Agent": "CertificateTest/1.0 <b>bold</b>", "X-Forwarded-For": "203.0.113.9" },
     );
     expect(response.status).toBe(201);

@@ -45,6 +45,12 @@ describe("POST /api/events", () => {
     expect(line).toMatchObject({ step, campaign: { sid: "a1", tid: "b2" }, requestId: response.headers["x-request-id"] });
   });
 
+  it("logs the screen completed (issue 13), so analysts see where visitors stop", async () => {
+    const response = await beacon({ event: "form_step_completed", step: 2, screen: "driver-history", sid: "a1" });
+    expect(response.status).toBe(204);
+    expect(linesFor(t, response.headers["x-request-id"]).find((entry) => entry.event === "form_step_completed")).toMatchObject({ step: 2, screen: "driver-history" });
+  });
+
   it("logs the visit id and the time since the form opened", async () => {
     const vid = "4c8e1f2a-9b3d-4e5f-8a7b-6c5d4e3f2a1b";
     const response = await beacon({ event: "form_step_completed", step: 2, sid: "a1", vid, ms: 48_250 });
@@ -93,6 +99,9 @@ describe("POST /api/events", () => {
     ["a step as text", { event: "form_step_completed", step: "2" }],
     ["a step as null", { event: "form_step_completed", step: null }],
     ["form_started with a step", { event: "form_started", step: 1 }],
+    ["form_started with a screen", { event: "form_started", screen: "vehicle" }],
+    ["an unknown screen", { event: "form_step_completed", step: 1, screen: "payment" }],
+    ["a screen as a number", { event: "form_step_completed", step: 1, screen: 3 }],
     ["a malformed ZIP", { event: "form_started", zip: "9021" }],
     ["a ZIP as a number", { event: "form_started", zip: 90210 }],
     ["a sid with markup", { event: "form_started", sid: "<script>" }],

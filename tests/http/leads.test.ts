@@ -18,7 +18,7 @@ import { createFormTokens } from "../../server/leads/form-token";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { suppressionList } from "../../server/privacy/suppression";
-import { LEAD_MESSAGES, type LeadField } from "../../shared/lead/fields";
+import { LEAD_MESSAGES } from "../../shared/lead/fields";
 import { newestVehicleYear } from "../../shared/vehicles";
 import { CSRF_HEADER } from "../../shared/routes";
 
@@ -33,29 +33,50 @@ function birthDate(years: number, days: number): string {
 }
 
 /** One field wrong, everything else right: the answer must name exactly that field. */
-const INVALID_FIELDS: Array<[LeadField, string, unknown, string]> = [
+const INVALID_FIELDS: Array<[string, string, unknown, string]> = [
   ["zip", "4 digits", "9021", LEAD_MESSAGES.zip],
   ["zip", "letters", "9021O", LEAD_MESSAGES.zip],
   ["zip", "a number instead of text", 90210, "Send this field once, as text."],
-  ["vehicleYear", "before 1981", "1980", LEAD_MESSAGES.vehicleYear],
-  ["vehicleYear", "two years ahead", String(newestVehicleYear() + 1), LEAD_MESSAGES.vehicleYear],
-  ["vehicleYear", "not a year", "20x9", LEAD_MESSAGES.vehicleYear],
-  ["vehicleMake", "not in the list", "Yugo Motors", LEAD_MESSAGES.vehicleMake],
-  ["vehicleModel", "markup", "<script>", LEAD_MESSAGES.vehicleModel],
-  ["vehicleModel", "too long", "A".repeat(41), LEAD_MESSAGES.vehicleModel],
-  ["vehicleModel", "missing", undefined, LEAD_MESSAGES.vehicleModel],
-  ["ownership", "unknown", "rent", LEAD_MESSAGES.ownership],
-  ["primaryUse", "unknown", "racing", LEAD_MESSAGES.primaryUse],
-  ["firstName", "digits", "R2D2", LEAD_MESSAGES.firstName],
-  ["firstName", "blank", "   ", LEAD_MESSAGES.firstName],
-  ["firstName", "sent twice (an array)", ["Jordan", "Sam"], "Send this field once, as text."],
-  ["lastName", "too long", "R".repeat(51), LEAD_MESSAGES.lastName],
-  ["dateOfBirth", "not a calendar date", "02/30/1990", LEAD_MESSAGES.dateOfBirth],
-  ["dateOfBirth", "another format", "15.04.1990", LEAD_MESSAGES.dateOfBirth],
-  ["dateOfBirth", "in the future", birthDate(-1, 0), LEAD_MESSAGES.dateOfBirth],
-  ["dateOfBirth", "older than anyone drives", "01/01/1900", LEAD_MESSAGES.tooOld],
-  ["licenseStatus", "unknown", "none", LEAD_MESSAGES.licenseStatus],
-  ["incidents", "unknown", "three", LEAD_MESSAGES.incidents],
+  ["vehicles.0.year", "before 1981", "1980", LEAD_MESSAGES.year],
+  ["vehicles.0.year", "two years ahead", String(newestVehicleYear() + 1), LEAD_MESSAGES.year],
+  ["vehicles.0.year", "not a year", "20x9", LEAD_MESSAGES.year],
+  ["vehicles.0.make", "not in the list", "Yugo Motors", LEAD_MESSAGES.make],
+  ["vehicles.0.model", "markup", "<script>", LEAD_MESSAGES.model],
+  ["vehicles.0.model", "too long", "A".repeat(41), LEAD_MESSAGES.model],
+  ["vehicles.0.model", "missing", undefined, LEAD_MESSAGES.model],
+  ["vehicles.0.ownership", "unknown", "rent", LEAD_MESSAGES.ownership],
+  ["vehicles.0.primaryUse", "unknown", "racing", LEAD_MESSAGES.primaryUse],
+  ["drivers.0.firstName", "digits", "R2D2", LEAD_MESSAGES.firstName],
+  ["drivers.0.firstName", "blank", "   ", LEAD_MESSAGES.firstName],
+  ["drivers.0.firstName", "sent twice (an array)", ["Jordan", "Sam"], "Send this field once, as text."],
+  ["drivers.0.lastName", "too long", "R".repeat(51), LEAD_MESSAGES.lastName],
+  ["drivers.0.dateOfBirth", "not a calendar date", "02/30/1990", LEAD_MESSAGES.dateOfBirth],
+  ["drivers.0.dateOfBirth", "another format", "15.04.1990", LEAD_MESSAGES.dateOfBirth],
+  ["drivers.0.dateOfBirth", "in the future", birthDate(-1, 0), LEAD_MESSAGES.dateOfBirth],
+  ["drivers.0.dateOfBirth", "older than anyone drives", "01/01/1900", LEAD_MESSAGES.tooOld],
+  ["drivers.0.licenseStatus", "unknown", "none", LEAD_MESSAGES.licenseStatus],
+  ["drivers.1.relationship", "the second driver as 'self'", "self", LEAD_MESSAGES.selfNotFirst],
+  ["drivers.1.dateOfBirth", "another driver under 15", birthDate(15, 1), LEAD_MESSAGES.driverTooYoung],
+  ["drivers.0.ageFirstLicensed", "licensed later than the driver's age", "99", LEAD_MESSAGES.licensedTooLate],
+  ["drivers.0.ageFirstLicensed", "younger than any state licenses", "13", LEAD_MESSAGES.ageFirstLicensed],
+  ["drivers.0.maritalStatus", "unknown", "complicated", LEAD_MESSAGES.maritalStatus],
+  ["drivers.0.accidents", "more than the list", "4", LEAD_MESSAGES.accidents],
+  ["drivers.1.tickets", "words", "none", LEAD_MESSAGES.tickets],
+  ["drivers.0.claims", "missing", undefined, LEAD_MESSAGES.claims],
+  ["drivers.0.dui", "not yes or no", "maybe", LEAD_MESSAGES.dui],
+  ["drivers.1.sr22", "a boolean", true, "Send this field once, as text."],
+  ["vehicles.0.annualMileage", "unknown", "lots", LEAD_MESSAGES.annualMileage],
+  ["vehicles.1.vin", "a bad check digit", "1HGCM82633A004353", "This VIN's check digit (the 9th character) does not match: please check it for a typo."],
+  ["vehicles.0.vin", "a 2003 VIN on a 2019 car", "1HGCM82633A004352", LEAD_MESSAGES.vinYear],
+  ["vehicles", "an empty list", [], LEAD_MESSAGES.vehicles],
+  ["vehicles", "five vehicles", [1, 2, 3, 4, 5].map(() => ({ year: "2019", make: "Toyota", model: "Camry", ownership: "own", primaryUse: "commute", annualMileage: "10k_15k" })), LEAD_MESSAGES.vehicles],
+  ["vehicles", "missing", undefined, LEAD_MESSAGES.vehicles],
+  ["drivers", "not a list", "Ana", LEAD_MESSAGES.drivers],
+  ["drivers.1", "a driver that is not an object", "Luis", "Send each driver as an object of answers."],
+  ["insuredFor", "unknown while insured", "forever", LEAD_MESSAGES.insuredFor],
+  ["insuredFor", "missing while insured", undefined, LEAD_MESSAGES.insuredFor],
+  ["coverage", "unknown", "gold", LEAD_MESSAGES.coverage],
+  ["residence", "missing", undefined, LEAD_MESSAGES.residence],
   ["currentlyInsured", "neither yes nor no", "maybe", LEAD_MESSAGES.currentlyInsured],
   ["currentlyInsured", "a boolean", true, "Send this field once, as text."],
   ["currentInsurer", "not in the list while insured", "Acme Mutual", LEAD_MESSAGES.currentInsurer],
@@ -110,8 +131,8 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       const body = leadBody(session, {
         email: `  ${contact.email.toUpperCase()} `,
         phone: contact.phone,
-        firstName: " Ana ",
-        dateOfBirth: "04/15/1990",
+        "drivers.0.firstName": " Ana ",
+        "drivers.0.dateOfBirth": "04/15/1990",
         // The client's idea of the place is ignored: the server looks the ZIP up itself.
         city: "Springfield",
         state: "IL",
@@ -131,7 +152,19 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       expect(stored).toEqual({
         reference: (response.body as { reference: string }).reference,
         receivedAt: expect.any(Date),
+        // Both vehicles and both drivers exactly as sent (checked and normalised), the new answers,
+        // and the first vehicle and driver in the summary columns.
         ...storedAnswers,
+        vehicleYear: 2019,
+        vehicleMake: "Toyota",
+        vehicleModel: "Camry",
+        ownership: "own",
+        primaryUse: "commute",
+        firstName: "Ana",
+        lastName: "O'Brien",
+        dateOfBirth: "1990-04-15",
+        licenseStatus: "active",
+        incidents: "one",
         city: "Beverly Hills",
         state: "CA",
         email: contact.email,
@@ -161,11 +194,11 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
     });
 
     it("records the Global Privacy Control signal, an ISO date of birth, and no insurer for the uninsured", async () => {
-      const body = leadBody(session, { dateOfBirth: "1985-12-31", currentlyInsured: "no", currentInsurer: "Anything at all", sid: undefined, tid: undefined });
+      const body = leadBody(session, { "drivers.0.dateOfBirth": "1985-12-31", currentlyInsured: "no", currentInsurer: "Anything at all", insuredFor: "nonsense", sid: undefined, tid: undefined });
       const response = await postLead(t.app, session, body, { "Sec-GPC": "1" });
       expect(response.status).toBe(201);
       const stored = await (await t.services.leadRepository()).findByReference((response.body as { reference: string }).reference);
-      expect(stored).toMatchObject({ gpc: true, dateOfBirth: "1985-12-31", currentlyInsured: false, currentInsurer: null, sid: null, tid: null });
+      expect(stored).toMatchObject({ gpc: true, dateOfBirth: "1985-12-31", currentlyInsured: false, currentInsurer: null, insuredFor: null, sid: null, tid: null });
       // The client IP without a proxy header: the loopback address supertest connects from.
       expect(stored!.consent!.ip).toMatch(/^(::ffff:)?127\.0\.0\.1$|^::1$/);
       // The signal is an opt-out of sale from now on: the person's contact goes on the suppression list.
@@ -194,7 +227,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       const dob = birthDate(18, 0);
       // On 29 February nobody turns 18: the day did not exist 18 years ago.
       if (dob.slice(0, 5) !== birthDate(0, 0).slice(0, 5)) return;
-      const response = await postLead(t.app, session, leadBody(session, { dateOfBirth: dob }));
+      const response = await postLead(t.app, session, leadBody(session, { "drivers.0.dateOfBirth": dob }));
       expect(response.status, JSON.stringify(response.body)).toBe(201);
     });
 
@@ -214,9 +247,9 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
     });
 
     it("under 18 (18 years old tomorrow)", async () => {
-      const response = await storesNothing(() => postLead(t.app, session, leadBody(session, { dateOfBirth: birthDate(18, 1) })));
+      const response = await storesNothing(() => postLead(t.app, session, leadBody(session, { "drivers.0.dateOfBirth": birthDate(18, 1) })));
       expect(response.status).toBe(422);
-      expect(response.body).toEqual({ status: "invalid", errors: { dateOfBirth: LEAD_MESSAGES.underAge } });
+      expect(response.body).toEqual({ status: "invalid", errors: { "drivers.0.dateOfBirth": LEAD_MESSAGES.underAge } });
     });
 
     it("an unknown ZIP code (99999)", async () => {
@@ -228,10 +261,10 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
     it("every field wrong at once: every message at once", async () => {
       const body = leadBody(session, {
         zip: "99999",
-        vehicleYear: "1900",
-        vehicleMake: "Yugo Motors",
-        firstName: "R2D2",
-        dateOfBirth: birthDate(18, 1),
+        "vehicles.0.year": "1900",
+        "vehicles.1.make": "Yugo Motors",
+        "drivers.0.firstName": "R2D2",
+        "drivers.0.dateOfBirth": birthDate(18, 1),
         email: "nope",
         phone: "123",
         consent: "true",
@@ -239,7 +272,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       const response = await storesNothing(() => postLead(t.app, session, body));
       expect(response.status).toBe(422);
       expect(Object.keys((response.body as { errors: object }).errors).sort()).toEqual(
-        ["consent", "dateOfBirth", "email", "firstName", "phone", "vehicleMake", "vehicleYear", "zip"].sort(),
+        ["consent", "drivers.0.dateOfBirth", "email", "drivers.0.firstName", "phone", "vehicles.1.make", "vehicles.0.year", "zip"].sort(),
       );
     });
 
@@ -481,12 +514,12 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
 
   it("never logs a person's details, but logs lead_submitted with the reference, campaign, ZIP and request id", async () => {
     const pii = {
-      firstName: "Zebulon",
-      lastName: "Quimbyfarthing",
+      "drivers.0.firstName": "Zebulon",
+      "drivers.0.lastName": "Quimbyfarthing",
       email: "Zebulon.Quimby@Example.ORG",
       phone: "(628) 555-0199",
       streetAddress: "742 Evergreen Terrace Apt 9",
-      dateOfBirth: "07/04/1979",
+      "drivers.0.dateOfBirth": "07/04/1979",
     };
     const good = await postLead(t.app, session, leadBody(session, pii), { "X-Request-Id": `pii-good-${randomUUID()}` });
     expect(good.status).toBe(201);
@@ -495,7 +528,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
     const goodKey = leadBody(session, pii);
     await postLead(t.app, session, goodKey);
     expect((await postLead(t.app, session, goodKey)).status).toBe(409);
-    expect((await postLead(t.app, session, leadBody(session, { ...pii, zip: "99999", dateOfBirth: "07/04/2020" }))).status).toBe(422);
+    expect((await postLead(t.app, session, leadBody(session, { ...pii, zip: "99999", "drivers.0.dateOfBirth": "07/04/2020" }))).status).toBe(422);
     expect((await postLead(t.app, session, leadBody(session, { ...pii, email: "Zebulon.Quimby@", phone: "(628) 555-019" }))).status).toBe(422);
     expect((await postLead(t.app, session, leadBody(session, { ...pii, website: "spam" }))).status).toBe(400);
     expect((await postLead(t.app, session, leadBody(session, pii), { [CSRF_HEADER]: "forged" })).status).toBe(403);

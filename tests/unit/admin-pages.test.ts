@@ -83,7 +83,16 @@ const leadsView: LeadsView = {
   page: "leads",
   session: ops,
   reference: "QR-7F3K2",
-  lead: { reference: "QR-7F3K2", receivedAt: "2026-11-01T15:00:00.000Z", state: "CA", sid: "a1", tid: "t1", duplicateOf: null, gpc: false },
+  lead: {
+    reference: "QR-7F3K2",
+    receivedAt: "2026-11-01T15:00:00.000Z",
+    state: "CA",
+    sid: "a1",
+    tid: "t1",
+    duplicateOf: null,
+    gpc: false,
+    quote: { vehicles: ["2019 Toyota Camry · Own it"], drivers: ["Me, age 36 · Married"], insurance: "Not insured now · <b>wants</b> standard coverage" },
+  },
   deliveries: [
     {
       kind: "buyer", target: "acme", status: "failed", sale: false, price: null, lastError: "HTTP 503", reason: null,
@@ -411,6 +420,14 @@ describe("the leads page", () => {
     expect(cards[0]?.querySelectorAll("tbody tr")).toHaveLength(2);
     expect(cards[0]?.querySelector("tbody tr")?.text).toContain("503");
     expect(cards[1]?.text).toContain("$18.50");
+  });
+
+  it("shows the quote: a line per vehicle and driver, and the insurance, as text", () => {
+    const document = render(leadsView);
+    const quote = document.querySelector('section[aria-labelledby="quote-facts"]')!;
+    expect(quote.querySelectorAll("ol")[0]?.querySelectorAll("li").map((item) => item.text)).toEqual(["2019 Toyota Camry · Own it"]);
+    expect(quote.querySelectorAll("ol")[1]?.querySelectorAll("li").map((item) => item.text)).toEqual(["Me, age 36 · Married"]);
+    expect(quote.querySelector("p")?.innerHTML).toBe("Not insured now · &lt;b&gt;wants&lt;/b&gt; standard coverage");
   });
 
   it("offers ops a retry of the failed delivery and a return of the accepted one", () => {

@@ -8,16 +8,21 @@ import { badLeading, leading, lineNumber, phoneStyle, threeDigits } from "../sup
 import { describe, expect, it } from "vitest";
 import { formatUsPhone } from "../../shared/contact";
 import {
+  COUNT_CHOICES,
   CURRENT_INSURERS,
-  INCIDENTS,
+  DRIVER_FIELDS,
+  FORM_SCREENS,
   LEAD_FIELDS,
   LEAD_MESSAGES,
-  LEAD_STEPS,
   LICENSE_STATUS,
+  MARITAL_STATUS,
   OWNERSHIP,
   PRIMARY_USE,
+  VEHICLE_FIELDS,
   checkLeadFields,
+  checkRecordFields,
   validateLead,
+  type LeadErrors,
   type LeadField,
   type RawLead,
 } from "../../shared/lead/fields";
@@ -31,73 +36,146 @@ import { carriers } from "../../shared/site";
 const MESSAGES = {
   once: "Send this field once, as text.",
   zip: "Enter the 5-digit ZIP code where the car is kept.",
+  vehicles: "Add at least one vehicle, and at most 4.",
+  drivers: "Add at least one driver (you), and at most 4.",
   vehicleYear: "Choose the car's model year.",
   vehicleMake: "Choose the make from the list (or “Other”).",
   vehicleModel: "Enter the model, like Camry or F-150 (letters and numbers, up to 40 characters).",
+  vin: "Enter the 17-character VIN from the registration or the driver's side of the windshield, or leave it empty.",
   ownership: "Tell us whether you own, finance or lease the car.",
   primaryUse: "Choose what the car is mostly used for.",
-  firstName: "Enter your first name (letters, spaces, hyphens and apostrophes, up to 50 characters).",
-  lastName: "Enter your last name (letters, spaces, hyphens and apostrophes, up to 50 characters).",
-  dateOfBirth: "Enter your date of birth as MM/DD/YYYY, like 04/15/1990.",
-  underAge: "You must be 18 or older to request quotes.",
-  tooOld: "Check the year of your date of birth.",
-  licenseStatus: "Choose your driver's license status.",
-  incidents: "Tell us how many accidents or violations you had in the past 3 years.",
-  currentlyInsured: "Tell us whether the car is insured today.",
+  annualMileage: "Choose about how many miles the car is driven a year.",
+  firstName: "Enter the first name (letters, spaces, hyphens and apostrophes, up to 50 characters).",
+  lastName: "Enter the last name (letters, spaces, hyphens and apostrophes, up to 50 characters).",
+  dateOfBirth: "Enter the date of birth as MM/DD/YYYY, like 04/15/1990.",
+  relationship: "Choose how this driver is related to you.",
+  maritalStatus: "Choose the marital status.",
+  licenseStatus: "Choose the driver's license status.",
+  ageFirstLicensed: "Enter the age when first licensed, a number from 14 up to the driver's age.",
+  accidents: "Tell us how many accidents in the past 3 years.",
+  tickets: "Tell us how many tickets or other violations in the past 3 years.",
+  claims: "Tell us how many insurance claims in the past 3 years.",
+  dui: "Tell us whether there was a DUI or DWI in the past 7 years.",
+  sr22: "Tell us whether the state requires an SR-22 filing.",
+  currentlyInsured: "Tell us whether you have car insurance today.",
   currentInsurer: "Choose your current insurance company (or “Other company”).",
+  insuredFor: "Choose how long you have been insured without a break.",
+  coverage: "Choose the coverage you want.",
+  residence: "Tell us whether you own or rent your home.",
   streetAddress: "Enter your street address with the house number, like 123 Main St Apt 4.",
   email: "Enter an email address like name@example.com.",
   phone: "Enter a 10-digit US phone number, like (415) 555-0134.",
   consent: "To send your request, tick the box to agree to be contacted. Prefer not to? Call us at 1-800-555-0142.",
+  underAge: "You must be 18 or older to request quotes.",
+  driverTooYoung: "Drivers on the policy must be 15 or older.",
+  tooOld: "Check the year of the date of birth.",
+  selfNotFirst: "Only the first driver is you: choose how this driver is related to you.",
+  licensedTooLate: "The age first licensed cannot be more than the driver's age today.",
+  vinYear: "This VIN is for another model year than the one chosen: check the VIN or the year.",
 } as const;
 
 /** Mid-afternoon in New York, mid-June: far from any day or year boundary. */
 const NOW = new Date("2026-06-15T18:00:00Z");
 
-const VALID: Readonly<Record<LeadField, unknown>> = {
+/**
+ * These tests name a one-vehicle, one-driver request's answers flat, as the form showed them
+ * before issue 13 (vehicleYear, firstName…): `nest` makes the request, the first vehicle and the
+ * first driver, and `flatErrors` names its errors back the same way.
+ */
+const VEHICLE_NAMES = { vehicleYear: "year", vehicleMake: "make", vehicleModel: "model", vin: "vin", ownership: "ownership", primaryUse: "primaryUse", annualMileage: "annualMileage" } as const;
+const DRIVER_NAMES = Object.fromEntries(DRIVER_FIELDS.map((field) => [field, field])) as Record<string, string>;
+type FlatName = LeadField | keyof typeof VEHICLE_NAMES | (typeof DRIVER_FIELDS)[number];
+type Flat = Partial<Record<FlatName | string, unknown>>;
+
+function nest(flat: Flat): RawLead {
+  const vehicle: Record<string, unknown> = {};
+  const driver: Record<string, unknown> = {};
+  const top: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(flat)) {
+    if (name in VEHICLE_NAMES) vehicle[VEHICLE_NAMES[name as keyof typeof VEHICLE_NAMES]] = value;
+    else if (name in DRIVER_NAMES) driver[name] = value;
+    else top[name] = value;
+  }
+  return { ...top, vehicles: [vehicle], drivers: [driver] };
+}
+
+const FLAT_OF_VEHICLE = Object.fromEntries(Object.entries(VEHICLE_NAMES).map(([flat, field]) => [field, flat]));
+function flatErrors(errors: LeadErrors): Record<string, string | undefined> {
+  return Object.fromEntries(
+    Object.entries(errors).map(([path, message]) => {
+      const vehicle = /^vehicles\.0\.(\w+)$/.exec(path);
+      const driver = /^drivers\.0\.(\w+)$/.exec(path);
+      return [vehicle ? FLAT_OF_VEHICLE[vehicle[1]!]! : driver ? driver[1]! : path, message];
+    }),
+  );
+}
+
+const VALID: Readonly<Record<string, unknown>> = {
   zip: "90210",
   vehicleYear: "2019",
   vehicleMake: "Toyota",
   vehicleModel: "Camry",
+  vin: "",
   ownership: "finance",
   primaryUse: "commute",
+  annualMileage: "10k_15k",
   firstName: "Ana",
   lastName: "O'Brien",
   dateOfBirth: "04/15/1990",
+  maritalStatus: "single",
   licenseStatus: "active",
-  incidents: "none",
+  ageFirstLicensed: "16",
+  accidents: "0",
+  tickets: "1",
+  claims: "0",
+  dui: "no",
+  sr22: "no",
   currentlyInsured: "yes",
   currentInsurer: "GEICO",
+  insuredFor: "over_5y",
+  coverage: "standard",
+  residence: "rent",
   streetAddress: "123 Main St Apt 4",
   email: "Ana.OBrien@Example.com",
   phone: "(415) 555-0134",
   consent: true,
 };
 
-function errorsOf(raw: RawLead, now: Date = NOW) {
-  const result = validateLead(raw, now);
+function errorsOf(flat: Flat, now: Date = NOW) {
+  const result = validateLead(nest(flat), now);
   if (result.ok) throw new Error(`expected errors, got ${JSON.stringify(result.value)}`);
-  return result.errors;
+  return flatErrors(result.errors);
 }
 
-function valueOf(raw: RawLead, now: Date = NOW) {
-  const result = validateLead(raw, now);
+function valueOf(flat: Flat, now: Date = NOW) {
+  const result = validateLead(nest(flat), now);
   if (!result.ok) throw new Error(`expected a valid lead, got ${JSON.stringify(result.errors)}`);
   return result.value;
 }
 
 /** One field checked alone (as on blur), with the rest of VALID as context. */
-function check(field: LeadField, value: unknown, now: Date = NOW, context: RawLead = VALID) {
-  const { values, errors } = checkLeadFields({ ...context, [field]: value }, [field], now);
-  return { value: values[field], error: errors[field] };
+function check(field: string, value: unknown, now: Date = NOW, context: Flat = VALID) {
+  const raw = { ...context, [field]: value };
+  if (field in VEHICLE_NAMES) {
+    const name = VEHICLE_NAMES[field as keyof typeof VEHICLE_NAMES];
+    const { values, errors } = checkRecordFields("vehicle", nest(raw).vehicles![0 as never], 0, [name], now);
+    return { value: (values as Record<string, unknown>)[name], error: errors[name] };
+  }
+  if (field in DRIVER_NAMES) {
+    const name = field as (typeof DRIVER_FIELDS)[number];
+    const { values, errors } = checkRecordFields("driver", (nest(raw).drivers as unknown[])[0], 0, [name], now);
+    return { value: (values as Record<string, unknown>)[name], error: errors[name] };
+  }
+  const { values, errors } = checkLeadFields(raw as RawLead, [field as LeadField], now);
+  return { value: values[field as LeadField], error: errors[field as LeadField] };
 }
 
-const accepted = (field: LeadField, value: unknown, now: Date = NOW) => {
+const accepted = (field: string, value: unknown, now: Date = NOW) => {
   const result = check(field, value, now);
   if (result.error !== undefined) throw new Error(`${field} ${JSON.stringify(value)} refused: ${result.error}`);
   return result.value;
 };
-const refusal = (field: LeadField, value: unknown, now: Date = NOW) => check(field, value, now).error;
+const refusal = (field: string, value: unknown, now: Date = NOW) => check(field, value, now).error;
 
 // ---------------------------------------------------------------------------------------------
 // Calendar helpers for the date-of-birth properties (UTC dates standing for calendar days).
@@ -144,8 +222,8 @@ const nowArbitrary = fc.date({ min: new Date("1995-01-01T00:00:00Z"), max: new D
 
 describe("LEAD_MESSAGES", () => {
   it("are the plain-words messages the form shows", () => {
-    const { once: _once, ...fieldMessages } = MESSAGES;
-    expect(LEAD_MESSAGES).toEqual(fieldMessages);
+    const { once: _once, vehicleYear, vehicleMake, vehicleModel, ...others } = MESSAGES;
+    expect(LEAD_MESSAGES).toEqual({ ...others, year: vehicleYear, make: vehicleMake, model: vehicleModel });
   });
 });
 
@@ -153,18 +231,28 @@ describe("validateLead", () => {
   it("accepts a complete request and returns it normalised", () => {
     expect(valueOf(VALID)).toEqual({
       zip: "90210",
-      vehicleYear: 2019,
-      vehicleMake: "Toyota",
-      vehicleModel: "Camry",
-      ownership: "finance",
-      primaryUse: "commute",
-      firstName: "Ana",
-      lastName: "O'Brien",
-      dateOfBirth: "1990-04-15",
-      licenseStatus: "active",
-      incidents: "none",
+      vehicles: [{ year: 2019, make: "Toyota", model: "Camry", ownership: "finance", primaryUse: "commute", annualMileage: "10k_15k" }],
+      drivers: [
+        {
+          firstName: "Ana",
+          lastName: "O'Brien",
+          dateOfBirth: "1990-04-15",
+          relationship: "self",
+          maritalStatus: "single",
+          licenseStatus: "active",
+          ageFirstLicensed: 16,
+          accidents: 0,
+          tickets: 1,
+          claims: 0,
+          dui: false,
+          sr22: false,
+        },
+      ],
       currentlyInsured: true,
       currentInsurer: "GEICO",
+      insuredFor: "over_5y",
+      coverage: "standard",
+      residence: "rent",
       streetAddress: "123 Main St Apt 4",
       email: "ana.obrien@example.com",
       phone: "+14155550134",
@@ -172,16 +260,18 @@ describe("validateLead", () => {
     });
   });
 
-  it("returns currentlyInsured as a boolean, and no insurer for someone not insured", () => {
+  it("returns currentlyInsured as a boolean, and no insurer or time insured for someone not insured", () => {
     expect(valueOf(VALID).currentlyInsured).toBe(true);
-    const uninsured = valueOf({ ...VALID, currentlyInsured: "no", currentInsurer: "GEICO" });
+    const uninsured = valueOf({ ...VALID, currentlyInsured: "no", currentInsurer: "GEICO", insuredFor: "nonsense" });
     expect(uninsured.currentlyInsured).toBe(false);
     expect(uninsured).not.toHaveProperty("currentInsurer");
+    expect(uninsured).not.toHaveProperty("insuredFor");
   });
 
-  it("reports every field of an empty request (the insurer is only asked of the insured)", () => {
+  it("reports every field of an empty request (the insurer and time insured only asked of the insured; the VIN optional; the visitor is 'self')", () => {
     const errors = errorsOf({});
-    expect(Object.keys(errors).sort()).toEqual(LEAD_FIELDS.filter((field) => field !== "currentInsurer").sort());
+    const expected = [...LEAD_FIELDS, ...Object.keys(VEHICLE_NAMES), ...DRIVER_FIELDS].filter((field) => !["currentInsurer", "insuredFor", "vin", "relationship"].includes(field));
+    expect(Object.keys(errors).sort()).toEqual(expected.sort());
     expect(errors).toMatchObject({ zip: MESSAGES.zip, vehicleYear: MESSAGES.vehicleYear, dateOfBirth: MESSAGES.dateOfBirth, consent: MESSAGES.consent });
   });
 
@@ -195,44 +285,142 @@ describe("validateLead", () => {
   });
 
   it("ignores fields it does not know", () => {
-    const raw = { ...VALID, admin: "true", website: "spam" } as RawLead;
+    const raw = { ...VALID, admin: "true", website: "spam" };
     expect(valueOf(raw)).toEqual(valueOf(VALID));
   });
 
-  it("covers each of the three steps' fields exactly once", () => {
-    expect(LEAD_STEPS.flatMap((step) => step.fields).sort()).toEqual([...LEAD_FIELDS].sort());
+  it("asks every field on exactly one screen of the form", () => {
+    const asked = FORM_SCREENS.flatMap((screen) => [
+      ...("fields" in screen ? screen.fields.map((field) => ("record" in screen ? `${screen.record}.${field}` : field)) : []),
+      ...("lead" in screen ? screen.lead : []),
+    ]);
+    const every = [...LEAD_FIELDS, ...VEHICLE_FIELDS.map((field) => `vehicle.${field}`), ...DRIVER_FIELDS.map((field) => `driver.${field}`)];
+    expect([...asked].sort()).toEqual([...every].sort());
+  });
+});
+
+describe("vehicles and drivers", () => {
+  const request = valueOf(VALID);
+  const raw = nest(VALID);
+  const [vehicle] = raw.vehicles as Record<string, unknown>[];
+  const [visitor] = raw.drivers as Record<string, unknown>[];
+  const spouse = { ...visitor, firstName: "Luis", relationship: "spouse", dateOfBirth: "01/02/1988" };
+  const errors = (changes: Partial<RawLead>) => {
+    const result = validateLead({ ...raw, ...changes }, NOW);
+    return result.ok ? {} : result.errors;
+  };
+
+  it("takes 1 to 4 of each, in order, each checked by its own rules", () => {
+    const result = validateLead({ ...raw, vehicles: [vehicle, { ...vehicle, model: "RAV4" }, vehicle, vehicle], drivers: [visitor, spouse] }, NOW);
+    expect(result.ok && result.value.vehicles.map((v) => v.model)).toEqual(["Camry", "RAV4", "Camry", "Camry"]);
+    expect(result.ok && result.value.drivers.map((d) => [d.firstName, d.relationship])).toEqual([["Ana", "self"], ["Luis", "spouse"]]);
+    expect(request.vehicles).toHaveLength(1);
+  });
+
+  it("refuses no list, an empty list, five, or something else, with the list's message", () => {
+    for (const vehicles of [undefined, [], [vehicle, vehicle, vehicle, vehicle, vehicle], "Camry", { 0: vehicle }]) expect(errors({ vehicles }), JSON.stringify(vehicles)).toEqual({ vehicles: MESSAGES.vehicles });
+    for (const drivers of [undefined, [], [visitor, spouse, spouse, spouse, spouse]]) expect(errors({ drivers })).toEqual({ drivers: MESSAGES.drivers });
+  });
+
+  it("refuses a record that is not an object, naming its place", () => {
+    expect(errors({ vehicles: [vehicle, "RAV4"] })).toEqual({ "vehicles.1": "Send each vehicle as an object of answers." });
+    expect(errors({ drivers: [visitor, null] })).toEqual({ "drivers.1": "Send each driver as an object of answers." });
+  });
+
+  it("names a bad answer by its record's place and field", () => {
+    expect(errors({ vehicles: [vehicle, { ...vehicle, model: "" }] })).toEqual({ "vehicles.1.model": MESSAGES.vehicleModel });
+    expect(errors({ drivers: [visitor, { ...spouse, dui: "maybe" }] })).toEqual({ "drivers.1.dui": MESSAGES.dui });
+  });
+
+  it("makes the first driver the visitor, whatever was sent, and refuses 'self' for anyone else", () => {
+    const result = validateLead({ ...raw, drivers: [{ ...visitor, relationship: "child" }] }, NOW);
+    expect(result.ok && result.value.drivers[0]!.relationship).toBe("self");
+    expect(errors({ drivers: [visitor, { ...spouse, relationship: "self" }] })).toEqual({ "drivers.1.relationship": MESSAGES.selfNotFirst });
+    expect(errors({ drivers: [visitor, { ...spouse, relationship: "" }] })).toEqual({ "drivers.1.relationship": MESSAGES.relationship });
+  });
+
+  it("needs the visitor to be 18 and other drivers 15", () => {
+    expect(errors({ drivers: [{ ...visitor, dateOfBirth: "06/16/2009" }] })).toEqual({ "drivers.0.dateOfBirth": MESSAGES.underAge });
+    expect(errors({ drivers: [visitor, { ...spouse, dateOfBirth: "06/15/2010", ageFirstLicensed: "15" }] })).toEqual({});
+    expect(errors({ drivers: [visitor, { ...spouse, dateOfBirth: "06/16/2011", ageFirstLicensed: "14" }] })).toEqual({ "drivers.1.dateOfBirth": MESSAGES.driverTooYoung });
+  });
+
+  it("takes the age first licensed from 14 to the driver's age", () => {
+    expect(errors({ drivers: [{ ...visitor, ageFirstLicensed: "36" }] })).toEqual({});
+    expect(errors({ drivers: [{ ...visitor, ageFirstLicensed: "37" }] })).toEqual({ "drivers.0.ageFirstLicensed": MESSAGES.licensedTooLate });
+    for (const age of ["13", "sixteen", "16.5", "-16", ""]) expect(errors({ drivers: [{ ...visitor, ageFirstLicensed: age }] }), age).toEqual({ "drivers.0.ageFirstLicensed": MESSAGES.ageFirstLicensed });
+  });
+
+  it("takes counts of accidents, tickets and claims as 0 to 3 (3 or more)", () => {
+    expect(Object.keys(COUNT_CHOICES)).toEqual(["0", "1", "2", "3"]);
+    const result = validateLead({ ...raw, drivers: [{ ...visitor, accidents: "3", tickets: "2", claims: "1" }] }, NOW);
+    expect(result.ok && [result.value.drivers[0]!.accidents, result.value.drivers[0]!.tickets, result.value.drivers[0]!.claims]).toEqual([3, 2, 1]);
+    for (const field of ["accidents", "tickets", "claims"] as const) {
+      for (const bad of ["4", "none", "-1", ""]) expect(errors({ drivers: [{ ...visitor, [field]: bad }] })).toEqual({ [`drivers.0.${field}`]: MESSAGES[field] });
+    }
+  });
+
+  it("takes an optional VIN: empty is no VIN; a valid one is kept upper-cased; a bad check digit or another year is refused", () => {
+    expect(errors({ vehicles: [{ ...vehicle, vin: " " }] })).toEqual({});
+    const result = validateLead({ ...raw, vehicles: [{ ...vehicle, year: "2003", vin: " 1hgcm82633a004352 " }] }, NOW);
+    expect(result.ok && result.value.vehicles[0]!.vin).toBe("1HGCM82633A004352");
+    expect(errors({ vehicles: [{ ...vehicle, year: "2003", vin: "1HGCM82633A004353" }] })).toEqual({
+      "vehicles.0.vin": "This VIN's check digit (the 9th character) does not match: please check it for a typo.",
+    });
+    expect(errors({ vehicles: [{ ...vehicle, vin: "1HGCM82633A004352" }] })).toEqual({ "vehicles.0.vin": MESSAGES.vinYear });
+    expect(errors({ vehicles: [{ ...vehicle, vin: "12345" }] })).toEqual({ "vehicles.0.vin": "A VIN has exactly 17 characters; this one has 5." });
+  });
+
+  it("refuses each new choice outside its list", () => {
+    expect(errors({ vehicles: [{ ...vehicle, annualMileage: "lots" }] })).toEqual({ "vehicles.0.annualMileage": MESSAGES.annualMileage });
+    expect(errors({ drivers: [{ ...visitor, maritalStatus: "complicated" }] })).toEqual({ "drivers.0.maritalStatus": MESSAGES.maritalStatus });
+    expect(errors({ drivers: [{ ...visitor, sr22: "true" }] })).toEqual({ "drivers.0.sr22": MESSAGES.sr22 });
+    expect(errors({ insuredFor: "forever" })).toEqual({ insuredFor: MESSAGES.insuredFor });
+    expect(errors({ coverage: "gold" })).toEqual({ coverage: MESSAGES.coverage });
+    expect(errors({ residence: "castle" })).toEqual({ residence: MESSAGES.residence });
+    expect(Object.keys(MARITAL_STATUS)).toContain("married");
   });
 });
 
 describe("checkLeadFields", () => {
-  it("checks only the fields asked for (one on blur, a step on Next)", () => {
+  it("checks only the fields asked for (one on blur, a screen on Next)", () => {
     expect(checkLeadFields({ zip: "nope", email: "nope" }, ["zip"], NOW)).toEqual({ values: {}, errors: { zip: MESSAGES.zip } });
-    const step1 = checkLeadFields(VALID, LEAD_STEPS[0]!.fields, NOW);
-    expect(step1.errors).toEqual({});
-    expect(Object.keys(step1.values).sort()).toEqual([...LEAD_STEPS[0]!.fields].sort());
+    const contact = checkLeadFields(VALID as RawLead, ["streetAddress", "email", "phone", "consent"], NOW);
+    expect(contact.errors).toEqual({});
+    expect(Object.keys(contact.values).sort()).toEqual(["consent", "email", "phone", "streetAddress"]);
   });
 
   it("defaults to the current time", () => {
     const thisYear = new Date().getUTCFullYear();
-    expect(checkLeadFields({ vehicleYear: thisYear + 1 }, ["vehicleYear"]).errors).toEqual({});
-    expect(checkLeadFields({ vehicleYear: thisYear + 2 }, ["vehicleYear"]).errors).toEqual({ vehicleYear: MESSAGES.vehicleYear });
+    expect(checkRecordFields("vehicle", { year: thisYear + 1 }, 0, ["year"]).errors).toEqual({});
+    expect(checkRecordFields("vehicle", { year: thisYear + 2 }, 0, ["year"]).errors).toEqual({ year: MESSAGES.vehicleYear });
   });
 });
 
 describe("a text field sent twice (an array), as an object, a number, or as null", () => {
-  const TEXT_FIELDS: LeadField[] = [
+  const TEXT_FIELDS = [
     "zip",
     "vehicleMake",
     "vehicleModel",
     "ownership",
     "primaryUse",
+    "annualMileage",
     "firstName",
     "lastName",
     "dateOfBirth",
+    "maritalStatus",
     "licenseStatus",
-    "incidents",
+    "ageFirstLicensed",
+    "accidents",
+    "tickets",
+    "claims",
+    "dui",
+    "sr22",
     "currentlyInsured",
     "currentInsurer",
+    "insuredFor",
+    "coverage",
+    "residence",
     "streetAddress",
     "email",
     "phone",
@@ -255,7 +443,7 @@ describe("a text field sent twice (an array), as an object, a number, or as null
   });
 
   it("refuses a repeated currentlyInsured without asking for an insurer", () => {
-    expect(errorsOf({ ...VALID, currentlyInsured: ["yes", "yes"], currentInsurer: undefined })).toEqual({ currentlyInsured: MESSAGES.once });
+    expect(errorsOf({ ...VALID, currentlyInsured: ["yes", "yes"], currentInsurer: undefined, insuredFor: undefined })).toEqual({ currentlyInsured: MESSAGES.once });
   });
 });
 
@@ -277,12 +465,8 @@ describe("whitespace", () => {
       currentInsurer: " State Farm ",
     })).toMatchObject({
       zip: "90210",
-      vehicleMake: "Land Rover",
-      vehicleModel: "Grand Cherokee",
-      ownership: "own",
-      firstName: "Mary Ann",
-      lastName: "de la Cruz",
-      dateOfBirth: "1990-04-15",
+      vehicles: [{ make: "Land Rover", model: "Grand Cherokee", ownership: "own" }],
+      drivers: [{ firstName: "Mary Ann", lastName: "de la Cruz", dateOfBirth: "1990-04-15" }],
       streetAddress: "123 Main St",
       email: "ana@example.com",
       phone: "+14155550134",
@@ -706,11 +890,11 @@ describe("streetAddress", () => {
 });
 
 describe("the choice fields", () => {
-  const CHOICES: [LeadField, readonly string[]][] = [
+  const CHOICES: [string, readonly string[]][] = [
     ["ownership", Object.keys(OWNERSHIP)],
     ["primaryUse", Object.keys(PRIMARY_USE)],
     ["licenseStatus", Object.keys(LICENSE_STATUS)],
-    ["incidents", Object.keys(INCIDENTS)],
+    ["maritalStatus", Object.keys(MARITAL_STATUS)],
     ["currentlyInsured", ["yes", "no"]],
   ];
 
@@ -726,7 +910,6 @@ describe("the choice fields", () => {
     expect(Object.keys(OWNERSHIP)).toEqual(["own", "finance", "lease"]);
     expect(Object.keys(PRIMARY_USE)).toEqual(["commute", "pleasure", "business"]);
     expect(Object.keys(LICENSE_STATUS)).toEqual(["active", "permit", "suspended", "foreign"]);
-    expect(Object.keys(INCIDENTS)).toEqual(["none", "one", "two_or_more"]);
   });
 });
 

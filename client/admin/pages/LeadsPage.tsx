@@ -3,7 +3,7 @@
  * attempt, retry a failed one, record a buyer's return; with nothing searched, the recently
  * dead-lettered deliveries. Never contact details: the view has none.
  */
-import { adminPaths, type AdminSession, type LeadDeliveryView, type LeadsView } from "../../../shared/admin-views";
+import { adminPaths, type AdminSession, type LeadDeliveryView, type LeadsView, type QuoteFactsView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
 import { SearchForm } from "../SearchForm";
 import { CsrfField } from "../CsrfField";
@@ -53,6 +53,29 @@ function LeadFacts({ lead }: { lead: NonNullable<LeadsView["lead"]> }) {
         <dd>{lead.gpc ? "Yes" : "No"}</dd>
       </div>
     </dl>
+  );
+}
+
+/** What the visitor asked quotes for: every vehicle and driver, and the household's insurance. */
+function QuoteFacts({ quote }: { quote: QuoteFactsView }) {
+  return (
+    <section aria-labelledby="quote-facts">
+      <h3 id="quote-facts">The quote</h3>
+      <h4>Vehicles</h4>
+      <ol>
+        {quote.vehicles.map((line, index) => (
+          <li key={index}>{line}</li>
+        ))}
+      </ol>
+      <h4>Drivers</h4>
+      <ol>
+        {quote.drivers.map((line, index) => (
+          <li key={index}>{line}</li>
+        ))}
+      </ol>
+      <h4>Insurance</h4>
+      <p>{quote.insurance}</p>
+    </section>
   );
 }
 
@@ -214,6 +237,7 @@ export function LeadsPage({ view }: { view: LeadsView }) {
         <>
           <h2>Lead {view.lead.reference}</h2>
           <LeadFacts lead={view.lead} />
+          <QuoteFacts quote={view.lead.quote} />
           <h2>Deliveries</h2>
           {view.deliveries.length === 0 ? (
             <p className="empty">No deliveries for this lead.</p>

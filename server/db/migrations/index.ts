@@ -12,6 +12,7 @@ import { leadCheck } from "./006-lead-check";
 import { analyticsEvents } from "./007-analytics-events";
 import { adminUsers } from "./008-admin-users";
 import { rateLimits } from "./009-rate-limits";
+import { vehiclesAndDrivers } from "./010-vehicles-and-drivers";
 
 export type { Migration };
 
@@ -25,4 +26,5 @@ export const migrations: Migration[] = [
   analyticsEvents,
   adminUsers,
   rateLimits,
+  vehiclesAndDrivers,
 ];

@@ -34,7 +34,7 @@ describe("the quote form", () => {
     setGpc(true);
     await openForm();
     const notice = $(`#${GPC_NOTICE_ID}`);
-    expect(notice.closest("fieldset")?.id).toBe("rf-step-3");
+    expect(notice.closest("fieldset")?.id).toBe("rf-screen-contact");
     expect(notice.nextElementSibling).toBe(block("consent"));
     expect(notice.closest("[hidden]")).not.toBeNull(); // on step 3, not before
 

@@ -5,11 +5,10 @@
  */
 import { expect, vi, type Mock } from "vitest";
 import { mount, type QuoteFormDeps } from "../../../client/quote-form/mount";
-import type { Session } from "../../../client/quote-form/api";
+import type { DecodedVin, Session } from "../../../client/quote-form/api";
 import type { ZipLocation } from "../../../client/quote-form/types";
 import type { FunnelEvent } from "../../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../../shared/lead/api";
-import type { LeadField } from "../../../shared/lead/fields";
 import { CSRF_HEADER } from "../../../shared/routes";
 import { CONSENT_DISCLOSURE } from "../../../shared/consent-disclosure";
 
@@ -30,10 +29,16 @@ const MODELS: Record<string, string[]> = {
   "2018 Ford": ["Escape", "F-150", "Mustang"],
 };
 
+/** The catalog's VINs the tests type (a real one: 2003 Honda Accord). */
+const VINS: Record<string, DecodedVin> = {
+  "1HGCM82633A004352": { vin: "1HGCM82633A004352", year: 2003, make: "Honda", model: "Accord" },
+};
+
 export interface Fakes {
   openSession: Mock<() => Promise<Session>>;
   lookUpZip: Mock<(zip: string) => Promise<ZipLocation | null>>;
   listModels: Mock<(year: string, make: string) => Promise<string[]>>;
+  decodeVin: Mock<(vin: string) => Promise<DecodedVin | null>>;
   submitLead: Mock<(session: Session, body: Record<string, unknown>) => Promise<LeadSubmitResponse>>;
   sendEvent: Mock<(event: FunnelEvent) => void>;
   /** The form's clock (milliseconds): tests move it forward to make time pass. */
@@ -50,6 +55,7 @@ export function fakeServer(): Fakes {
     }),
     lookUpZip: vi.fn(async (zip: string) => PLACES[zip] ?? null),
     listModels: vi.fn(async (year: string, make: string) => MODELS[`${year} ${make}`] ?? []),
+    decodeVin: vi.fn(async (vin: string) => VINS[vin] ?? null),
     submitLead: vi.fn(async (): Promise<LeadSubmitResponse> => ({ status: "created", reference: REFERENCE, duplicate: false })),
     sendEvent: vi.fn(),
     clock: { ms: 50_000 },
@@ -68,12 +74,17 @@ export function renderPage(): HTMLElement {
   return document.getElementById("rf-app")!;
 }
 
+/** The wall clock the forms read (for the answers kept across a reload); tests move it. */
+export const wall = { ms: Date.UTC(2026, 5, 15, 18) };
+
 /** Mounts a form on a fresh page, as if opened at rapidfire.html + search. */
-export async function openForm(search = `?zip=90210&sid=a1&tid=b2&vid=${VID}`, overrides: Partial<QuoteFormDeps> = {}) {
+export async function openForm(search = `?zip=90210&sid=a1&tid=b2&vid=${VID}`, overrides: Partial<QuoteFormDeps> = {}, { reload = false } = {}) {
   const server = fakeServer();
+  // A new tab has an empty sessionStorage; a reload (of the same tab) keeps it.
+  if (!reload) window.sessionStorage.clear();
   const root = renderPage();
   const { clock, ...calls } = server;
-  const form = mount(root, { ...calls, now: () => clock.ms, location: { href: FORM_URL, search }, pageUrl: () => PAGE_URL, ...overrides });
+  const form = mount(root, { ...calls, now: () => clock.ms, wallClock: () => wall.ms, location: { href: FORM_URL, search }, pageUrl: () => PAGE_URL, ...overrides });
   await form.ready;
   return { server, root };
 }
@@ -88,18 +99,22 @@ export const $ = <T extends HTMLElement = HTMLElement>(selector: string) => {
   if (!element) throw new Error(`${selector} is missing`);
   return element;
 };
-export const control = <T extends HTMLElement = HTMLInputElement>(field: LeadField) => $<T>(`#rf-${field}`);
-export const block = (field: LeadField) => $(`#rf-field-${field}`);
-export const errorText = (field: LeadField) => $(`#rf-${field}-error`).textContent;
+export const control = <T extends HTMLElement = HTMLInputElement>(field: string) => $<T>(`#rf-${field}`);
+export const block = (field: string) => $(`#rf-field-${field}`);
+export const errorText = (field: string) => $(`#rf-${field}-error`).textContent;
 export const progress = () => $(".rf-progress");
 export const nextButton = () => $<HTMLButtonElement>(".rf-next");
 export const backButton = () => $<HTMLButtonElement>(".rf-back");
-export const stepShown = () => [1, 2, 3].filter((step) => !$(`#rf-step-${step}`).hidden);
+/** The screen showing, by its id (shared/lead/fields.ts, FORM_SCREENS). */
+export const screenShown = () => [...document.querySelectorAll<HTMLElement>(".rf-step")].filter((screen) => !screen.hidden).map((screen) => screen.id.replace("rf-screen-", ""));
+/** The step (1–3) the showing screen belongs to. */
+export const stepShown = () => [...document.querySelectorAll<HTMLElement>(".rf-step")].filter((screen) => !screen.hidden).map((screen) => Number(screen.dataset.step));
+export const headingShown = () => document.querySelector<HTMLElement>(".rf-step:not([hidden]) h2")?.textContent ?? "";
 export const liveRegion = () => $('[role="status"]');
 export const focusedId = () => (document.activeElement as HTMLElement | null)?.id ?? "";
 
 /** Types into a text field (one input event, as a paste would). */
-export function type(field: LeadField, value: string): void {
+export function type(field: string, value: string): void {
   const input = control(field);
   input.focus();
   input.value = value;
@@ -107,7 +122,7 @@ export function type(field: LeadField, value: string): void {
 }
 
 /** Chooses an option from a list. */
-export function select(field: LeadField, value: string): void {
+export function select(field: string, value: string): void {
   const list = control<HTMLSelectElement>(field);
   list.focus();
   list.value = value;
@@ -117,32 +132,88 @@ export function select(field: LeadField, value: string): void {
 }
 
 /** Clicks one radio of a group. */
-export function choose(field: LeadField, value: string): void {
+export function choose(field: string, value: string): void {
   $<HTMLInputElement>(`input[name="${field}"][value="${value}"]`).click();
 }
 
-/** Presses Next (or, on the last step, the submit button) and lets the form finish. */
+/** Presses Next (or, on the last screen, the submit button) and lets the form finish. */
 export async function pressNext(): Promise<void> {
   nextButton().click();
   await settle();
 }
 
-export function fillVehicle(): void {
-  select("vehicleYear", "2020");
-  select("vehicleMake", "Toyota");
-  type("vehicleModel", " Camry ");
-  choose("ownership", "finance");
-  choose("primaryUse", "commute");
+/** Presses a list's button for a record: "Edit", "Remove" (by the record's place, from 0) or the Add button. */
+export async function pressListButton(action: "edit" | "remove", index: number): Promise<void> {
+  $<HTMLButtonElement>(`.rf-step:not([hidden]) .rf-${action}[data-index="${index}"]`).click();
+  await settle();
+}
+export async function pressAdd(): Promise<void> {
+  $<HTMLButtonElement>(".rf-step:not([hidden]) .rf-add").click();
+  await settle();
+}
+/** The records a list shows, by name. */
+export const listed = () => [...document.querySelectorAll(".rf-step:not([hidden]) .rf-record-name")].map((name) => name.textContent);
+
+/** The "Which car?" screen. */
+export function fillCar(year = "2020", make = "Toyota", model = " Camry "): void {
+  select("year", year);
+  select("make", make);
+  type("model", model);
 }
 
-export function fillDriver(insured: "yes" | "no" = "yes"): void {
-  type("firstName", "Ana");
-  type("lastName", "Diaz-Ortega");
-  type("dateOfBirth", "04151990"); // the field adds the slashes
+/** The "How is it used?" screen. */
+export function fillUse(): void {
+  choose("ownership", "finance");
+  choose("primaryUse", "commute");
+  select("annualMileage", "10k_15k");
+}
+
+/** Both vehicle screens, ending on the vehicles list. */
+export async function fillVehicle(year?: string, make?: string, model?: string): Promise<void> {
+  fillCar(year, make, model);
+  await pressNext();
+  fillUse();
+  await pressNext();
+  expect(screenShown()).toEqual(["vehicles"]);
+}
+
+/** The "About the driver" screen (the visitor's unless told). */
+export function fillPerson(first = "Ana", last = "Diaz-Ortega", birth = "04151990", relationship?: string): void {
+  type("firstName", first);
+  type("lastName", last);
+  type("dateOfBirth", birth); // the field adds the slashes
+  if (relationship) select("relationship", relationship);
+  select("maritalStatus", "single");
+}
+
+/** The "Driving record" screen. */
+export function fillHistory(): void {
   select("licenseStatus", "active");
-  choose("incidents", "none");
+  type("ageFirstLicensed", "16");
+  choose("accidents", "0");
+  choose("tickets", "0");
+  choose("claims", "0");
+  choose("dui", "no");
+  choose("sr22", "no");
+}
+
+/** Both driver screens, ending on the drivers list. */
+export async function fillDriver(first?: string, last?: string, birth?: string, relationship?: string): Promise<void> {
+  fillPerson(first, last, birth, relationship);
+  await pressNext();
+  fillHistory();
+  await pressNext();
+  expect(screenShown()).toEqual(["drivers"]);
+}
+
+export function fillInsurance(insured: "yes" | "no" = "yes"): void {
   choose("currentlyInsured", insured);
-  if (insured === "yes") select("currentInsurer", "GEICO");
+  if (insured === "yes") {
+    select("currentInsurer", "GEICO");
+    select("insuredFor", "1_3y");
+  }
+  choose("coverage", "standard");
+  choose("residence", "rent");
 }
 
 export function fillContact(): void {
@@ -152,14 +223,16 @@ export function fillContact(): void {
   control("consent").click();
 }
 
-/** Fills all three steps and stops on the last, ready to send. */
+/** Fills every screen (one vehicle, one driver) and stops on the last, ready to send. */
 export async function fillAll(): Promise<void> {
-  fillVehicle();
+  await fillVehicle();
   await pressNext();
-  fillDriver();
+  await fillDriver();
+  await pressNext();
+  fillInsurance();
   await pressNext();
   fillContact();
-  expect(stepShown()).toEqual([3]);
+  expect(screenShown()).toEqual(["contact"]);
 }
 
 /** A reply of POST /api/leads, made afresh for each request (a Response is read once). */

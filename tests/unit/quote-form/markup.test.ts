@@ -13,7 +13,9 @@ import { element, escapeHtml } from "../../../client/quote-form/markup";
 import { disclosureMarkup } from "../../../client/quote-form/fields";
 import { quoteFormMarkup } from "../../../client/quote-form/form-markup";
 import { mount } from "../../../client/quote-form/mount";
-import { LEAD_FIELDS, LEAD_STEPS, fieldInfo } from "../../../shared/lead/fields";
+import { FORM_SCREENS, LEAD_FIELDS, LEAD_STEPS } from "../../../shared/lead/fields";
+import { ALL_FIELDS, infoOf } from "../../../client/quote-form/view";
+import { fieldsOf } from "../../../client/quote-form/screens";
 import { vehicleYears } from "../../../shared/vehicles";
 import { site } from "../../../shared/site";
 import { $, FORM_URL, PAGE_URL, VID, block, control, fakeServer, nextButton, settle } from "./harness";
@@ -28,11 +30,12 @@ const source = readFileSync("rapidfire.html", "utf8");
 const built = insertQuoteForm(source, "rapidfire.html");
 const parse = (html: string) => new DOMParser().parseFromString(html, "text/html");
 
-const STEP_ONE = LEAD_STEPS[0]!.fields;
+/** The first screen's questions: the ZIP and the first vehicle. */
+const STEP_ONE = fieldsOf(FORM_SCREENS[0]!, 0);
 
 describe("rapidfire.html as built", () => {
   const doc = parse(built);
-  const stepOne = doc.querySelector("#rf-step-1")!;
+  const stepOne = doc.querySelector("#rf-screen-vehicle")!;
 
   it("holds the first step, showing, and the later steps hidden, in the form the script looks for", () => {
     expect(source).toContain(QUOTE_FORM_SLOT);
@@ -41,25 +44,30 @@ describe("rapidfire.html as built", () => {
     expect(form).not.toBeNull();
     expect(form.hasAttribute("novalidate")).toBe(true);
     expect(stepOne.closest("[hidden]")).toBeNull();
-    expect(stepOne.querySelector("legend h2")?.textContent).toBe(`Step 1 of ${LEAD_STEPS.length}: ${LEAD_STEPS[0]!.title}`);
-    for (const index of LEAD_STEPS.keys()) {
-      expect(doc.querySelector(`#rf-step-${index + 1}`)?.hasAttribute("hidden"), `step ${index + 1}`).toBe(index > 0);
+    expect(stepOne.querySelector("legend h2")?.textContent).toBe(FORM_SCREENS[0]!.title);
+    expect(stepOne.querySelector("legend .rf-step-of")?.textContent).toBe(`Step 1 of ${LEAD_STEPS.length}`);
+    for (const [index, screen] of FORM_SCREENS.entries()) {
+      expect(doc.querySelector(`#rf-screen-${screen.id}`)?.hasAttribute("hidden"), screen.id).toBe(index > 0);
+      // Every field of every screen, in its screen, in order: the script adopts them all.
+      expect([...doc.querySelectorAll(`#rf-screen-${screen.id} .rf-field`)].map((field) => field.id)).toEqual(fieldsOf(screen, 0).map((field) => `rf-field-${field}`));
     }
-    // Every field of every step, in its step, in order: the script adopts them all.
-    for (const [index, step] of LEAD_STEPS.entries()) {
-      expect([...doc.querySelectorAll(`#rf-step-${index + 1} .rf-field`)].map((field) => field.id)).toEqual(step.fields.map((field) => `rf-field-${field}`));
-    }
+    // The lists are the script's to fill, with their Add buttons.
+    expect(doc.querySelector("#rf-screen-vehicles .rf-list")).not.toBeNull();
+    expect(doc.querySelector("#rf-screen-drivers .rf-add")?.textContent).toBe("Add another driver");
     expect(doc.querySelector('#rf-app > p[role="status"][aria-live="polite"]')).not.toBeNull();
     expect(form.querySelector(".rf-place")?.hasAttribute("hidden")).toBe(true);
   });
 
   it("labels every first-step question with its rule's words and ties each control to its hint and message", () => {
     for (const field of STEP_ONE) {
-      const { label, hint, control: spec } = fieldInfo(field);
+      const { label, hint, why, control: spec } = infoOf(field);
       const fieldBlock = stepOne.querySelector(`#rf-field-${field}`)!;
       expect(fieldBlock, field).not.toBeNull();
       expect(fieldBlock.hasAttribute("hidden"), field).toBe(false);
       expect(fieldBlock.querySelector(`#rf-${field}-error.rf-error`), field).not.toBeNull();
+      // "Why we ask", where the rule gives a reason: a native disclosure, closed.
+      expect(fieldBlock.querySelector("details.rf-why > p")?.textContent ?? null, field).toBe(why ?? null);
+      expect(fieldBlock.querySelector("details.rf-why")?.hasAttribute("open") ?? false).toBe(false);
       const controls = [...fieldBlock.querySelectorAll(`[name="${field}"]`)];
       expect(controls.length, field).toBeGreaterThan(0);
       const first = doc.getElementById(`rf-${field}`)!;
@@ -128,6 +136,7 @@ describe("the markup writer", () => {
 
 /** rapidfire.html's body as the browser has it before the script runs. */
 function renderBuiltPage(): HTMLElement {
+  window.sessionStorage.clear();
   document.body.innerHTML = parse(built).body.innerHTML;
   return document.getElementById("rf-app")!;
 }
@@ -140,28 +149,26 @@ function startForm(root: HTMLElement, search = `?zip=90210&sid=a1&tid=b2&vid=${V
 
 /** What a visitor does before the script runs: values set, no script listening. */
 function answerEarly(): void {
-  control<HTMLSelectElement>("vehicleYear").value = "2020";
-  control<HTMLSelectElement>("vehicleMake").value = "Toyota";
-  control("vehicleModel").value = "Camry";
-  $<HTMLInputElement>('input[name="ownership"][value="lease"]').checked = true;
+  control<HTMLSelectElement>("year").value = "2020";
+  control<HTMLSelectElement>("make").value = "Toyota";
+  control("model").value = "Camry";
 }
 
 describe("the script on the built page", () => {
   it("adopts the page's own elements, keeps what was typed before it ran, and sends the form on", async () => {
     const root = renderBuiltPage();
-    const stepOne = $("#rf-step-1");
-    const model = control("vehicleModel");
+    const stepOne = $("#rf-screen-vehicle");
+    const model = control("model");
     answerEarly();
     const { server, form } = startForm(root);
     await form.ready;
 
-    expect($("#rf-step-1")).toBe(stepOne);
-    expect(control("vehicleModel")).toBe(model);
+    expect($("#rf-screen-vehicle")).toBe(stepOne);
+    expect(control("model")).toBe(model);
     expect(document.querySelectorAll("#rf-form").length).toBe(1);
-    expect(control("vehicleModel").value).toBe("Camry");
-    expect(control<HTMLSelectElement>("vehicleYear").value).toBe("2020");
-    expect(control<HTMLSelectElement>("vehicleMake").value).toBe("Toyota");
-    expect($<HTMLInputElement>('input[name="ownership"][value="lease"]').checked).toBe(true);
+    expect(control("model").value).toBe("Camry");
+    expect(control<HTMLSelectElement>("year").value).toBe("2020");
+    expect(control<HTMLSelectElement>("make").value).toBe("Toyota");
     expect(nextButton().disabled).toBe(false);
     // The ZIP the visitor arrived with, as before.
     expect(control("zip").value).toBe("90210");
@@ -169,10 +176,9 @@ describe("the script on the built page", () => {
     // The answers came before the script: the funnel still hears that the form was started, once.
     expect(server.sendEvent.mock.calls.filter(([event]) => event.event === "form_started")).toHaveLength(1);
 
-    $<HTMLInputElement>('input[name="primaryUse"][value="commute"]').click();
     nextButton().click();
     await settle();
-    expect($("#rf-step-2").hidden).toBe(false);
+    expect($("#rf-screen-vehicle-use").hidden).toBe(false);
     expect(server.sendEvent.mock.calls.map(([event]) => event.event)).toEqual(["form_started", "form_step_completed"]);
   });
 
@@ -194,7 +200,7 @@ describe("the script on the built page", () => {
 
   it("brings a list written by an older build up to date (next year's models), keeping the choice", async () => {
     const root = renderBuiltPage();
-    const years = control<HTMLSelectElement>("vehicleYear");
+    const years = control<HTMLSelectElement>("year");
     years.options[1]!.remove(); // the newest year, as a build from last year lacks it
     years.value = "2020";
     const { form } = startForm(root);
@@ -220,6 +226,7 @@ describe("the script on the built page", () => {
     const expected = parse(`<div>${quoteFormMarkup()}</div>`).body.firstElementChild!;
     const fieldIds = (within: Element) => [...within.querySelectorAll("[name]")].map((named) => named.getAttribute("name"));
     expect(fieldIds(root)).toEqual(fieldIds(expected));
-    for (const field of LEAD_FIELDS) expect(block(field)).not.toBeNull();
+    for (const field of ALL_FIELDS) expect(block(field)).not.toBeNull();
+    expect(ALL_FIELDS).toEqual(expect.arrayContaining([...LEAD_FIELDS]));
   });
 });

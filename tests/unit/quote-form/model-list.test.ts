@@ -18,21 +18,21 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 describe("model suggestions", () => {
   it("list the catalog's models once a year and a make are chosen, and follow a change of either", async () => {
     const { server } = await openForm();
-    expect(control("vehicleModel").getAttribute("list")).toBe(MODEL_OPTIONS_ID);
+    expect(control("model").getAttribute("list")).toBe(MODEL_OPTIONS_ID);
     expect(suggestions()).toEqual([]);
-    select("vehicleYear", "2020");
+    select("year", "2020");
     await settle();
     expect(server.listModels).not.toHaveBeenCalled(); // no make yet
-    select("vehicleMake", "Toyota");
+    select("make", "Toyota");
     await settle();
     expect(suggestions()).toEqual(["4Runner", "Camry", "Corolla", "RAV4", "Tacoma"]);
-    select("vehicleYear", "2018");
-    select("vehicleMake", "Ford");
+    select("year", "2018");
+    select("make", "Ford");
     await settle();
     expect(suggestions()).toEqual(["Escape", "F-150", "Mustang"]);
     // Back to a pair already asked: from memory.
-    select("vehicleYear", "2020");
-    select("vehicleMake", "Toyota");
+    select("year", "2020");
+    select("make", "Toyota");
     await settle();
     expect(suggestions()).toContain("Camry");
     expect(server.listModels.mock.calls.filter(([year, make]) => year === "2020" && make === "Toyota")).toHaveLength(1);
@@ -40,12 +40,12 @@ describe("model suggestions", () => {
 
   it("are simply absent when the catalog cannot be reached or has nothing: the field is still typed", async () => {
     const { server } = await openForm(undefined, { listModels: () => Promise.reject(new Error("offline")) });
-    select("vehicleYear", "2020");
-    select("vehicleMake", "Toyota");
+    select("year", "2020");
+    select("make", "Toyota");
     await settle();
     expect(suggestions()).toEqual([]);
     expect(server.listModels).not.toHaveBeenCalled();
-    control("vehicleModel").value = "Land Cruiser";
-    expect(control("vehicleModel").value).toBe("Land Cruiser");
+    control("model").value = "Land Cruiser";
+    expect(control("model").value).toBe("Land Cruiser");
   });
 });

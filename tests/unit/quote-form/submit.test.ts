@@ -38,18 +38,28 @@ const STILL_SENDING = "Still sending your request… (we will keep trying)";
 /** What the form sends for the answers harness.fillAll() types: as typed, not normalised. */
 const TYPED = {
   zip: "90210",
-  vehicleYear: "2020",
-  vehicleMake: "Toyota",
-  vehicleModel: " Camry ",
-  ownership: "finance",
-  primaryUse: "commute",
-  firstName: "Ana",
-  lastName: "Diaz-Ortega",
-  dateOfBirth: "04/15/1990",
-  licenseStatus: "active",
-  incidents: "none",
+  vehicles: [{ year: "2020", make: "Toyota", model: " Camry ", vin: "", ownership: "finance", primaryUse: "commute", annualMileage: "10k_15k" }],
+  drivers: [
+    {
+      firstName: "Ana",
+      lastName: "Diaz-Ortega",
+      dateOfBirth: "04/15/1990",
+      relationship: "",
+      maritalStatus: "single",
+      licenseStatus: "active",
+      ageFirstLicensed: "16",
+      accidents: "0",
+      tickets: "0",
+      claims: "0",
+      dui: "no",
+      sr22: "no",
+    },
+  ],
   currentlyInsured: "yes",
   currentInsurer: "GEICO",
+  insuredFor: "1_3y",
+  coverage: "standard",
+  residence: "rent",
   streetAddress: "123 Main St Apt 4",
   email: "Ana.Diaz@Example.com",
   phone: "415.555.0134",
@@ -80,7 +90,7 @@ describe("sending the request", () => {
       vid: VID,
     });
     expect(server.openSession).toHaveBeenCalledTimes(1); // opened with the form, used on submit
-    expect(server.sendEvent).toHaveBeenCalledWith({ event: "form_step_completed", step: 3, zip: "90210", sid: "a1", tid: "b2", vid: VID, ms: 0 });
+    expect(server.sendEvent).toHaveBeenCalledWith({ event: "form_step_completed", step: 3, screen: "contact", zip: "90210", sid: "a1", tid: "b2", vid: VID, ms: 0 });
 
     expect(document.querySelector("#rf-form")).toBeNull();
     const heading = $("#rf-done-title");
@@ -131,7 +141,7 @@ describe("when the server refuses answers (422)", () => {
     const { server } = await openForm();
     server.submitLead.mockResolvedValueOnce({
       status: "invalid",
-      errors: { firstName: "The server refuses this first name.", email: "The server refuses this email." },
+      errors: { "drivers.0.firstName": "The server refuses this first name.", email: "The server refuses this email." },
     });
     await fillAll();
     await pressNext();

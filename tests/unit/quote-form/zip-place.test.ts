@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { LEAD_MESSAGES } from "../../../shared/lead/fields";
-import { $, block, control, errorText, fillVehicle, focusedId, openForm, pressNext, stepShown, type } from "./harness";
+import { $, block, control, errorText, fillCar, fillVehicle, focusedId, openForm, pressNext, screenShown, type } from "./harness";
 
 afterEach(() => {
   document.body.innerHTML = "";
@@ -22,9 +22,8 @@ describe("the ZIP code", () => {
     expect(place().textContent).toBe("Quotes for Beverly Hills, CA 90210. Change ZIP code");
     expect(block("zip").hidden).toBe(true);
 
-    fillVehicle();
-    await pressNext();
-    expect(stepShown()).toEqual([2]);
+    await fillVehicle();
+    expect(screenShown()).toEqual(["vehicles"]);
     expect(server.lookUpZip).toHaveBeenCalledTimes(1); // remembered, not asked again
   });
 
@@ -37,16 +36,16 @@ describe("the ZIP code", () => {
     expect(place().hidden).toBe(true);
 
     // Still refused on Next, and focused; a corrected one is looked up and taken.
-    fillVehicle();
+    fillCar();
     await pressNext();
-    expect(stepShown()).toEqual([1]);
+    expect(screenShown()).toEqual(["vehicle"]);
     expect(focusedId()).toBe("rf-zip");
     expect(errorText("zip")).toBe("We could not find ZIP code 99999. Please check it and enter it again.");
 
     type("zip", "10001");
     await pressNext();
     expect(server.lookUpZip.mock.calls).toEqual([["99999"], ["10001"]]);
-    expect(stepShown()).toEqual([2]);
+    expect(screenShown()).toEqual(["vehicle-use"]);
     expect(place().textContent).toContain("Quotes for New York, NY 10001.");
     expect(errorText("zip")).toBe("");
   });
@@ -57,10 +56,10 @@ describe("the ZIP code", () => {
     expect(block("zip").hidden).toBe(false);
     type("zip", "9-99 99x1");
     expect(control("zip").value).toBe("99999");
-    fillVehicle();
+    fillCar();
     await pressNext();
     expect(errorText("zip")).toBe("We could not find ZIP code 99999. Please check it and enter it again.");
-    expect(stepShown()).toEqual([1]);
+    expect(screenShown()).toEqual(["vehicle"]);
   });
 
   it("can be changed: the field comes back, focused", async () => {
