@@ -23,7 +23,15 @@ export type DisclosurePart = string | { text: string; href: string };
 
 /** Where the partners' names go in the wording. */
 export const PARTNERS_SLOT = { slot: "partners" } as const;
-export type TemplatePart = DisclosurePart | typeof PARTNERS_SLOT;
+/**
+ * Where the visitor's phone number goes (issue 13). The stored text holds PHONE_PLACEHOLDER; the
+ * form shows the number being typed in its place ("at (212) 555-0188"), and the consent record
+ * keeps that number, so the words shown are the stored text with the record's phone put in
+ * (the consent certificate says so).
+ */
+export const PHONE_SLOT = { slot: "phone" } as const;
+export const PHONE_PLACEHOLDER = "the phone number I entered above";
+export type TemplatePart = DisclosurePart | typeof PARTNERS_SLOT | typeof PHONE_SLOT;
 
 /** A disclosure as the form shows it: the version the server stored its text under, and the text. */
 export interface ShownDisclosure {
@@ -35,10 +43,10 @@ export interface ShownDisclosure {
 export const SUBMIT_LABEL = "Get My Quotes";
 
 /**
- * The wording. Only companies (and licensed agents acting for them) that may contact the visitor
- * about quotes are named: nothing about selling or sharing the request with anyone else.
+ * The wording of version 1 (2026-11-22 to 2026-11-24), kept word for word: the records made under
+ * it are read and explained with it (tests/db/consent-records.test.ts).
  */
-export const CONSENT_TEMPLATE: { version: number; parts: readonly TemplatePart[] } = {
+export const CONSENT_TEMPLATE_V1: { version: 1; parts: readonly TemplatePart[] } = {
   version: 1,
   parts: [
     `By ticking this box and selecting “${SUBMIT_LABEL}”, I agree that ${site.legalEntity} and its partners `,
@@ -56,10 +64,36 @@ export const CONSENT_TEMPLATE: { version: number; parts: readonly TemplatePart[]
 };
 
 /**
- * SHA-256 (hex) of consentTemplateText(): the words with the slot marked. Recorded by hand when
+ * The wording. Only companies (and licensed agents acting for them) that may contact the visitor
+ * about quotes are named: nothing about selling or sharing the request with anyone else. Version
+ * 2 (issue 13): the phone number shown back, the box as the visitor's electronic signature (E-SIGN
+ * Act, 15 U.S.C. § 7001), the text-message terms (CTIA), and our number to get quotes without
+ * consenting.
+ */
+export const CONSENT_TEMPLATE: { version: number; parts: readonly TemplatePart[] } = {
+  version: 2,
+  parts: [
+    `By ticking this box and selecting “${SUBMIT_LABEL}”, I agree that ${site.legalEntity} and its partners `,
+    PARTNERS_SLOT,
+    ", and licensed insurance agents acting for them, may call and text me about car insurance quotes at ",
+    PHONE_SLOT,
+    " and email me at the address I gave, including by calls and texts made with an automatic telephone dialing system " +
+      "or an artificial or prerecorded voice. Ticking this box is my electronic signature. Calls may be recorded. " +
+      "Message and data rates may apply. Msg frequency varies. Reply HELP for help, STOP to opt out. My consent is not " +
+      `a condition of buying any goods or services: I can get quotes without it by calling ${site.phone}, and I can ` +
+      "withdraw it at any time. I agree to the ",
+    { text: "Terms of Use", href: paths.terms },
+    " and have read the ",
+    { text: "Privacy Policy", href: paths.privacy },
+    ".",
+  ],
+};
+
+/**
+ * SHA-256 (hex) of consentTemplateText(): the words with the partners' slot marked (the phone's shows its placeholder). Recorded by hand when
  * CONSENT_TEMPLATE.version is bumped, so an edit without a bump fails the tests and the start-up.
  */
-export const CONSENT_TEMPLATE_SHA256 = "ecd7cae256b8c195406f6dd84d471eeb770201b75a9205fb9b355c6fd5658272";
+export const CONSENT_TEMPLATE_SHA256 = "eb1f7fe5156158566b96d72e37235b5a4061fbab280fe8e22c129fa3cedf3b7b";
 
 /** "A", "A and B", "A, B and C". */
 export function listOf(names: readonly string[]): string {
@@ -70,7 +104,7 @@ export function listOf(names: readonly string[]): string {
 export function disclosureParts(partners: readonly string[], template: readonly TemplatePart[] = CONSENT_TEMPLATE.parts): DisclosurePart[] {
   const parts: DisclosurePart[] = [];
   for (const part of template) {
-    const piece = part === PARTNERS_SLOT ? listOf(partners) : (part as DisclosurePart);
+    const piece = part === PARTNERS_SLOT ? listOf(partners) : part === PHONE_SLOT ? PHONE_PLACEHOLDER : (part as DisclosurePart);
     const last = parts[parts.length - 1];
     if (typeof piece === "string" && typeof last === "string") parts[parts.length - 1] = last + piece;
     else parts.push(piece);
@@ -92,11 +126,11 @@ export function consentTemplateText(template: readonly TemplatePart[] = CONSENT_
 export const CONSENT_PARTNERS: readonly string[] = carriers.map((carrier) => carrier.name);
 
 /**
- * The disclosure without BUYERS_FILE: the carriers named. It was the only text before buyers
- * existed, stored as version 1, and it is version 1 in any database that showed it first (every
- * test store); the form's bundle carries it as the text to show until its session arrives.
+ * The disclosure without BUYERS_FILE: the carriers named. It is version 1 in any database that
+ * showed it first (every test store); the form's bundle carries it as the text to show until its
+ * session arrives.
  */
 export const CONSENT_DISCLOSURE: ShownDisclosure = { version: 1, parts: disclosureParts(CONSENT_PARTNERS) };
 
-/** SHA-256 (hex) of CONSENT_DISCLOSURE's text (unchanged since version 1). */
-export const CONSENT_DISCLOSURE_SHA256 = "ec6ccb1d3ae36e4b1a256222db7e1d9fd339bbb2ac53e59901d84c80f1face22";
+/** SHA-256 (hex) of CONSENT_DISCLOSURE's text (the wording of version 2; a store that showed version 1's words first keeps them as its version 1 and stores these as the next). */
+export const CONSENT_DISCLOSURE_SHA256 = "9e51f373db3e771aebb0965223d217d7304358149ada55cd7762d4bda8f9c4e1";

@@ -1,12 +1,15 @@
 /**
  * The words beside the consent box are the server's: GET /api/leads/session sends the disclosure
  * visitors consent to now (its exact stored text, naming the companies that may contact them, and
- * its version), and the form shows that text and sends that version back. Until a session has
+ * its version), and the form shows that text and sends that version back. Where the words say
+ * "the phone number I entered above", the form shows the number typed (issue 13); the consent
+ * record keeps that number, so the words shown can be told exactly. Until a session has
  * arrived the label holds the bundle's text, and nothing is sent: a visitor only ever agrees to
  * words shown to them (docs/decisions/010-consent-disclosure-and-certificate.md).
  */
-import { CONSENT_DISCLOSURE, disclosureText, type ShownDisclosure } from "../../shared/consent-disclosure";
-import { disclosureMarkup } from "./fields";
+import { CONSENT_DISCLOSURE, PHONE_PLACEHOLDER, disclosureText, type ShownDisclosure } from "../../shared/consent-disclosure";
+import { formatUsPhone, normalizeUsPhone } from "../../shared/contact";
+import { CONSENT_PHONE_CLASS, disclosureMarkup } from "./fields";
 import type { View } from "./view";
 
 /** On the consent box, when the words beside it changed after it was ticked. */
@@ -17,14 +20,27 @@ export interface ConsentText {
   readonly version: number | undefined;
   /** Shows a session's disclosure; if the words change while the box is ticked, unticks it and says why. */
   show(disclosure: ShownDisclosure): void;
+  /** Shows the phone input's number in the words (after answers were put back without typing). */
+  showPhone(): void;
 }
 
 export function createConsentText(view: View): ConsentText {
   const box = view.controlsOf("consent")[0] as HTMLInputElement;
   const label = view.blockOf("consent").querySelector("label")!;
+  const phone = view.controlsOf("phone")[0] as HTMLInputElement;
+
+  /** The words show the number being typed ("at (212) 555-0188") once it is a US number; until then, the stored words. */
+  function showPhone(): void {
+    const number = normalizeUsPhone(phone.value);
+    const shown = number ? formatUsPhone(number) : PHONE_PLACEHOLDER;
+    for (const slot of label.querySelectorAll<HTMLElement>(`.${CONSENT_PHONE_CLASS}`)) if (slot.textContent !== shown) slot.textContent = shown;
+  }
+  phone.addEventListener("input", showPhone);
+  showPhone();
   let version: number | undefined;
   let shown = disclosureText(CONSENT_DISCLOSURE.parts);
   return {
+    showPhone,
     get version() {
       return version;
     },
@@ -34,6 +50,7 @@ export function createConsentText(view: View): ConsentText {
       if (text === shown) return;
       // The same writer as the build-time label (fields.ts): each part escaped.
       label.innerHTML = disclosureMarkup(disclosure.parts);
+      showPhone();
       shown = text;
       if (box.checked) {
         box.checked = false;

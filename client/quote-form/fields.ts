@@ -8,7 +8,7 @@
  * kind of control.
  */
 import type { Choices, LeadFieldInfo } from "../../shared/lead/fields";
-import { CONSENT_DISCLOSURE, type DisclosurePart } from "../../shared/consent-disclosure";
+import { CONSENT_DISCLOSURE, PHONE_PLACEHOLDER, type DisclosurePart } from "../../shared/consent-disclosure";
 import { element, escapeHtml } from "./markup";
 
 export const idOf = (field: string) => `rf-${field}`;
@@ -32,9 +32,16 @@ export function optionsMarkup(prompt: string, choices: Choices): string {
   return [["", prompt] as const, ...choices].map(([value, text]) => element("option", { value }, escapeHtml(text))).join("");
 }
 
-/** A consent disclosure's text, its links opening in a new tab so the form keeps its answers. */
+/** Where the consent text shows the phone number being typed (consent.ts fills it). */
+export const CONSENT_PHONE_CLASS = "rf-consent-phone";
+
+/**
+ * A consent disclosure's text, its links opening in a new tab so the form keeps its answers, and
+ * its phone placeholder in a span the form fills with the number typed.
+ */
 export function disclosureMarkup(parts: readonly DisclosurePart[]): string {
-  return parts.map((part) => (typeof part === "string" ? escapeHtml(part) : element("a", { href: part.href, target: "_blank", rel: "noopener" }, escapeHtml(part.text)))).join("");
+  const text = (run: string) => run.split(PHONE_PLACEHOLDER).map(escapeHtml).join(element("span", { class: CONSENT_PHONE_CLASS }, escapeHtml(PHONE_PLACEHOLDER)));
+  return parts.map((part) => (typeof part === "string" ? text(part) : element("a", { href: part.href, target: "_blank", rel: "noopener" }, escapeHtml(part.text)))).join("");
 }
 
 /**

@@ -230,6 +230,7 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
       saved.top,
     );
     screens.restore(saved.position, saved.records);
+    consent.showPhone();
   } else screens.show(0, false);
   // A question asked only for some answers shows when the answers already there ask it.
   toggleInsurer(view);

@@ -4,6 +4,7 @@
  */
 import { escapeHtml } from "../template";
 import { site } from "../../shared/site";
+import { PHONE_PLACEHOLDER } from "../../shared/consent-disclosure";
 import type { ConsentCertificate } from "./records";
 import { maskEmail, maskName, maskPhone } from "./mask";
 
@@ -25,6 +26,12 @@ function namedCompanies(certificate: ConsentCertificate): string {
     return `<li>${escapeHtml(name)}${id ? ` <span class="id">(buyer id <code>${escapeHtml(id)}</code>)</span>` : ""}</li>`;
   });
   return items.length > 0 ? `<ul>${items.join("")}</ul>` : "<p><em>not recorded</em></p>";
+}
+
+/** Where the words name the phone number, the form showed the number the visitor typed: the one recorded. */
+function phoneShown(certificate: ConsentCertificate): string {
+  if (!certificate.disclosureText.includes(PHONE_PLACEHOLDER)) return "";
+  return `<p>In the form, the words “${escapeHtml(PHONE_PLACEHOLDER)}” showed the number the visitor had typed, the phone number recorded above (${text(maskPhone(certificate.phone))}).</p>`;
 }
 
 export function certificatePageHtml(certificate: ConsentCertificate, buyerId: string): string {
@@ -68,6 +75,7 @@ ${rows.map(([label, value]) => `<tr><th scope="row">${escapeHtml(label)}</th><td
 <h2>Disclosure shown beside the consent box</h2>
 <p>Version ${certificate.disclosureVersion}, SHA-256 ${code(certificate.disclosureSha256)} (of the text below, UTF-8).</p>
 <blockquote class="disclosure">${escapeHtml(certificate.disclosureText)}</blockquote>
+${phoneShown(certificate)}
 <h2>Companies named</h2>
 ${namedCompanies(certificate)}
 </main>

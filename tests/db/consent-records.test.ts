@@ -13,13 +13,16 @@ import { DisclosureMismatchError, leadRepository, type LeadRepository, type NewL
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { certificateIdOf, findCertificateForBuyer } from "../../server/consent/records";
 import { CERTIFICATE_ID_PATTERN } from "../../server/consent/certificate-id";
-import { disclosureFor, type NamedBuyer } from "../../server/leads/disclosure";
+import { disclosureFor, sha256Hex, type NamedBuyer } from "../../server/leads/disclosure";
 import { createLeadCapture } from "../../server/leads/capture";
 import { retentionCutoffs } from "../../server/leads/retention";
-import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, CONSENT_PARTNERS, CONSENT_TEMPLATE, CONSENT_TEMPLATE_SHA256 } from "../../shared/consent-disclosure";
+import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, CONSENT_PARTNERS, CONSENT_TEMPLATE_V1, consentTemplateText, disclosureParts, disclosureText } from "../../shared/consent-disclosure";
 import type { BuyersFile } from "../../server/delivery/buyers";
 import { allStores, type TestDatabase } from "../support/databases";
 import { sampleDrivers, sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
+
+/** The carriers' text of wording version 1, as migration 4 knew it. */
+const V1_SHA256 = "ec6ccb1d3ae36e4b1a256222db7e1d9fd339bbb2ac53e59901d84c80f1face22";
 
 const ACME: NamedBuyer = { id: "acme", name: "Acme Insurance Agency" };
 const BETA: NamedBuyer = { id: "beta", name: "Beta Auto Insurance" };
@@ -253,7 +256,10 @@ describe.each(allStores())("consent records and disclosures ($kind)", (store) =>
       const old = await store.open({ migrate: false });
       try {
         await migrate(old, migrations.filter((migration) => migration.version < 4));
-        await old.query("INSERT INTO consent_disclosures (version, sha256, text) VALUES (1, $1, $2)", [CONSENT_DISCLOSURE_SHA256, disclosureFor(undefined).text]);
+        // The carriers' text as version 1's words had it (the wording of the time).
+        const v1Text = disclosureText(disclosureParts(CONSENT_PARTNERS, CONSENT_TEMPLATE_V1.parts));
+        expect(sha256Hex(v1Text)).toBe(V1_SHA256);
+        await old.query("INSERT INTO consent_disclosures (version, sha256, text) VALUES (1, $1, $2)", [V1_SHA256, v1Text]);
         const { rows } = await old.query<{ id: string }>(
           `INSERT INTO leads (reference, idempotency_key, zip, city, state, vehicle_year, vehicle_make, vehicle_model, ownership, primary_use,
                               first_name, last_name, date_of_birth, license_status, incidents, currently_insured, street_address, email, phone)
@@ -264,20 +270,20 @@ describe.each(allStores())("consent records and disclosures ($kind)", (store) =>
         await old.query(
           `INSERT INTO lead_consents (lead_id, lead_reference, disclosure_version, disclosure_sha256, checkbox_checked, consented_at, phone, email, ip, user_agent, form_url, page_url)
            VALUES ($1, 'LD-AAAA-BBBB', 1, $2, true, now(), '+14155550134', 'ana@example.com', '203.0.113.7', 'UA', 'https://q.example/rapidfire.html', 'https://q.example/')`,
-          [rows[0]!.id, CONSENT_DISCLOSURE_SHA256],
+          [rows[0]!.id, V1_SHA256],
         );
         expect(await migrate(old)).toContain(4);
 
         const disclosure = await old.query<{ template_version: number; template_sha256: string; partner_names: string[]; buyer_ids: string[] }>(
           "SELECT template_version, template_sha256, partner_names, buyer_ids FROM consent_disclosures",
         );
-        expect(disclosure.rows).toEqual([{ template_version: CONSENT_TEMPLATE.version, template_sha256: CONSENT_TEMPLATE_SHA256, partner_names: [...CONSENT_PARTNERS], buyer_ids: [] }]);
+        expect(disclosure.rows).toEqual([{ template_version: 1, template_sha256: sha256Hex(consentTemplateText(CONSENT_TEMPLATE_V1.parts)), partner_names: [...CONSENT_PARTNERS], buyer_ids: [] }]);
         const consent = await old.query("SELECT first_name, last_name, zip, certificate_id FROM lead_consents");
         expect(consent.rows).toEqual([{ first_name: "Ana", last_name: "Diaz", zip: "90210", certificate_id: null }]);
 
-        // The start-up after the deploy: the same text keeps version 1; buyers bring version 2.
-        expect((await registerDisclosure(old.builder, disclosureFor(undefined))).version).toBe(1);
-        expect((await registerDisclosure(old.builder, disclosureFor([ACME]))).version).toBe(2);
+        // The start-up after the deploy: today's words are a new text, version 2; buyers bring version 3.
+        expect((await registerDisclosure(old.builder, disclosureFor(undefined))).version).toBe(2);
+        expect((await registerDisclosure(old.builder, disclosureFor([ACME]))).version).toBe(3);
       } finally {
         await old.close();
       }

@@ -92,6 +92,9 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     await fillQuote(form, { vehicles: 2, drivers: 2 }, () => expectNoHorizontalScroll(visit));
     await expect(form.getByRole("progressbar").getAttribute("aria-valuenow")).resolves.toBe("3");
     await fillContact(form);
+    // The consent words show back the number typed, as it will be called (issue 13).
+    await expect(form.locator(".rf-consent-phone").textContent()).resolves.toBe("(415) 555-0134");
+    await expect(form.locator(".rf-consent label").textContent()).resolves.toContain("Ticking this box is my electronic signature.");
     const consent = form.getByRole("checkbox");
     await expect(consent.isChecked(), "the consent box starts unticked").resolves.toBe(false);
     await expect(form.locator(".rf-consent a[href='/terms-of-use']").count()).resolves.toBe(1);

@@ -92,6 +92,8 @@ describe.each(allStores())("GET /consent/:id ($kind store)", (store) => {
         "a***@example.com",
         "90210",
         "<code>acme</code>",
+        // The words name the phone number; the form showed the one typed, the one recorded.
+        "In the form, the words “the phone number I entered above” showed the number the visitor had typed, the phone number recorded above ((415) ***-**34).",
       ]) {
         expect(html, fact).toContain(fact);
       }

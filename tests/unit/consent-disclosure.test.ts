@@ -14,6 +14,8 @@ import {
   CONSENT_PARTNERS,
   CONSENT_TEMPLATE,
   CONSENT_TEMPLATE_SHA256,
+  CONSENT_TEMPLATE_V1,
+  PHONE_PLACEHOLDER,
   SUBMIT_LABEL,
   consentTemplateText,
   disclosureParts,
@@ -97,11 +99,23 @@ describe("what the disclosure says", () => {
     expect(flat).toContain(`${carriers.slice(0, -1).map((c) => c.name).join(", ")} and ${last}`);
   });
 
-  it("covers contact about car insurance quotes by calls and text messages", () => {
-    expect(flat).toMatch(/contact me about car insurance quotes/);
-    expect(flat).toMatch(/\bcalls\b/);
-    expect(flat).toMatch(/\btext messages\b/);
-    expect(flat).toMatch(/phone number and email address I gave/);
+  it("covers calls and texts about car insurance quotes at the phone number typed, and email", () => {
+    expect(flat).toMatch(/may call and text me about car insurance quotes at the phone number I entered above and email me at the address I gave/);
+    expect(flat).toMatch(/\bcalls and texts\b/);
+    expect(flat).toContain(PHONE_PLACEHOLDER);
+  });
+
+  it("makes the box the visitor's electronic signature, gives the text-message terms, and our number to get quotes without consenting (issue 13)", () => {
+    expect(flat).toContain("Ticking this box is my electronic signature.");
+    expect(flat).toContain("Msg frequency varies. Reply HELP for help, STOP to opt out.");
+    expect(flat).toContain("Message and data rates may apply.");
+    expect(flat).toContain(`I can get quotes without it by calling ${site.phone}`);
+  });
+
+  it("keeps version 1's words as they were, for the records made under them", () => {
+    expect(CONSENT_TEMPLATE_V1.version).toBe(1);
+    expect(sha256(consentTemplateText(CONSENT_TEMPLATE_V1.parts))).toBe("ecd7cae256b8c195406f6dd84d471eeb770201b75a9205fb9b355c6fd5658272");
+    expect(CONSENT_TEMPLATE.version).toBe(2);
   });
 
   it("says calls and texts may use an autodialer and an artificial or prerecorded voice", () => {
@@ -142,7 +156,7 @@ describe("the companies named", () => {
 
   it("are the buyers of BUYERS_FILE, by name and in order, and their ids are the buyers a lead may go to", () => {
     const draft = disclosureFor([ACME, BETA, CEDAR]);
-    expect(draft.text).toContain(`${site.legalEntity} and its partners Acme Insurance Agency, Beta Auto Insurance and Cedar & Sons Insurance, and licensed insurance agents acting for them, may contact me`);
+    expect(draft.text).toContain(`${site.legalEntity} and its partners Acme Insurance Agency, Beta Auto Insurance and Cedar & Sons Insurance, and licensed insurance agents acting for them, may call and text me`);
     expect(draft.buyerIds).toEqual(["acme", "beta-auto", "cedar"]);
     expect(draft.partnerNames).toEqual([ACME.name, BETA.name, CEDAR.name]);
     for (const carrier of carriers) expect(draft.text).not.toContain(carrier.name);
@@ -181,7 +195,7 @@ describe("the companies named", () => {
 
   it("are named only as companies that may contact the visitor about quotes: no resale language", () => {
     const words = consentTemplateText().toLowerCase();
-    expect(words).toContain("may contact me about car insurance quotes");
+    expect(words).toContain("may call and text me about car insurance quotes");
     for (const resale of ["sell", "sold", "sale", "share", "third part", "affiliate", "marketing partners", "and others"]) {
       expect(words, resale).not.toContain(resale);
     }

@@ -8,8 +8,8 @@ import { describe, expect, it, vi } from "vitest";
 import type { Session } from "../../../client/quote-form/api";
 import { CONSENT_CHANGED } from "../../../client/quote-form/consent";
 import { NETWORK_ERROR } from "../../../client/quote-form/submit";
-import { CONSENT_DISCLOSURE, disclosureParts, disclosureText, type ShownDisclosure } from "../../../shared/consent-disclosure";
-import { $, control, errorText, fillAll, focusedId, openForm, pressNext, settle } from "./harness";
+import { CONSENT_DISCLOSURE, PHONE_PLACEHOLDER, disclosureParts, disclosureText, type ShownDisclosure } from "../../../shared/consent-disclosure";
+import { $, control, errorText, fillAll, focusedId, openForm, pressNext, settle, type } from "./harness";
 
 /** What a server with two buyers sends: another text, another version. */
 const BUYERS: ShownDisclosure = { version: 7, parts: disclosureParts(["Acme Insurance Agency", "Beta Auto Insurance"]) };
@@ -35,6 +35,20 @@ describe("the consent box's words", () => {
     expect(bodyOf(server.submitLead.mock.calls[0]).consentVersion).toBe(7);
   });
 
+  it("show back the phone number as it is typed, once it is a US number (issue 13)", async () => {
+    await openForm();
+    await settle();
+    const slot = () => $("#rf-field-consent .rf-consent-phone").textContent;
+    expect(slot()).toBe(PHONE_PLACEHOLDER);
+    type("phone", "212 555");
+    expect(slot()).toBe(PHONE_PLACEHOLDER);
+    type("phone", "212.555.0188");
+    expect(slot()).toBe("(212) 555-0188");
+    expect(labelText()).toContain("may call and text me about car insurance quotes at (212) 555-0188 and email me");
+    type("phone", "");
+    expect(slot()).toBe(PHONE_PLACEHOLDER);
+  });
+
   it("keep the checkbox, its label and its ARIA while the session is on its way", async () => {
     let arrive: (session: Session) => void = () => {};
     await openForm(undefined, { openSession: () => new Promise<Session>((resolve) => (arrive = resolve)) });
@@ -56,7 +70,8 @@ describe("the consent box's words", () => {
     await pressNext();
     expect(openSession).toHaveBeenCalledTimes(2);
     expect(server.submitLead).not.toHaveBeenCalled();
-    expect(labelText()).toBe(disclosureText(BUYERS.parts));
+    // The new words, the number typed shown in them.
+    expect(labelText()).toBe(disclosureText(BUYERS.parts).replace(PHONE_PLACEHOLDER, "(415) 555-0134"));
     expect(control("consent").checked).toBe(false);
     expect(errorText("consent")).toBe(CONSENT_CHANGED);
     expect(focusedId()).toBe("rf-consent");
