@@ -5,7 +5,7 @@
  * attention). Every answer stays: the request's in their inputs, the records in `records`.
  */
 import { SUBMIT_LABEL } from "../../shared/consent-disclosure";
-import { FORM_SCREENS, LEAD_STEPS, checkRecordFields, errorPlace, type FormScreen, type LeadErrors, type RawLead, type RecordKind } from "../../shared/lead/fields";
+import { FORM_SCREENS, LEAD_FIELDS, LEAD_STEPS, checkRecordFields, errorPlace, type FormScreen, type LeadErrors, type RawLead, type RecordKind } from "../../shared/lead/fields";
 import { h } from "./dom";
 import { RECORD_WORDS } from "./form-markup";
 import { RECORD_FIELDS, RECORD_KEY, RECORD_MAX, detailOf, isEmpty, summaryOf, type Answers } from "./records";
@@ -217,7 +217,7 @@ export function createScreens(view: View, progress: HTMLElement): Screens {
       const sameRecord = !("record" in place) || (current().kind === "record" && (current() as { record: RecordKind }).record === place.record && position.editing[place.record] === place.index);
       if (message && sameRecord && shown.has(place.field)) here.push([place.field, message]);
       // The request's own fields keep their messages on their screens for when the visitor gets there.
-      else if (message && !("record" in place) && view.fieldOf(view.controlsOf(place.field)[0] ?? null)) view.showError(place.field, message);
+      else if (message && !("record" in place) && (LEAD_FIELDS as readonly string[]).includes(place.field)) view.showError(place.field, message);
     }
     for (const [field, message] of here) view.showError(field, message);
     const first = here[0];

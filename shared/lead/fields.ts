@@ -322,6 +322,9 @@ export const vehicleSchema = z.object({
 
 // --- A driver ------------------------------------------------------------------------------------
 
+/** A count of accidents, tickets or claims in 3 years: None, 1, 2, 3 or more. */
+const countField = (message: string, label: string, why: string) => field(count(message), { label, why, control: choice(COUNT_CHOICES), message });
+
 /** The first driver is the visitor: "self", and 18 or older. Others are anyone else in the household. */
 const isVisitor = (index: number) => index === 0;
 const { self: _self, ...OTHERS_RELATIONSHIP } = RELATIONSHIP;
@@ -389,24 +392,13 @@ export const driverSchema = z.object({
       message: MESSAGES.ageFirstLicensed,
     },
   ),
-  accidents: field(count(MESSAGES.accidents), {
-    label: "Accidents in the past 3 years",
-    why: "Recent accidents are what insurers look at most; they check records, so an honest answer gives a quote that holds.",
-    control: choice(COUNT_CHOICES),
-    message: MESSAGES.accidents,
-  }),
-  tickets: field(count(MESSAGES.tickets), {
-    label: "Tickets or violations in the past 3 years",
-    why: "Speeding and other tickets raise prices for 3 to 5 years in most states.",
-    control: choice(COUNT_CHOICES),
-    message: MESSAGES.tickets,
-  }),
-  claims: field(count(MESSAGES.claims), {
-    label: "Insurance claims in the past 3 years",
-    why: "Claims, even ones that were not your fault, are part of every insurer's price.",
-    control: choice(COUNT_CHOICES),
-    message: MESSAGES.claims,
-  }),
+  accidents: countField(
+    MESSAGES.accidents,
+    "Accidents in the past 3 years",
+    "Recent accidents are what insurers look at most; they check records, so an honest answer gives a quote that holds.",
+  ),
+  tickets: countField(MESSAGES.tickets, "Tickets or violations in the past 3 years", "Speeding and other tickets raise prices for 3 to 5 years in most states."),
+  claims: countField(MESSAGES.claims, "Insurance claims in the past 3 years", "Claims, even ones that were not your fault, are part of every insurer's price."),
   dui: field(yesNo(MESSAGES.dui), {
     label: "A DUI or DWI in the past 7 years?",
     why: "Only some companies insure drivers with a DUI; we send your request to those that do.",

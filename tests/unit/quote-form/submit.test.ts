@@ -17,6 +17,12 @@ import {
   control,
   errorText,
   fillAll,
+  fillContact,
+  fillDriver,
+  fillInsurance,
+  fillVehicle,
+  pressAdd,
+  screenShown,
   focusedId,
   liveRegion,
   nextButton,
@@ -137,6 +143,33 @@ describe("sending the request", () => {
 });
 
 describe("when the server refuses answers (422)", () => {
+  it("takes the visitor to the record a path names (vehicles.1.model), and says so for a list-level answer", async () => {
+    const { server } = await openForm();
+    await fillVehicle();
+    await pressAdd();
+    await fillVehicle("2018", "Ford", "F-150");
+    await pressNext();
+    await fillDriver();
+    await pressNext();
+    fillInsurance();
+    await pressNext();
+    fillContact();
+    server.submitLead.mockResolvedValueOnce({ status: "invalid", errors: { "vehicles.1.model": "The server refuses this model." } });
+    await pressNext();
+    expect(screenShown()).toEqual(["vehicle"]);
+    expect(control("model").value).toBe("F-150");
+    expect(errorText("model")).toBe("The server refuses this model.");
+    expect(focusedId()).toBe("rf-model");
+
+    // An answer about a whole list (or a record the form cannot show) goes above the buttons.
+    const again = await openForm();
+    await fillAll();
+    again.server.submitLead.mockResolvedValueOnce({ status: "invalid", errors: { drivers: "Add at least one driver (you), and at most 4.", "drivers.1": "Send each driver as an object of answers." } });
+    await pressNext();
+    expect(screenShown()).toEqual(["drivers"]);
+    expect($(".rf-form-error").textContent).toBe("Add at least one driver (you), and at most 4.");
+  });
+
   it("shows its messages on the step they belong to, focuses the first and keeps every answer", async () => {
     const { server } = await openForm();
     server.submitLead.mockResolvedValueOnce({
