@@ -1,7 +1,7 @@
 /** The quote form's calls to its server (all same-origin JSON; see server/api/leads.ts). */
 import { paths, CSRF_HEADER } from "../../shared/routes";
 import type { FunnelEvent } from "../../shared/funnel-events";
-import type { LeadSubmitResponse } from "../../shared/lead/api";
+import type { LeadMatchesResponse, LeadSubmitResponse } from "../../shared/lead/api";
 import type { ShownDisclosure } from "../../shared/consent-disclosure";
 import type { ZipLocation } from "./types";
 
@@ -106,4 +106,11 @@ export async function decodeVin(vin: string): Promise<DecodedVin | null> {
   if (response.status === 404 || response.status === 422) return null;
   if (!response.ok) throw new Error(`VIN lookup: HTTP ${response.status}`);
   return json<DecodedVin>(response);
+}
+
+/** Who accepted the lead so far (GET /api/leads/:reference/matches); throws when the server cannot say. */
+export async function fetchMatches(reference: string, token: string): Promise<LeadMatchesResponse> {
+  const response = await fetch(`${paths.leadsApi}/${encodeURIComponent(reference)}/matches?${new URLSearchParams({ token }).toString()}`, { credentials: "same-origin", cache: "no-store" });
+  if (!response.ok) throw new Error(`matches: HTTP ${response.status}`);
+  return json<LeadMatchesResponse>(response);
 }

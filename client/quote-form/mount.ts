@@ -10,6 +10,7 @@ import type { FunnelEvent } from "../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../shared/lead/api";
 import {
   decodeVin as realDecodeVin,
+  fetchMatches as realFetchMatches,
   listModels as realListModels,
   lookUpZip as realLookUpZip,
   openSession as realOpenSession,
@@ -30,6 +31,7 @@ import { adoptView, type RawAnswers } from "./view";
 import { watchVin } from "./vin-fill";
 import { createZipPlace } from "./zip-place";
 import { createModelList } from "./model-list";
+import { matchesSection, type FetchMatches } from "./matches";
 
 /** What a form talks to: its server, and the addresses it records. Tests pass fakes. */
 export interface QuoteFormDeps {
@@ -39,6 +41,10 @@ export interface QuoteFormDeps {
   listModels(year: string, make: string): Promise<string[]>;
   /** The catalog's year, make and model of a VIN (vin-fill.ts). */
   decodeVin(vin: string): Promise<DecodedVin | null>;
+  /** The buyers that accepted the stored request (matches.ts). */
+  fetchMatches: FetchMatches;
+  /** A pause, between two asks of the matches (tests shorten it). */
+  wait(ms: number): Promise<void>;
   submitLead(session: Session, body: Record<string, unknown>): Promise<LeadSubmitResponse>;
   sendEvent(event: FunnelEvent): void;
   /** The form's own address: its search has the ZIP, the campaign ids and the visit id (sid, tid, vid); href is sent as formUrl. */
@@ -66,11 +72,13 @@ const hasAnswers = (raw: RawAnswers) => Object.values(raw).some((value) => value
  * left out is the real one.
  */
 export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): QuoteForm {
-  const { openSession, lookUpZip, listModels, decodeVin, submitLead, sendEvent, location, pageUrl, now, wallClock }: QuoteFormDeps = {
+  const { openSession, lookUpZip, listModels, decodeVin, fetchMatches, wait, submitLead, sendEvent, location, pageUrl, now, wallClock }: QuoteFormDeps = {
     openSession: realOpenSession,
     lookUpZip: realLookUpZip,
     listModels: realListModels,
     decodeVin: realDecodeVin,
+    fetchMatches: realFetchMatches,
+    wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     submitLead: realSubmitLead,
     sendEvent: realSendEvent,
     location: window.location,
@@ -106,11 +114,11 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     return sessionOpened;
   };
   let sent = false;
-  const sender = createSender(view, screens, { openSession: openShownSession, submitLead, formUrl: () => location.href, pageUrl, campaign, consentVersion: () => consent.version }, (reference, duplicate, values) => {
+  const sender = createSender(view, screens, { openSession: openShownSession, submitLead, formUrl: () => location.href, pageUrl, campaign, consentVersion: () => consent.version }, (reference, duplicate, values, matchesToken) => {
     sent = true;
     clearAnswers();
     screens.showSent();
-    showThankYou(view.form, reference, duplicate, values);
+    showThankYou(view.form, reference, duplicate, values, matchesToken ? matchesSection(reference, matchesToken, fetchMatches, wait) : undefined);
   });
   const zipInput = view.controlsOf("zip")[0] as HTMLInputElement;
 

@@ -74,7 +74,7 @@ export function createSender(
   view: View,
   steps: Screens,
   deps: SubmitDeps,
-  thank: (reference: string, duplicate: boolean, values: Partial<Lead>) => void,
+  thank: (reference: string, duplicate: boolean, values: Partial<Lead>, matchesToken: string | undefined) => void,
 ): Sender {
   /** One per form: a double-click or a retry sends the same key, so only one lead is ever stored. */
   const idempotencyKey = randomId();
@@ -90,9 +90,9 @@ export function createSender(
     nextButton.textContent = value ? "Sending…" : steps.isLast() ? SUBMIT_LABEL : "Next";
   }
 
-  function thanks(reference: string, duplicate: boolean, values: Partial<Lead>): void {
+  function thanks(reference: string, duplicate: boolean, values: Partial<Lead>, matchesToken: string | undefined): void {
     busy = false;
-    thank(reference, duplicate, values);
+    thank(reference, duplicate, values, matchesToken);
   }
 
   /** The message above the buttons: a refusal is an alert; "still sending" a polite status. */
@@ -146,8 +146,8 @@ export function createSender(
         const outcome = await attempt(body);
         if ("reply" in outcome) {
           const { reply } = outcome;
-          if (reply.status === "created") return thanks(reply.reference, reply.duplicate, values);
-          if (reply.status === "already_sent") return thanks(reply.reference, false, values);
+          if (reply.status === "created") return thanks(reply.reference, reply.duplicate, values, reply.matchesToken);
+          if (reply.status === "already_sent") return thanks(reply.reference, false, values, reply.matchesToken);
           // Enabled again before anything is focused: a disabled button cannot take focus.
           setBusy(false);
           say("");

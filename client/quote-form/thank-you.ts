@@ -1,6 +1,7 @@
 /**
  * The thank-you step: replaces the form once the request is stored, with the reference number,
- * what happens next and the phone number partners will call, read back formatted.
+ * the companies that accepted it as they do (the matches step, matches.ts), what happens next and
+ * the phone number partners will call, read back formatted.
  */
 import { formatUsPhone } from "../../shared/contact";
 import type { Lead } from "../../shared/lead/fields";
@@ -8,7 +9,7 @@ import { site } from "../../shared/site";
 import { h } from "./dom";
 
 /** Shows the thank-you in place of form, scrolled to the top, its heading focused. */
-export function showThankYou(form: HTMLFormElement, reference: string, duplicate: boolean, values: Partial<Lead>): void {
+export function showThankYou(form: HTMLFormElement, reference: string, duplicate: boolean, values: Partial<Lead>, matches?: HTMLElement): void {
   const phone = typeof values.phone === "string" ? formatUsPhone(values.phone) : "your phone";
   const heading = h("h2", { tabindex: "-1" }, `Thank you, ${String(values.drivers?.[0]?.firstName ?? "")}!`);
   const done = h(
@@ -19,6 +20,8 @@ export function showThankYou(form: HTMLFormElement, reference: string, duplicate
     duplicate
       ? h("p", {}, "We already had a request from you in the past 30 days, so we linked this one to it: partners who have it are working on it, and there is no need to send it again.")
       : null,
+    // Who accepted the request, as they do (matches.ts); none without a token to ask with.
+    matches ?? null,
     h("h3", {}, "What happens next"),
     h(
       "ol",

@@ -16,7 +16,9 @@ import { noStore } from "../http/guards";
 import { logFunnelEvent } from "../events";
 import { jsonFields, type Endpoint } from "./pipeline";
 import { paths } from "../../shared/routes";
+import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { funnelEventSchema } from "../../shared/funnel-events";
+import type { LeadMatches } from "../leads/matches";
 import type { LeadSubmitResponse } from "../../shared/lead/api";
 import type { ShownDisclosure } from "../../shared/consent-disclosure";
 
@@ -33,17 +35,19 @@ export interface LeadApiOptions {
   zipCodes: ZipDirectory;
   /** The disclosure visitors consent to now: the form shows exactly this text and sends its version. */
   shownDisclosure(): Promise<ShownDisclosure>;
+  /** The buyers that accepted a lead, for its sender (server/leads/matches.ts). */
+  matches: LeadMatches;
 }
 
 const STATUS = { created: 201, already_sent: 409 } as const;
 
 /** A stored (or already stored) request is answered; refusals are thrown for the API's error handler. */
-function answer(outcome: LeadOutcome): { status: number; body: LeadSubmitResponse } {
+function answer(outcome: LeadOutcome, matches: LeadMatches): { status: number; body: LeadSubmitResponse } {
   switch (outcome.kind) {
     case "created":
-      return { status: STATUS.created, body: { status: "created", reference: outcome.reference, duplicate: outcome.duplicate } };
+      return { status: STATUS.created, body: { status: "created", reference: outcome.reference, duplicate: outcome.duplicate, matchesToken: matches.tokenFor(outcome.reference) } };
     case "already_sent":
-      return { status: STATUS.already_sent, body: { status: "already_sent", reference: outcome.reference } };
+      return { status: STATUS.already_sent, body: { status: "already_sent", reference: outcome.reference, matchesToken: matches.tokenFor(outcome.reference) } };
     case "invalid":
       throw HttpError.invalid(outcome.errors);
     case "rejected":
@@ -51,7 +55,7 @@ function answer(outcome: LeadOutcome): { status: number; body: LeadSubmitRespons
   }
 }
 
-export function leadEndpoints({ service, formTokens, zipCodes, shownDisclosure }: LeadApiOptions, csrf: Csrf, budgets: ClientBudgets): Endpoint[] {
+export function leadEndpoints({ service, formTokens, zipCodes, shownDisclosure, matches }: LeadApiOptions, csrf: Csrf, budgets: ClientBudgets): Endpoint[] {
   return [
     {
       method: "get",
@@ -79,8 +83,23 @@ export function leadEndpoints({ service, formTokens, zipCodes, shownDisclosure }
       path: paths.leadsApi,
       body: { limit: LEAD_BODY_LIMIT, budget: budgets.leads, csrf: true },
       async handle(req, res) {
-        const { status, body } = answer(await service.submit(req, jsonFields(req)));
+        const { status, body } = answer(await service.submit(req, jsonFields(req)), matches);
         res.status(status).json(body);
+      },
+    },
+    {
+      // The matches step: who accepted the lead. The same 404 for an unknown lead and a wrong
+      // token, so a guessed reference tells nothing.
+      method: "get",
+      path: `${paths.leadsApi}/:reference/matches`,
+      async handle(req, res) {
+        noStore(res);
+        const reference = typeof req.params.reference === "string" ? req.params.reference : "";
+        if (!LEAD_REFERENCE_PATTERN.test(reference)) throw new HttpError(422, "A lead reference looks like LD-7K3M-Q9XD.");
+        const token = typeof req.query.token === "string" ? req.query.token : "";
+        const answer = token ? await matches.read(reference, token) : undefined;
+        if (!answer) throw new HttpError(404, "No such quote request.");
+        res.json(answer);
       },
     },
     {

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { normalizeUsPhone } from "../../shared/contact";
 import { campaignIdSchema } from "../../shared/campaign";
 import { US_STATES } from "../../shared/privacy-request";
 import { dateTimeFormat } from "../../shared/formatters";
@@ -41,6 +42,15 @@ export const buyerSchema = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "lower-case letters, digits, - and _, at most 32"),
   /** As the consent disclosure names it to the visitor. */
   name: z.string().trim().min(2).max(80),
+  /** A US number the visitor may call, shown on the quote form's matches step once the buyer accepts; stored as E.164. */
+  phone: z
+    .string()
+    .transform((value, ctx) => {
+      const phone = normalizeUsPhone(value);
+      if (phone === undefined) ctx.addIssue({ code: "custom", message: "a 10-digit US phone number, like (415) 555-0134" });
+      return phone ?? "";
+    })
+    .optional(),
   url: httpUrl,
   /** Signs each delivery (X-Signature) and verifies the buyer's return reports. */
   secret: z.string().min(32, "at least 32 characters"),

@@ -4,6 +4,7 @@
  * stored and versioned by the database), the lead service over the database, and the consent
  * certificates buyers open.
  */
+import { createLeadMatches, type LeadMatches } from "./matches";
 import type { Database } from "../db/database";
 import { leadRepository } from "../db/leads";
 import { createZipDirectory, type ZipDirectory } from "../zip-codes";
@@ -27,6 +28,8 @@ export interface LeadCapture {
   shownDisclosure(): Promise<ShownDisclosure>;
   /** GET /consent/:id (server/consent/route.ts). */
   certificates: ConsentCertificates;
+  /** GET /api/leads/:reference/matches: the buyers that accepted a lead (matches.ts). */
+  matches: LeadMatches;
 }
 
 /**
@@ -56,5 +59,6 @@ export async function createLeadCapture(
     zipCodes,
     shownDisclosure: async () => shown,
     certificates: createConsentCertificates(db.builder, certificateSecret(config, secret)),
+    matches: createLeadMatches(db, secret, buyers),
   };
 }

@@ -32,9 +32,15 @@ export type LeadEnvelope = z.infer<typeof leadEnvelopeSchema>;
 /** "LD-7K3M-Q9XD": how visitors, partners and ops refer to a quote request. */
 export const LEAD_REFERENCE_PATTERN = /^LD-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
 
-/** The answers of POST /api/leads the form understands. */
+/** GET /api/leads/:reference/matches?token=…: the buyers that accepted the lead; `settled` once none is still being sent to. */
+export interface LeadMatchesResponse {
+  settled: boolean;
+  matches: { name: string; phone?: string }[];
+}
+
+/** The answers of POST /api/leads the form understands (matchesToken reads the matches). */
 export type LeadSubmitResponse =
-  | { status: "created"; reference: string; duplicate: boolean }
-  | { status: "already_sent"; reference: string }
+  | { status: "created"; reference: string; duplicate: boolean; matchesToken?: string }
+  | { status: "already_sent"; reference: string; matchesToken?: string }
   | { status: "invalid"; errors: LeadErrors }
   | { status: "error"; error: string };

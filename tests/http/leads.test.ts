@@ -144,7 +144,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
 
       expect(response.status).toBe(201);
       expect(response.headers["cache-control"]).toBe("no-store");
-      expect(response.body).toEqual({ status: "created", reference: expect.stringMatching(LEAD_REFERENCE_PATTERN), duplicate: false });
+      expect(response.body).toEqual({ status: "created", reference: expect.stringMatching(LEAD_REFERENCE_PATTERN), duplicate: false, matchesToken: expect.stringMatching(/^[\w-]{43}$/) });
       expect(await counts()).toEqual({ leads: before.leads + 1, consents: before.consents + 1, duplicates: before.duplicates });
 
       const repository = await t.services.leadRepository();
@@ -427,11 +427,11 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       const reference = (first.body as { reference: string }).reference;
       const again = await storesNothing(() => postLead(t.app, session, body));
       expect(again.status).toBe(409);
-      expect(again.body).toEqual({ status: "already_sent", reference });
+      expect(again.body).toEqual({ status: "already_sent", reference, matchesToken: expect.any(String) });
       // The key is what counts (in any letter case), not the rest of the form.
       const edited = await storesNothing(() => postLead(t.app, session, leadBody(session, { idempotencyKey: String(body.idempotencyKey).toUpperCase() })));
       expect(edited.status).toBe(409);
-      expect(edited.body).toEqual({ status: "already_sent", reference });
+      expect(edited.body).toEqual({ status: "already_sent", reference, matchesToken: expect.any(String) });
       const phone = (await (await t.services.leadRepository()).findByReference(reference))!.phone;
       expect((await (await t.services.leadRepository()).list()).filter((lead) => lead.phone === phone)).toHaveLength(1);
     });
@@ -481,7 +481,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       expect(first.body).toMatchObject({ status: "created", duplicate: false });
       for (const answer of [samePhone, sameEmail]) {
         expect(answer.status).toBe(201);
-        expect(answer.body).toEqual({ status: "created", reference: expect.stringMatching(LEAD_REFERENCE_PATTERN), duplicate: true });
+        expect(answer.body).toEqual({ status: "created", reference: expect.stringMatching(LEAD_REFERENCE_PATTERN), duplicate: true, matchesToken: expect.any(String) });
       }
       expect(await counts()).toEqual({ leads: before.leads + 3, consents: before.consents + 3, duplicates: before.duplicates + 2 });
       const repository = await t.services.leadRepository();

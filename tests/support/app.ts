@@ -85,8 +85,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       };
     },
   };
-  const services = testServices(options);
   const buyers = options.buyersFile ? loadBuyersFile(options.buyersFile) : undefined;
+  const services = testServices({ ...options, ...(buyers ? { buyers } : {}) });
   const buyerReturns: BuyerReturnsOptions | undefined = buyers && {
     buyers: buyers.buyers,
     returnLead: async (request, log) => returnLead({ db: await services.db(), buyers, logger: log }, request),

@@ -11,6 +11,8 @@ import { createCsrf, type Csrf } from "../../server/csrf";
 import { createLeadCapture, type LeadCapture } from "../../server/leads/capture";
 import { createFormTokens } from "../../server/leads/form-token";
 import { createZipDirectory } from "../../server/zip-codes";
+import { matchesToken } from "../../server/leads/matches";
+import type { BuyersFile } from "../../server/delivery/buyers";
 import { embeddedStore, type TestStore } from "./databases";
 
 export const TEST_SECRET = "test-secret-test-secret-test-secret!";
@@ -25,13 +27,13 @@ export interface TestServices {
   close(): Promise<void>;
 }
 
-export function testServices(options: { store?: TestStore; minFillMs?: number } = {}): TestServices {
+export function testServices(options: { store?: TestStore; minFillMs?: number; buyers?: BuyersFile } = {}): TestServices {
   const minFillMs = options.minFillMs ?? 0;
   let opened: Promise<{ db: Database; privacy: PrivacyService; leads: LeadCapture }> | undefined;
   const open = () =>
     (opened ??= (async () => {
       const db = await (options.store ?? embeddedStore()).open();
-      const leads = await createLeadCapture(db, TEST_SECRET, { LEAD_MIN_FILL_MS: minFillMs });
+      const leads = await createLeadCapture(db, TEST_SECRET, { LEAD_MIN_FILL_MS: minFillMs }, options.buyers);
       return { db, privacy: createPrivacyService(db), leads };
     })());
   return {
@@ -47,6 +49,7 @@ export function testServices(options: { store?: TestStore; minFillMs?: number } 
       // The stored disclosure version comes from the store.
       shownDisclosure: async () => (await open()).leads.shownDisclosure(),
       certificates: { open: async (...args) => (await open()).leads.certificates.open(...args) },
+      matches: { tokenFor: (reference) => matchesToken(TEST_SECRET, reference), read: async (...args) => (await open()).leads.matches.read(...args) },
     },
     db: async () => (await open()).db,
     repository: async () => privacyRequestRepository((await open()).db),

@@ -91,6 +91,13 @@ describe("a bad buyers file is refused, naming each problem", () => {
     expect(problemsOf((file) => file.sources.push({ ...file.sources[0] }))).toEqual(["sources: source sid fb01 is listed twice"]);
   });
 
+  it("takes a buyer's public phone for the matches step as a US number, stored in E.164, and refuses anything else", () => {
+    const file = example();
+    file.buyers[0]!.phone = "(415) 555-0101";
+    expect(loadBuyersFile(fileWith(file)).buyers[0]!.phone).toBe("+14155550101");
+    expect(problemsOf((file) => (file.buyers[0]!.phone = "555-0101"))).toEqual(["buyers.0.phone: a 10-digit US phone number, like (415) 555-0134"]);
+  });
+
   it("refuses a secret shorter than 32 characters", () => {
     expect(problemsOf((file) => (file.buyers[0]!.secret = "x".repeat(31)))).toEqual(["buyers.0.secret: at least 32 characters"]);
   });

@@ -1,0 +1,63 @@
+/**
+ * The matches step (issue 13), under the thank-you: the companies that accepted the request,
+ * asked of the server every 1.5 s for about 20 s (GET /api/leads/:reference/matches) while the
+ * thank-you already shows. Only true statements: a company is named once it accepted; when every
+ * delivery is over and none accepted, it says so and gives our number; when the time is up
+ * without an answer, it says the matching goes on.
+ */
+import { formatUsPhone } from "../../shared/contact";
+import type { LeadMatchesResponse } from "../../shared/lead/api";
+import { site } from "../../shared/site";
+import { h } from "./dom";
+
+export const MATCH_POLL = { intervalMs: 1_500, attempts: 14 } as const;
+
+export type FetchMatches = (reference: string, token: string) => Promise<LeadMatchesResponse>;
+
+const telOf = (phone: string) => `tel:${phone}`;
+
+function list(matches: LeadMatchesResponse["matches"]): HTMLElement {
+  return h(
+    "ul",
+    { class: "rf-match-list" },
+    ...matches.map((match) =>
+      h("li", {}, h("strong", {}, match.name), match.phone ? h("span", {}, " · ", h("a", { href: telOf(match.phone) }, formatUsPhone(match.phone))) : null),
+    ),
+  );
+}
+
+/** The section, polling by itself; `wait` is the pause between asks (tests shorten it). */
+export function matchesSection(reference: string, token: string, fetchMatches: FetchMatches, wait: (ms: number) => Promise<void>, poll = MATCH_POLL): HTMLElement {
+  const status = h("div", { class: "rf-matches-status" }, h("p", {}, "Finding the companies that will quote you…"));
+  const section = h("section", { class: "rf-matches", "aria-labelledby": "rf-matches-title", "aria-live": "polite" }, h("h3", { id: "rf-matches-title" }, "Who will contact you"), status);
+  const callUs = `call us at ${site.phone} and give your reference number, ${reference}`;
+
+  function show(answer: LeadMatchesResponse | undefined, final: boolean): void {
+    const matches = answer?.matches ?? [];
+    if (matches.length > 0) {
+      const lines: Node[] = [h("p", {}, matches.length === 1 ? "This company has your request and will contact you:" : "These companies have your request and will contact you:"), list(matches)];
+      if (!answer?.settled) lines.push(h("p", { class: "rf-note" }, "Other companies may still accept it."));
+      status.replaceChildren(...lines);
+    } else if (answer?.settled) {
+      status.replaceChildren(h("p", {}, `No partner has taken your request yet. To compare quotes with our help, ${callUs}.`));
+    } else if (final) {
+      status.replaceChildren(h("p", {}, `We are still matching your request: the companies that accept it will contact you. You can also ${callUs}.`));
+    }
+  }
+
+  void (async () => {
+    let answer: LeadMatchesResponse | undefined;
+    for (let attempt = 1; attempt <= poll.attempts; attempt += 1) {
+      try {
+        answer = await fetchMatches(reference, token);
+        show(answer, false);
+        if (answer.settled) return;
+      } catch {
+        // Not reachable just now: ask again at the next turn.
+      }
+      if (attempt < poll.attempts) await wait(poll.intervalMs);
+    }
+    show(answer, true);
+  })();
+  return section;
+}
