@@ -272,6 +272,7 @@ export const vehicleSchema = z.object({
   ),
   make: field(oneOf(MESSAGES.make, asOptions(VEHICLE_MAKES)), {
     label: "Make",
+    why: "Each maker's cars cost differently to repair and insure.",
     control: { kind: "select", prompt: "Choose the make", choices: same(VEHICLE_MAKES) },
     message: MESSAGES.make,
   }),
@@ -322,6 +323,9 @@ export const vehicleSchema = z.object({
 
 // --- A driver ------------------------------------------------------------------------------------
 
+/** Every driver on a policy is named on it; insurers check each one's record by name and date of birth. */
+const NAME_WHY = "Every driver is named on the policy, and insurers look up each driver's record by name and date of birth.";
+
 /** A count of accidents, tickets or claims in 3 years: None, 1, 2, 3 or more. */
 const countField = (message: string, label: string, why: string) => field(count(message), { label, why, control: choice(COUNT_CHOICES), message });
 
@@ -331,8 +335,8 @@ const { self: _self, ...OTHERS_RELATIONSHIP } = RELATIONSHIP;
 const relationshipOfOthers = oneOf(MESSAGES.relationship, OTHERS_RELATIONSHIP);
 
 export const driverSchema = z.object({
-  firstName: field(matching(MESSAGES.firstName, nameSchema), { label: "First name", control: nameControl("given-name"), message: MESSAGES.firstName }),
-  lastName: field(matching(MESSAGES.lastName, nameSchema), { label: "Last name", control: nameControl("family-name"), message: MESSAGES.lastName }),
+  firstName: field(matching(MESSAGES.firstName, nameSchema), { label: "First name", why: NAME_WHY, control: nameControl("given-name"), message: MESSAGES.firstName }),
+  lastName: field(matching(MESSAGES.lastName, nameSchema), { label: "Last name", why: NAME_WHY, control: nameControl("family-name"), message: MESSAGES.lastName }),
   dateOfBirth: field(
     textRule<string>(MESSAGES.dateOfBirth, (text, now, index) => {
       const iso = parseDateOfBirth(text);

@@ -345,13 +345,14 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
       order.push(await visit.frame().evaluate(() => { const active = document.activeElement as HTMLInputElement | null; return active?.name || active?.tagName.toLowerCase() || ""; }));
     }
     // The hidden ZIP field and the honeypot are skipped; each "Why we ask" follows its question.
-    expect(order).toEqual(["year", "summary", "make", "model", "summary", "vin", "summary"]);
+    expect(order).toEqual(["year", "summary", "make", "summary", "model", "summary", "vin"]);
 
     await form.getByLabel("Year", { exact: true }).focus();
     await page.keyboard.press("ArrowDown"); // the newest year
     await page.keyboard.press("Tab");
     await page.keyboard.press("Tab");
     await page.keyboard.type("Toy"); // type-ahead in the make list
+    await page.keyboard.press("Tab"); // its "Why we ask"
     await page.keyboard.press("Tab");
     await page.keyboard.type("Corolla");
     await page.keyboard.press("Enter");
@@ -393,7 +394,7 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
       await page.keyboard.press("Tab");
       order.push((await page.locator(":focus").getAttribute("name")) ?? (await page.locator(":focus").evaluate((element) => element.tagName.toLowerCase())));
     }
-    expect(order).toEqual(["zip", "summary", "year", "summary", "make", "model", "summary", "vin"]);
+    expect(order).toEqual(["zip", "summary", "year", "summary", "make", "summary", "model", "summary"]);
     await context.close();
   });
 

@@ -21,6 +21,7 @@ import {
   VEHICLE_FIELDS,
   checkLeadFields,
   checkRecordFields,
+  fieldInfo,
   validateLead,
   type LeadErrors,
   type LeadField,
@@ -287,6 +288,12 @@ describe("validateLead", () => {
   it("ignores fields it does not know", () => {
     const raw = { ...VALID, admin: "true", website: "spam" };
     expect(valueOf(raw)).toEqual(valueOf(VALID));
+  });
+
+  it("gives every question its \"Why we ask\" (the consent box's reason is its own text)", () => {
+    const questions = [...LEAD_FIELDS.map((field) => fieldInfo(field)), ...VEHICLE_FIELDS.map((field) => fieldInfo(field, "vehicle")), ...DRIVER_FIELDS.map((field) => fieldInfo(field, "driver"))];
+    const without = questions.filter((info) => !info.why && info.control.kind !== "consent").map((info) => info.label);
+    expect(without).toEqual([]);
   });
 
   it("asks every field on exactly one screen of the form", () => {
