@@ -31,6 +31,9 @@ function storage(): Storage | undefined {
   }
 }
 
+/** A screen's or a record's place: a small whole number. */
+const isPlace = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0 && (value as number) < 16;
+
 const isAnswers = (value: unknown): value is Answers =>
   value !== null && typeof value === "object" && !Array.isArray(value) && Object.values(value).every((entry) => typeof entry === "string" || typeof entry === "boolean");
 
@@ -60,7 +63,9 @@ export function loadAnswers(now: number): SavedAnswers | undefined {
     now - value.savedAt >= 0 &&
     now - value.savedAt <= SAVED_MAX_AGE_MS &&
     isAnswers(value.top) &&
-    typeof value.position?.screen === "number" &&
+    isPlace(value.position?.screen) &&
+    isPlace(value.position?.editing?.vehicle) &&
+    isPlace(value.position?.editing?.driver) &&
     Array.isArray(value.records?.vehicle) &&
     Array.isArray(value.records?.driver) &&
     value.records.vehicle.every(isAnswers) &&

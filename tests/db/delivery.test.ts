@@ -20,7 +20,7 @@ import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers"
 import { verifySignature } from "../../server/delivery/signature";
 import { currentDisclosure } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
-import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
+import { SAMPLE_ANSWERS, sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 import { startBuyerStub, type BuyerStub } from "../../tools/buyer-stub";
 import { createEventWriter } from "../../server/analytics/writer";
 
@@ -100,6 +100,8 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     expect(received?.idempotencyKey).toBe(`${reference}:acme`);
     const body = received?.json as { reference: string; sale: boolean; price: number; lead: Record<string, unknown>; consent: { certificateUrl: string; disclosureVersion: number } };
     expect(body).toMatchObject({ reference, sale: true, price: 18.5, lead: { state: "CA", firstName: "Ana", vehicleMake: "Toyota" } });
+    // Every vehicle and driver, exactly as stored, and the household's insurance facts (issue 13).
+    expect(body.lead).toMatchObject({ vehicles: SAMPLE_ANSWERS.vehicles, drivers: SAMPLE_ANSWERS.drivers, insuredFor: "1_3y", coverage: "standard", residence: "own" });
     expect(body.consent.certificateUrl).toBe(`https://quotes.example/consent/${reference}?b=acme`);
     expect(body.consent.disclosureVersion).toBe(currentDisclosure().version);
 

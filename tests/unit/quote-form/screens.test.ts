@@ -399,6 +399,12 @@ describe("answers kept across a reload of the same tab", () => {
     window.sessionStorage.setItem(SAVED_KEY, JSON.stringify({ savedAt: wall.ms, top: { zip: { evil: true } }, records: {}, position: {} }));
     await openForm(undefined, {}, { reload: true });
     expect(screenShown()).toEqual(["vehicle"]);
+    // A place no form ever saves (a record at -1, a screen past the last).
+    for (const position of [{ screen: 0, editing: { vehicle: -1, driver: 0 } }, { screen: 99, editing: { vehicle: 0, driver: 0 } }, { screen: 1 }]) {
+      window.sessionStorage.setItem(SAVED_KEY, JSON.stringify({ savedAt: wall.ms, top: {}, records: { vehicle: [], driver: [] }, position }));
+      await openForm(undefined, {}, { reload: true });
+      expect(screenShown(), JSON.stringify(position)).toEqual(["vehicle"]);
+    }
     window.sessionStorage.setItem(SAVED_KEY, "{not json");
     await openForm(undefined, {}, { reload: true });
     expect(screenShown()).toEqual(["vehicle"]);
