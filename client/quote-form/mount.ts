@@ -132,8 +132,8 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     save();
     void modelList.refresh();
   });
+  // `input` fires for every kind of answer (text, list, radio, checkbox: HTML §4.10.5.5), so one listener saves them all.
   view.form.addEventListener("input", save);
-  view.form.addEventListener("change", save);
   watchVin(view, decodeVin, () => {
     void modelList.refresh();
     save();

@@ -223,16 +223,25 @@ export function fillContact(): void {
   control("consent").click();
 }
 
-/** Fills every screen (one vehicle, one driver) and stops on the last, ready to send. */
-export async function fillAll(): Promise<void> {
+/** Fills the vehicles (a 2020 Toyota Camry, then a 2018 Ford F-150), one driver and the insurance, and stops on the contact screen. */
+export async function fillUpToContact(vehicles: 1 | 2 = 1): Promise<void> {
   await fillVehicle();
+  if (vehicles === 2) {
+    await pressAdd();
+    await fillVehicle("2018", "Ford", "F-150");
+  }
   await pressNext();
   await fillDriver();
   await pressNext();
   fillInsurance();
   await pressNext();
-  fillContact();
   expect(screenShown()).toEqual(["contact"]);
+}
+
+/** Fills every screen (one vehicle, one driver) and stops on the last, ready to send. */
+export async function fillAll(): Promise<void> {
+  await fillUpToContact();
+  fillContact();
 }
 
 /** A reply of POST /api/leads, made afresh for each request (a Response is read once). */

@@ -19,6 +19,7 @@ import {
   control,
   errorText,
   fillAll,
+  fillUpToContact,
   fillCar,
   fillDriver,
   fillHistory,
@@ -344,14 +345,7 @@ describe("the date of birth", () => {
 
 describe("answers kept across a reload of the same tab", () => {
   async function upToContact(): Promise<void> {
-    await fillVehicle();
-    await pressAdd();
-    await fillVehicle("2018", "Ford", "F-150");
-    await pressNext();
-    await fillDriver();
-    await pressNext();
-    fillInsurance();
-    await pressNext();
+    await fillUpToContact(2);
     type("email", "ana@example.com");
     control("consent").click();
   }

@@ -18,10 +18,7 @@ import {
   errorText,
   fillAll,
   fillContact,
-  fillDriver,
-  fillInsurance,
-  fillVehicle,
-  pressAdd,
+  fillUpToContact,
   screenShown,
   focusedId,
   liveRegion,
@@ -145,14 +142,7 @@ describe("sending the request", () => {
 describe("when the server refuses answers (422)", () => {
   it("takes the visitor to the record a path names (vehicles.1.model), and says so for a list-level answer", async () => {
     const { server } = await openForm();
-    await fillVehicle();
-    await pressAdd();
-    await fillVehicle("2018", "Ford", "F-150");
-    await pressNext();
-    await fillDriver();
-    await pressNext();
-    fillInsurance();
-    await pressNext();
+    await fillUpToContact(2);
     fillContact();
     server.submitLead.mockResolvedValueOnce({ status: "invalid", errors: { "vehicles.1.model": "The server refuses this model." } });
     await pressNext();
