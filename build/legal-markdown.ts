@@ -75,6 +75,7 @@ export function sitePlaceholders(): Record<string, string> {
     phone: `[${markdownText(site.phone)}](${telUri(site.phone)})`,
     postalAddress: markdownText(formatPostalAddress()),
     lastRevised: markdownText(formatLegalDate()),
+    lastReviewed: markdownText(formatLegalDate(site.legalReviewed)),
   };
 }
 

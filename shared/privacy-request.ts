@@ -7,7 +7,7 @@ import { emailSchema, trimmedText as text, usPhoneSchema } from "./contact";
 
 export { EMAIL_MAX_LENGTH, normalizeUsPhone } from "./contact";
 
-export const PRIVACY_REQUEST_TYPES = ["opt_out_sale_sharing", "nevada_opt_out", "access", "deletion", "correction"] as const;
+export const PRIVACY_REQUEST_TYPES = ["opt_out_sale_sharing", "nevada_opt_out", "access", "deletion", "correction", "appeal"] as const;
 export type PrivacyRequestType = (typeof PRIVACY_REQUEST_TYPES)[number];
 
 export const PRIVACY_REQUEST_LABELS: Record<PrivacyRequestType, string> = {
@@ -16,7 +16,11 @@ export const PRIVACY_REQUEST_LABELS: Record<PrivacyRequestType, string> = {
   access: "Tell me what personal information you have about me",
   deletion: "Delete my personal information",
   correction: "Correct my personal information",
+  appeal: "Appeal our decision on an earlier request",
 };
+
+/** The requests whose details box is kept: what to correct, or the earlier request and why an appeal. */
+export const DETAILS_TYPES: readonly PrivacyRequestType[] = ["correction", "appeal"];
 
 /** US states, DC and territories, for the optional state field. */
 export const US_STATES: Readonly<Record<string, string>> = {
@@ -81,8 +85,12 @@ export function validatePrivacyRequest(raw: RawPrivacyRequest): { ok: true; valu
   if (email === undefined && phoneText === undefined) errors.email ??= "Give an email address or a phone number so we can find your information.";
 
   if (state !== undefined && !stateRule.safeParse(state).success) errors.state ??= "Choose a state from the list.";
-  if (details !== undefined && requestType === "correction" && !detailsRule.safeParse(details).success) {
+  const keepsDetails = (DETAILS_TYPES as readonly string[]).includes(requestType ?? "");
+  if (details !== undefined && keepsDetails && !detailsRule.safeParse(details).success) {
     errors.details ??= `Keep this under ${DETAILS_MAX_LENGTH} characters.`;
+  }
+  if (details === undefined && requestType === "appeal") {
+    errors.details ??= "Give the reference number of the request you are appealing (like PR-7K3M-Q9XD) and tell us why.";
   }
 
   if (Object.keys(errors).length > 0) return { ok: false, errors };
@@ -93,8 +101,8 @@ export function validatePrivacyRequest(raw: RawPrivacyRequest): { ok: true; valu
       ...(email ? { email } : {}),
       ...(phone ? { phone } : {}),
       ...(state ? { state } : {}),
-      // Only a correction needs details; a no-JavaScript form always shows the box, so others are ignored.
-      ...(details && requestType === "correction" ? { details } : {}),
+      // Only a correction or an appeal needs details; a no-JavaScript form always shows the box, so others are ignored.
+      ...(details && keepsDetails ? { details } : {}),
     },
   };
 }

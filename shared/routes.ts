@@ -7,6 +7,8 @@ export const paths = {
   terms: "/terms-of-use",
   californiaRights: "/privacy-policy#california-rights",
   cookies: "/privacy-policy#cookies",
+  /** The privacy policy's notice at collection: the quote form links here, beside Do Not Sell. */
+  noticeAtCollection: "/privacy-policy#notice-at-collection",
   quoteForm: "/rapidfire.html",
   doNotSell: "/do-not-sell",
   privacyApi: "/api/privacy-requests",
@@ -21,6 +23,19 @@ export const paths = {
   healthz: "/healthz",
   readyz: "/readyz",
 } as const;
+
+/**
+ * The legal links every page carries, in this order: the footer of the site's pages
+ * (client/components/LegalLinks.tsx), the quote page under its frame, and the quote form
+ * (rapidfire.html, written at build time). The spec's four plus Do Not Sell or Share.
+ */
+export const LEGAL_LINKS: readonly { href: string; text: string }[] = [
+  { href: paths.privacy, text: "Privacy Policy" },
+  { href: paths.terms, text: "Terms of Use" },
+  { href: paths.californiaRights, text: "California Privacy Rights" },
+  { href: paths.cookies, text: "Cookie Policy" },
+  { href: paths.doNotSell, text: "Do Not Sell or Share My Personal Information" },
+];
 
 /**
  * The pages the React router renders (client/routes.tsx has one route for each; a unit test

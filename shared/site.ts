@@ -16,6 +16,12 @@ export const site = {
   },
   /** Both legal pages were last revised on this date (spec section 9). */
   legalRevised: "2023-05-24",
+  /**
+   * The privacy policy was last checked against what the site does on this date: the policy
+   * promises a review at least every 12 months, and shows this date so the review is visible.
+   * Set it whenever a review finds the text still true (or after changing it).
+   */
+  legalReviewed: "2026-11-24",
   /** Marketing claim used on the landing page (spec section 9). */
   maxSavingsPercent: 50,
 } as const;

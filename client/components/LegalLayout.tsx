@@ -4,13 +4,14 @@ import { LegalStyles } from "../legal/LegalStyles";
 import { LegalToc } from "../legal/LegalToc";
 import { LegalBody } from "../legal/LegalBody";
 import type { LegalDocument } from "../legal/legal-document";
+import { formatLegalDate } from "../../shared/site";
 
 /**
  * The frame both legal pages share: the site header (logo to /zipcode), the title and revision
- * date, "On this page", the compiled text, the site footer. One h1; the text brings the h2
+ * date (and, for the privacy policy, the date of its last review), "On this page", the compiled text, the site footer. One h1; the text brings the h2
  * sections and h3 subsections.
  */
-export function LegalLayout({ content }: { content: LegalDocument }) {
+export function LegalLayout({ content, reviewedIso }: { content: LegalDocument; reviewedIso?: string }) {
   return (
     <div className="page">
       <LegalStyles />
@@ -22,6 +23,11 @@ export function LegalLayout({ content }: { content: LegalDocument }) {
             <p className="legal-page-revised">
               Last revised: <time dateTime={content.lastRevisedIso}>{content.lastRevised}</time>
             </p>
+            {reviewedIso ? (
+              <p className="legal-page-revised legal-page-reviewed">
+                Last reviewed: <time dateTime={reviewedIso}>{formatLegalDate(reviewedIso)}</time>
+              </p>
+            ) : null}
           </div>
           <LegalToc headings={content.headings} />
           <LegalBody html={content.html} />

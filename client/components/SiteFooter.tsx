@@ -1,6 +1,5 @@
-import { Link } from "react-router-dom";
 import { formatPostalAddress, site } from "../../shared/site";
-import { paths } from "../../shared/routes";
+import { LegalLinks } from "./LegalLinks";
 
 /** The footer on the landing and legal pages: legal links, the postal address, the monitoring notice. */
 export function SiteFooter() {
@@ -8,25 +7,7 @@ export function SiteFooter() {
   return (
     <footer className="site-footer">
       <div className="container">
-        <nav aria-label="Legal">
-          <ul className="footer-links">
-            <li>
-              <Link to={paths.privacy}>Privacy Policy</Link>
-            </li>
-            <li>
-              <Link to={paths.terms}>Terms of Use</Link>
-            </li>
-            <li>
-              <Link to={paths.californiaRights}>California Privacy Rights</Link>
-            </li>
-            <li>
-              <Link to={paths.cookies}>Cookie Policy</Link>
-            </li>
-            <li>
-              <Link to={paths.doNotSell}>Do Not Sell or Share My Personal Information</Link>
-            </li>
-          </ul>
-        </nav>
+        <LegalLinks />
         <address className="footer-address">
           {site.legalEntity}, {formatPostalAddress()}
         </address>

@@ -122,8 +122,9 @@ export function DoNotSellPage() {
             <p className="notice-title">We received your request</p>
             <p>
               Your reference number is <strong className="reference">{received}</strong>. Keep it to follow up with us at{" "}
-              <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. We confirm opt-outs within 15 business days and
-              answer requests to know, delete or correct within 45 days. We may contact you to verify your identity before we
+              <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. We stop selling and sharing your personal information within 15
+              business days of an opt-out (our systems apply it as soon as it arrives), and answer requests to know, delete
+              or correct within 45 days. We may contact you to verify your identity before we
               share or delete information.
             </p>
             <p>
@@ -156,9 +157,9 @@ export function DoNotSellPage() {
         ) : null}
 
         <p>
-          {site.productName} shares the information you give us with insurers, agents and other partners so they can send
-          you quotes; under some state laws that counts as a sale or sharing. Use this form to stop it, or to ask what we hold
-          about you, to delete it or to correct it. For an opt-out we only need a way to find your records: an email address
+          {site.productName} sends the quote requests you make to the insurers and agents named beside the consent box on
+          our quote form, and they pay us for them: under state privacy laws that is a sale. Use this form to stop it, or to
+          ask what we hold about you and which companies received it, to delete it or to correct it. For an opt-out we only need a way to find your records: an email address
           or a phone number. You can also write to <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. More in
           our <Link to={paths.californiaRights}>privacy policy</Link>.
         </p>
@@ -209,7 +210,7 @@ export function DoNotSellPage() {
             <ErrorText field="state" errors={errors} />
           </div>
           <div className="field">
-            <label htmlFor="privacy-details">What should we correct? (only for a correction)</label>
+            <label htmlFor="privacy-details">What should we correct, or which request do you appeal and why? (only for a correction or an appeal)</label>
             <textarea
               id="privacy-details"
               name="details"

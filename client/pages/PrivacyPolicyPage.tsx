@@ -5,7 +5,8 @@
  */
 import policy from "../../content/legal/privacy-policy.md?legal";
 import { LegalLayout } from "../components/LegalLayout";
+import { site } from "../../shared/site";
 
 export function PrivacyPolicyPage() {
-  return <LegalLayout content={policy} />;
+  return <LegalLayout content={policy} reviewedIso={site.legalReviewed} />;
 }

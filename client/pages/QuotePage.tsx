@@ -5,6 +5,7 @@
  * address's, or the one minted for this page view: client/visit-id.ts).
  */
 import { SiteHeader } from "../components/SiteHeader";
+import { LegalLinks } from "../components/LegalLinks";
 import { campaignQueryString } from "../../shared/campaign-format";
 import { paths } from "../../shared/routes";
 import { useVisit } from "../visit-id";
@@ -25,6 +26,10 @@ export function QuotePage() {
           sandbox="allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox"
         />
       </main>
+      {/* One slim line under the frame: the legal links every page carries (issue 14). */}
+      <footer className="quote-footer">
+        <LegalLinks className="footer-links quote-footer-links" />
+      </footer>
     </div>
   );
 }

@@ -13,6 +13,7 @@ import { HONEYPOT_FIELD } from "../../shared/lead/api";
 import { FORM_SCREENS, LEAD_STEPS, fieldInfo, type FormScreen, type LeadField, type RecordKind } from "../../shared/lead/fields";
 import { fieldMarkup } from "./fields";
 import { element, escapeHtml } from "./markup";
+import { LEGAL_LINKS, paths } from "../../shared/routes";
 
 export const FORM_ID = "rf-form";
 export const screenIdOf = (id: string) => `rf-screen-${id}`;
@@ -51,10 +52,46 @@ function screenMarkup(screen: FormScreen, index: number): string {
   );
 }
 
+/**
+ * A legal page from inside the frame: in a new tab, so the answers typed so far stay (the frame's
+ * sandbox does not let a link replace the whole page, and replacing the form would lose them).
+ */
+const legalLink = (href: string, text: string) => element("a", { href, target: "_blank", rel: "noopener" }, escapeHtml(text));
+
+/**
+ * The notice at collection, before the first question (CCPA regulations §7012: at or before the
+ * point of collection): what the answers are for, a link straight to the policy's notice section
+ * and, beside it, the Do Not Sell or Share link.
+ */
+export const COLLECTION_NOTICE_CLASS = "rf-collection-notice";
+export function collectionNoticeMarkup(): string {
+  return element(
+    "p",
+    { class: COLLECTION_NOTICE_CLASS },
+    "We use your answers to get you quotes: we send them to the companies named beside the consent box at the last step, which pay us for them unless you have opted out. ",
+    legalLink(paths.noticeAtCollection, "Notice at collection"),
+    " · ",
+    legalLink(paths.doNotSell, "Do Not Sell or Share My Personal Information"),
+  );
+}
+
+/** Where the legal footer goes in rapidfire.html, after its main (build/quote-form-markup.ts). */
+export const LEGAL_FOOTER_SLOT = "<!--legal-footer-->";
+
+/** The legal links every page carries (shared/routes.ts, LEGAL_LINKS), as the form page's footer. */
+export function legalFooterMarkup(): string {
+  return element(
+    "footer",
+    { class: "rf-footer" },
+    element("nav", { "aria-label": "Legal" }, element("ul", { class: "rf-footer-links" }, ...LEGAL_LINKS.map((link) => element("li", {}, legalLink(link.href, link.text))))),
+  );
+}
+
 /** The form's markup, the same on every build and visit: it holds nothing of the visitor's. */
 export function quoteFormMarkup(): string {
   return (
     element("p", { class: "rf-visually-hidden", role: "status", "aria-live": "polite" }) +
+    collectionNoticeMarkup() +
     element(
       "form",
       { id: FORM_ID, novalidate: true, "aria-label": "Car insurance quote request" },

@@ -25,7 +25,8 @@ import { returnLead, type ReturnDependencies, type ReturnRequest } from "../deli
 import { createLogger } from "../logger";
 import { createEventWriter } from "../analytics/writer";
 import { analyticsCutoff, countExpiredAnalytics, purgeAnalytics, type PurgeCounts } from "../analytics/retention";
-import { retentionCutoffs, LEAD_RETENTION_YEARS, CONSENT_RETENTION_YEARS } from "../leads/retention";
+import { retentionCutoffs, LEAD_RETENTION_YEARS, CONSENT_RETENTION_YEARS, DELIVERY_RETENTION_YEARS, PRIVACY_REQUEST_RETENTION_MONTHS } from "../leads/retention";
+import { privacyRequestRepository } from "../db/privacy-requests";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { csv, parseDay, runAsScript, UsageError } from "./common";
 
@@ -36,8 +37,9 @@ const REASON_MAX_LENGTH = 500;
 const USAGE = `Usage: npm run leads -- <command> [options]
   export  --since YYYY-MM-DD [--until YYYY-MM-DD] [--format csv|ndjson]
           quote requests received in [since, until) (UTC days), with their consent records
-  purge   [--dry-run]   delete leads older than ${LEAD_RETENTION_YEARS} years, consent records older than ${CONSENT_RETENTION_YEARS} years
-          and analytics events older than ANALYTICS_RETENTION_DAYS (396 days by default)
+  purge   [--dry-run]   the retention job, daily: delete leads older than ${LEAD_RETENTION_YEARS} years, consent records and
+          finished deliveries older than ${CONSENT_RETENTION_YEARS} years, closed privacy requests older than
+          ${PRIVACY_REQUEST_RETENTION_MONTHS} months and analytics events older than ANALYTICS_RETENTION_DAYS (396 days by default)
   deliveries [--status ${DELIVERY_STATUSES.join("|")}] [--since YYYY-MM-DD]
           [--reference LD-XXXX-XXXX] [--format table|csv|json]
           deliveries to buyers and postbacks to traffic sources, oldest first (with --reference, every try)
@@ -315,13 +317,21 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
       return 0;
     }
     const now = new Date();
-    const { leadCutoff, consentCutoff } = retentionCutoffs(now);
+    const { leadCutoff, consentCutoff, deliveryCutoff, privacyRequestCutoff } = retentionCutoffs(now);
     const eventsCutoff = analyticsCutoff(now, config.ANALYTICS_RETENTION_DAYS, config.REPORT_TIME_ZONE);
     const eventsLine = (verb: string, counts: PurgeCounts) =>
       `${verb} ${counts.events} analytics event(s) from before ${iso(eventsCutoff.before)} (${config.ANALYTICS_RETENTION_DAYS} days) and ${counts.days} daily report row(s) before ${eventsCutoff.beforeDay}.\n`;
+    const deliveriesLine = (verb: string, count: number) =>
+      `${verb} ${count} finished delivery record(s) scheduled before ${iso(deliveryCutoff)} (${DELIVERY_RETENTION_YEARS} years).\n`;
+    const requestsLine = (verb: string, count: number) =>
+      `${verb} ${count} closed privacy request(s) received before ${iso(privacyRequestCutoff)} (${PRIVACY_REQUEST_RETENTION_MONTHS} months; their opt-outs stay on the suppression list).\n`;
+    const deliveries = deliveryRepository(db);
+    const requests = privacyRequestRepository(db);
     if (values["dry-run"]) {
       const expired = await repository.countExpired(leadCutoff, consentCutoff);
       out(`Would delete ${expired.leads} lead(s) received before ${iso(leadCutoff)} and ${expired.consents} consent record(s) given before ${iso(consentCutoff)}.\n`);
+      out(deliveriesLine("Would delete", await deliveries.purgeBefore(deliveryCutoff, { dryRun: true })));
+      out(requestsLine("Would delete", await requests.countClosedBefore(privacyRequestCutoff)));
       out(eventsLine("Would delete", await countExpiredAnalytics(db, eventsCutoff)));
       return 0;
     }
@@ -329,6 +339,8 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     out(
       `Deleted ${deleted.leads} lead(s) received before ${iso(leadCutoff)} and ${deleted.consents} consent record(s) given before ${iso(consentCutoff)}.\n`,
     );
+    out(deliveriesLine("Deleted", await deliveries.purgeBefore(deliveryCutoff)));
+    out(requestsLine("Deleted", await requests.purgeClosedBefore(privacyRequestCutoff)));
     out(eventsLine("Deleted", await purgeAnalytics(db, eventsCutoff)));
     return 0;
   } finally {

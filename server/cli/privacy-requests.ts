@@ -7,7 +7,7 @@
  *   npm run privacy-requests -- purge [--older-than-months 24]
  *   npm run privacy-requests -- record --type opt_out_sale_sharing --phone "(415) 555-0134" --via phone
  *   npm run privacy-requests -- suppressed [--email …] [--phone …]
- *   npm run privacy-requests -- disclosures [--email …] [--phone …] [--format csv|json]
+ *   npm run privacy-requests -- disclosures EMAIL|PHONE [--format csv|json]   (or --email …, --phone …)
  * It uses the same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR;
  * the embedded store can only be opened while the server is stopped).
  */
@@ -20,10 +20,11 @@ import { deliveryRepository } from "../db/deliveries";
 import { privacyRequestRepository, type NewPrivacyRequest, type PrivacyRequestRecord, type PrivacyRequestStatus } from "../db/privacy-requests";
 import { loadBuyersFile } from "../delivery/buyers";
 import { dueDate } from "../privacy/deadlines";
+import { monthsBefore, PRIVACY_REQUEST_RETENTION_MONTHS } from "../leads/retention";
 import { disclosuresFor, personContact, type Disclosure } from "../privacy/disclosures";
 import { storePrivacyRequest, type RequestChannel } from "../privacy/requests";
 import { suppressionList } from "../privacy/suppression";
-import { PRIVACY_REFERENCE_PATTERN, PRIVACY_REQUEST_TYPES, validatePrivacyRequest, type PrivacyRequestType } from "../../shared/privacy-request";
+import { DETAILS_TYPES, PRIVACY_REFERENCE_PATTERN, PRIVACY_REQUEST_TYPES, validatePrivacyRequest, type PrivacyRequestType } from "../../shared/privacy-request";
 import { csv, parseDay, runAsScript, UsageError } from "./common";
 
 const USAGE = `Usage: npm run privacy-requests -- <command> [options]
@@ -31,15 +32,16 @@ const USAGE = `Usage: npm run privacy-requests -- <command> [options]
   overdue   [--format table|csv|json]      open requests past their due date
   complete  <reference> [--note TEXT]      mark a request as done
   deny      <reference> --note TEXT        close a request you could not honour (say why)
-  purge     [--older-than-months N]        delete closed requests received more than N months ago (default 24);
+  purge     [--older-than-months N]        delete closed requests received more than N months ago (default ${PRIVACY_REQUEST_RETENTION_MONTHS};
+                                           the daily \`npm run leads -- purge\` does it too);
                                            the suppression list keeps their opt-outs
   record    --type ${PRIVACY_REQUEST_TYPES.join("|")}
             [--email ADDRESS] [--phone NUMBER] [--state XX] [--details TEXT] --via phone|email
             [--received YYYY-MM-DD|ISO time] [--format table|json]
                                            store a request made by phone or email (an opt-out also
                                            puts the email and phone on the suppression list)
-  suppressed [--email ADDRESS] [--phone NUMBER]   whether they are on the suppression list
-  disclosures [--email ADDRESS] [--phone NUMBER] [--format csv|json]
+  suppressed EMAIL|PHONE, or [--email ADDRESS] [--phone NUMBER]   whether they are on the suppression list
+  disclosures EMAIL|PHONE, or [--email ADDRESS] [--phone NUMBER] [--format csv|json]
                                            every delivery of that person's leads: buyer, status,
                                            sale or not, price, when sent, accepted, returned`;
 
@@ -83,8 +85,16 @@ function receivedAt(value: string | undefined, now: Date): Date {
 }
 
 /** --email and --phone, at least one, normalised as the leads and the list store them. */
-function contactOption(values: { email?: string | undefined; phone?: string | undefined }): { email?: string; phone?: string } {
-  if (values.email === undefined && values.phone === undefined) throw new UsageError("Give --email, --phone or both.");
+/**
+ * The person to look up: --email and --phone, or the email address or phone number given on its
+ * own (`disclosures ana@example.com`), told apart by its "@". Not both ways at once.
+ */
+function contactOption(values: { email?: string | undefined; phone?: string | undefined }, positional?: string): { email?: string; phone?: string } {
+  if (positional !== undefined) {
+    if (values.email !== undefined || values.phone !== undefined) throw new UsageError("Give the email address or phone number on its own, or with --email/--phone, not both.");
+    values = positional.includes("@") ? { email: positional } : { phone: positional };
+  }
+  if (values.email === undefined && values.phone === undefined) throw new UsageError("Give an email address or a phone number (or --email, --phone or both).");
   try {
     return personContact(values.email, values.phone);
   } catch (error) {
@@ -113,7 +123,7 @@ function recordInput(values: Record<string, string | boolean | undefined>, now: 
   if (!via || !(CHANNELS as readonly string[]).includes(via)) throw new UsageError("--via must be phone or email: how the request reached us.");
   const format = text("format") ?? "table";
   if (format !== "table" && format !== "json") throw new UsageError(`Unknown format ${format}: use table or json.`);
-  if (text("details") !== undefined && type !== "correction") throw new UsageError("--details is kept only for a correction: say what to correct.");
+  if (text("details") !== undefined && !DETAILS_TYPES.includes(type as PrivacyRequestType)) throw new UsageError("--details is kept only for a correction (what to correct) or an appeal (the earlier request and why).");
   const checked = validatePrivacyRequest({ requestType: type, email: text("email"), phone: text("phone"), state: text("state"), details: text("details") });
   if (!checked.ok) throw new UsageError(Object.entries(checked.errors).map(([field, message]) => `--${field === "requestType" ? "type" : field}: ${message}`).join("\n"));
   const receivedAtDate = receivedAt(text("received"), now);
@@ -192,7 +202,7 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
       details: { type: "string" },
       via: { type: "string" },
       received: { type: "string" },
-      "older-than-months": { type: "string", default: "24" },
+      "older-than-months": { type: "string", default: String(PRIVACY_REQUEST_RETENTION_MONTHS) },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -203,7 +213,7 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
   }
   // Checked before the store is opened: a mistake costs nothing.
   const recording = command === "record" ? recordInput(values, new Date()) : undefined;
-  const contact = command === "suppressed" || command === "disclosures" ? contactOption(values) : undefined;
+  const contact = command === "suppressed" || command === "disclosures" ? contactOption(values, target) : undefined;
   if (command === "disclosures" && values.format !== undefined && values.format !== "csv" && values.format !== "json") {
     throw new UsageError(`Unknown format ${values.format}: use csv or json.`);
   }
@@ -242,8 +252,7 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
       case "purge": {
         const months = Number(values["older-than-months"]);
         if (!Number.isInteger(months) || months < 1) throw new UsageError("--older-than-months must be a whole number of months.");
-        const cutoff = new Date();
-        cutoff.setUTCMonth(cutoff.getUTCMonth() - months);
+        const cutoff = monthsBefore(new Date(), months);
         const deleted = await repository.purgeClosedBefore(cutoff);
         out(`Deleted ${deleted} closed request(s) received before ${cutoff.toISOString().slice(0, 10)}.\n`);
         return 0;

@@ -358,20 +358,39 @@ export function deliveryRepository(db: Database) {
     /** Every delivery of the leads with this email or phone: which buyer got which lead, when, at what price (access requests). */
     async forPerson(contact: { email?: string; phone?: string }): Promise<(DeliveryRecord & { receivedAt: Date })[]> {
       if (!contact.email && !contact.phone) return [];
+      // Through the consent record, not the lead: it keeps the phone and email for 5 years, as long
+      // as the deliveries themselves, while the lead goes after 3 (server/leads/retention.ts).
       const rows = await builder
         .selectFrom("deliveries")
-        .innerJoin("leads", "leads.id", "deliveries.leadId")
+        .innerJoin("leadConsents", "leadConsents.leadReference", "deliveries.leadReference")
+        .leftJoin("leads", "leads.id", "deliveries.leadId")
         .select(COLUMNS.map((column) => `deliveries.${column}` as const))
-        .select("leads.receivedAt")
+        // The lead's own time while it exists; after its 3 years, the consent's (the same submission).
+        .select(sql<Date>`coalesce(leads.received_at, lead_consents.consented_at)`.as("receivedAt"))
         .where((where) =>
           where.or([
-            ...(contact.email ? [where("leads.email", "=", contact.email)] : []),
-            ...(contact.phone ? [where("leads.phone", "=", contact.phone)] : []),
+            ...(contact.email ? [where("leadConsents.email", "=", contact.email)] : []),
+            ...(contact.phone ? [where("leadConsents.phone", "=", contact.phone)] : []),
           ]),
         )
         .orderBy("deliveries.createdAt")
+        .orderBy("deliveries.id")
         .execute();
       return rows.map((row) => ({ ...fromRow(row), receivedAt: row.receivedAt }));
+    },
+
+    /**
+     * The retention job's part (server/leads/retention.ts): deletes finished deliveries scheduled
+     * before the cutoff, with their attempts; one still pending or sending stays. Returns how many.
+     */
+    async purgeBefore(cutoff: Date, options: { dryRun?: boolean } = {}): Promise<number> {
+      const finished = ["accepted", "rejected", "failed", "returned"] as const;
+      if (options.dryRun) {
+        const row = await builder.selectFrom("deliveries").select((select) => select.fn.countAll<number>().as("n")).where("createdAt", "<", cutoff).where("status", "in", finished).executeTakeFirst();
+        return Number(row?.n ?? 0);
+      }
+      const deleted = await builder.deleteFrom("deliveries").where("createdAt", "<", cutoff).where("status", "in", finished).executeTakeFirst();
+      return Number(deleted.numDeletedRows);
     },
 
     async counts(): Promise<Record<DeliveryStatus, number>> {

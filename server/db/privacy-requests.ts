@@ -113,6 +113,12 @@ export function privacyRequestRepository(db: Database) {
     },
 
     /** Deletes closed requests received before `cutoff` (the retention period); returns how many. */
+    /** What purgeClosedBefore(cutoff) would delete, without deleting. */
+    async countClosedBefore(cutoff: Date): Promise<number> {
+      const row = await builder.selectFrom("privacyRequests").select((select) => select.fn.countAll<number>().as("n")).where("status", "<>", "received").where("receivedAt", "<", cutoff).executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
     async purgeClosedBefore(cutoff: Date): Promise<number> {
       const deleted = await builder.deleteFrom("privacyRequests").where("status", "<>", "received").where("receivedAt", "<", cutoff).returning("reference").execute();
       return deleted.length;

@@ -2,7 +2,9 @@
  * When a privacy request must be answered (docs/privacy-operations.md):
  * - opt-out of sale/sharing: 15 business days (Cal. Code Regs. tit. 11, §7026(f));
  * - Nevada opt-out: 60 days (NRS 603A.345);
- * - know/access, deletion, correction: 45 days (Cal. Civ. Code §1798.130(a)(2)).
+ * - know/access, deletion, correction: 45 days (Cal. Civ. Code §1798.130(a)(2));
+ * - appeal of a decision: 45 days, the shortest any state with an appeals duty allows (Colorado,
+ *   Oregon; most give 60), as the privacy policy promises (section 17, "Appeals").
  * Business days are weekdays in the business's time zone (US Pacific: the requests are made
  * under California law), counted from the calendar day the request arrived there. Public
  * holidays are not subtracted, so the due date is never later than the legal one.
@@ -42,6 +44,7 @@ export function dueDate(type: PrivacyRequestType, receivedAt: Date): Date {
     case "access":
     case "deletion":
     case "correction":
+    case "appeal":
       return new Date(receivedAt.getTime() + 45 * DAY_MS);
   }
 }

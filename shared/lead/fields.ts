@@ -66,7 +66,10 @@ export const LICENSE_STATUS: Options<"active" | "permit" | "suspended" | "foreig
   active: "Valid US driver's license",
   permit: "Learner's permit",
   suspended: "Suspended or revoked",
-  foreign: "License from another country",
+  // The document the driver holds, not where the driver comes from: nothing in the form asks or
+  // implies citizenship or immigration status (sensitive personal information, privacy policy
+  // section 16). The stored code stays "foreign" for the leads and buyers that already use it.
+  foreign: "International driver's license",
 };
 /** Accidents, tickets and claims in 3 years: counts, 3 meaning "3 or more". */
 export const COUNT_CHOICES: Options<"0" | "1" | "2" | "3"> = { "0": "None", "1": "1", "2": "2", "3": "3 or more" };
@@ -98,9 +101,13 @@ export const NAME_MAX_LENGTH = 50;
 export const MODEL_MAX_LENGTH = 40;
 export const STREET_MIN_LENGTH = 5;
 export const STREET_MAX_LENGTH = 100;
-/** The visitor must be an adult (spec); other drivers may hold a learner's permit from 15. */
+/**
+ * The visitor must be an adult (spec); other drivers in the household from 16: the privacy policy
+ * promises that we do not knowingly collect or sell the personal information of anyone under 16
+ * (the CCPA's opt-in age), and a permit holder under 16 need not be listed on a policy.
+ */
 export const MINIMUM_AGE = 18;
-export const MINIMUM_DRIVER_AGE = 15;
+export const MINIMUM_DRIVER_AGE = 16;
 export const MAXIMUM_AGE = 110;
 /** The youngest age any US state licenses (a learner's permit at 14 in a few states). */
 export const YOUNGEST_LICENSED_AGE = 14;
@@ -378,7 +385,7 @@ export const driverSchema = z.object({
   }),
   licenseStatus: field(oneOf(MESSAGES.licenseStatus, LICENSE_STATUS), {
     label: "Driver's license status",
-    why: "Insurers can cover only some license types, and price a permit or a foreign license differently.",
+    why: "Insurers can cover only some license types, and price a permit or an international license differently.",
     control: { kind: "select", prompt: "Choose the license status", choices: pairs(LICENSE_STATUS) },
     message: MESSAGES.licenseStatus,
   }),

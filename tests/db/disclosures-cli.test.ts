@@ -182,13 +182,35 @@ describe.each(LOCATIONS)("npm run privacy-requests -- disclosures ($kind)", ({ m
     expect(byPhone.find((row) => row.lead_reference === refs.lead2)).toMatchObject({ sale: false, price: null, sent_at: null, accepted_at: null });
   });
 
+  it("takes the email address or phone number on its own (`disclosures EMAIL|PHONE`), and refuses it beside --email/--phone", async () => {
+    const byEmail = JSON.parse((await cli({}, "disclosures", "Ana.Person@Example.com", "--format", "json")).output) as Array<Record<string, unknown>>;
+    expect(byEmail.map((row) => row.lead_reference)).toEqual([refs.lead1, refs.lead1, refs.lead1]);
+    const byPhone = JSON.parse((await cli({}, "disclosures", "(415) 555-0111", "--format", "json")).output) as Array<Record<string, unknown>>;
+    expect(new Set(byPhone.map((row) => row.lead_reference))).toEqual(new Set([refs.lead1, refs.lead2]));
+    await expect(cli({}, "disclosures", PERSON.email, "--phone", PERSON.phone)).rejects.toThrow(/on its own, or with --email\/--phone, not both/);
+    await expect(cli({}, "disclosures", "not-a-phone")).rejects.toThrow(/not a US phone number/);
+  });
+
+  it("still names the recipients once the lead itself is gone after its 3 years: the consent record keeps the contact for 5", async () => {
+    await withCommandStore(location, (db) => db.query("DELETE FROM leads WHERE reference = $1", [refs.lead1]));
+    const rows = JSON.parse((await cli({ BUYERS_FILE: buyersFile, CSRF_SECRET: SECRET }, "disclosures", PERSON.email, "--format", "json")).output) as Array<Record<string, unknown>>;
+    expect(rows.map((row) => [row.lead_reference, row.recipient_name, row.lead_received_at])).toEqual(
+      expect.arrayContaining([
+        [refs.lead1, "Acme Insurance Agency", T.lead1.toISOString()],
+        [refs.lead1, "belt", T.lead1.toISOString()],
+        [refs.lead1, "fb01", T.lead1.toISOString()],
+      ]),
+    );
+    expect(rows).toHaveLength(3);
+  });
+
   it("answers with no rows for a person with no leads, and refuses a bad contact or format", async () => {
     expect(await cli({}, "disclosures", "--email", "nobody@example.com")).toEqual({
       code: 0,
       output: "lead_reference,lead_received_at,kind,recipient_id,recipient_name,status,sale,price,scheduled_at,sent_at,attempts,accepted_at,returned_at,reason\r\n",
     });
     expect((await cli({}, "disclosures", "--email", "nobody@example.com", "--format", "json")).output).toBe("[]\n");
-    await expect(cli({}, "disclosures")).rejects.toThrow(/--email, --phone or both/);
+    await expect(cli({}, "disclosures")).rejects.toThrow(/Give an email address or a phone number/);
     await expect(cli({}, "disclosures", "--phone", "12")).rejects.toThrow(/not a US phone number/);
     await expect(cli({}, "disclosures", "--email", PERSON.email, "--format", "table")).rejects.toThrow(/csv or json/);
   });

@@ -335,6 +335,25 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
         refs.justUnderThreeYears = await create(repo, newLead(new Date(leadCutoff.getTime() + DAY_MS)));
         refs.yesterday = await create(repo, newLead(new Date(Date.now() - DAY_MS)));
       });
+      // Deliveries: finished 6 years ago (goes), still pending 6 years on (stays: never finished),
+      // finished 4 years ago (stays: 5 years). Privacy requests: closed 25 months ago (goes), open
+      // 25 months ago (stays: never closed), closed 23 months ago (stays: 24 months).
+      const monthsAgo = (months: number) => new Date(Date.now() - months * 30.5 * DAY_MS);
+      await withCommandStore(location, async (db) => {
+        const delivery = (key: string, status: string, at: Date) =>
+          db.query("INSERT INTO deliveries (lead_reference, kind, target, idempotency_key, status, sale, created_at) VALUES ($1, 'buyer', 'summit', $2, $3, true, $4)", [refs.sixYears, key, status, at]);
+        await delivery("old-accepted", "accepted", new Date(Date.now() - 6 * 365 * DAY_MS));
+        await delivery("old-pending", "pending", new Date(Date.now() - 6 * 365 * DAY_MS));
+        await delivery("recent-rejected", "rejected", new Date(Date.now() - 4 * 365 * DAY_MS));
+        const privacyRequest = (reference: string, status: string, at: Date) =>
+          db.query(
+            "INSERT INTO privacy_requests (reference, submission_id, request_type, email, status, received_at, due_at) VALUES ($1, gen_random_uuid(), 'access', 'ana@example.com', $2, $3, $3)",
+            [reference, status, at],
+          );
+        await privacyRequest("PR-OLD0-DONE", "completed", monthsAgo(25));
+        await privacyRequest("PR-OLD0-OPEN", "received", monthsAgo(25));
+        await privacyRequest("PR-NEW0-DONE", "denied", monthsAgo(23));
+      });
       // Funnel events: one past the 396 days analytics keep, one from yesterday.
       await withCommandStore(location, (db) =>
         insertEvents(db, [
@@ -351,7 +370,7 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
       const { code, output } = await cli("purge", "--dry-run");
       expect(code).toBe(0);
       expect(output).toMatch(
-        /^Would delete 3 lead\(s\) received before \d{4}-\d{2}-\d{2}T[\d:.]+Z and 1 consent record\(s\) given before \d{4}-\d{2}-\d{2}T[\d:.]+Z\.\nWould delete 1 analytics event\(s\) from before \S+ \(396 days\) and 1 daily report row\(s\) before \d{4}-\d{2}-\d{2}\.\n$/,
+        /^Would delete 3 lead\(s\) received before \d{4}-\d{2}-\d{2}T[\d:.]+Z and 1 consent record\(s\) given before \d{4}-\d{2}-\d{2}T[\d:.]+Z\.\nWould delete 1 finished delivery record\(s\) scheduled before \S+ \(5 years\)\.\nWould delete 1 closed privacy request\(s\) received before \S+ \(24 months; their opt-outs stay on the suppression list\)\.\nWould delete 1 analytics event\(s\) from before \S+ \(396 days\) and 1 daily report row\(s\) before \d{4}-\d{2}-\d{2}\.\n$/,
       );
       expect(await counts()).toEqual({ leads: 5, consents: 5, duplicates: 0 });
     });
@@ -359,8 +378,14 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
     it("deletes leads older than 3 years and consent records older than 5, keeping the rest", async () => {
       const { code, output } = await cli("purge");
       expect(code).toBe(0);
-      expect(output).toMatch(/^Deleted 3 lead\(s\) received before .+ and 1 consent record\(s\) given before .+\.\nDeleted 1 analytics event\(s\) from before .+ \(396 days\) and 1 daily report row\(s\) before .+\.\n$/);
+      expect(output).toMatch(
+        /^Deleted 3 lead\(s\) received before .+ and 1 consent record\(s\) given before .+\.\nDeleted 1 finished delivery record\(s\) .+\nDeleted 1 closed privacy request\(s\) .+\nDeleted 1 analytics event\(s\) from before .+ \(396 days\) and 1 daily report row\(s\) before .+\.\n$/,
+      );
       const [leadCutoff, consentCutoff] = [...output.matchAll(/before (\S+?Z)/g)].map((match) => new Date(match[1]!));
+      const { rows: deliveries } = await withCommandStore(location, (db) => db.query<{ idempotency_key: string }>("SELECT idempotency_key FROM deliveries ORDER BY idempotency_key"));
+      expect(deliveries.map((row) => row.idempotency_key)).toEqual(["old-pending", "recent-rejected"]);
+      const { rows: requests } = await withCommandStore(location, (db) => db.query<{ reference: string }>("SELECT reference FROM privacy_requests ORDER BY reference"));
+      expect(requests.map((row) => row.reference)).toEqual(["PR-NEW0-DONE", "PR-OLD0-OPEN"]);
       const { rows: events } = await withCommandStore(location, (db) => db.query<{ sid: string }>("SELECT sid FROM analytics_events"));
       expect(events).toEqual([{ sid: "new" }]);
       const expected = retentionCutoffs(new Date());
@@ -384,7 +409,7 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
     });
 
     it("deletes nothing more when run again the same day", async () => {
-      expect((await cli("purge")).output).toMatch(/^Deleted 0 lead\(s\) .* and 0 consent record\(s\) /);
+      expect((await cli("purge")).output).toMatch(/^Deleted 0 lead\(s\) .* and 0 consent record\(s\) .*\nDeleted 0 finished delivery record\(s\) .*\nDeleted 0 closed privacy request\(s\) /);
       expect(await counts()).toEqual({ leads: 2, consents: 4, duplicates: 0 });
     });
   });

@@ -34,7 +34,7 @@ function horizontalOverflow(page: Page) {
 }
 
 describe("on a 375×740 phone screen", () => {
-  it("lets the quote form frame fill the screen below the header", async () => {
+  it("lets the quote form frame fill the screen between the header and the legal links", async () => {
     const page = await open("/?zip=90210&sid=a1&tid=b2");
     const frame = page.locator("iframe.quote-frame");
     await page.frameLocator("iframe.quote-frame").locator(".rf-place").waitFor();
@@ -44,10 +44,15 @@ describe("on a 375×740 phone screen", () => {
     expect(headerBox).not.toBeNull();
     const viewportHeight = await page.evaluate(() => window.innerHeight);
     expect(viewportHeight).toBe(PHONE.height);
-    // Starts where the header ends, ends at the bottom of the screen, spans the full width.
+    // Starts where the header ends, ends where the legal links start, which end at the bottom of
+    // the screen; spans the full width.
+    const footerBox = await page.locator("footer.quote-footer").boundingBox();
+    expect(footerBox).not.toBeNull();
     expect(Math.abs(frameBox!.y - (headerBox!.y + headerBox!.height))).toBeLessThanOrEqual(2);
-    expect(Math.abs(frameBox!.y + frameBox!.height - viewportHeight)).toBeLessThanOrEqual(2);
-    expect(frameBox!.height).toBeGreaterThan(500);
+    expect(Math.abs(frameBox!.y + frameBox!.height - footerBox!.y)).toBeLessThanOrEqual(2);
+    expect(Math.abs(footerBox!.y + footerBox!.height - viewportHeight)).toBeLessThanOrEqual(2);
+    expect(frameBox!.height).toBeGreaterThan(450);
+    for (const link of await page.locator("footer.quote-footer a").all()) await expect(link.isVisible()).resolves.toBe(true);
     expect(frameBox!.width).toBe(PHONE.width);
     // The page itself does not scroll: the form scrolls inside its frame.
     const scroll = await page.evaluate(() => ({

@@ -459,3 +459,37 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
     expect(weight.atLoad.gzipBytes).toBeLessThanOrEqual(35 * 1024);
   });
 });
+
+describe("the notice at collection and the legal links (issue 14)", () => {
+  it("opens the policy's notice section in a new tab from the form, keeping the answers, and the links under the frame lead to the legal pages", async () => {
+    const visit = await arrive();
+    await fillCar(visit.form, VEHICLES[0]!);
+    const notice = visit.form.locator(".rf-collection-notice");
+    await expect(notice.isVisible()).resolves.toBe(true);
+    const opened = visit.context.waitForEvent("page");
+    await notice.getByRole("link", { name: "Notice at collection" }).click();
+    const policy = await opened;
+    await policy.waitForLoadState("load");
+    expect(new URL(policy.url()).pathname + new URL(policy.url()).hash).toBe("/privacy-policy#notice-at-collection");
+    await policy.locator("#notice-at-collection").waitFor();
+    await expect(policy.locator("#notice-at-collection").textContent()).resolves.toBe("Notice at Collection");
+    const box = await policy.locator("#notice-at-collection").boundingBox();
+    expect(box, "the notice's heading is on screen").not.toBeNull();
+    expect(box!.y).toBeGreaterThanOrEqual(0);
+    expect(box!.y).toBeLessThan(PHONE.height);
+    await policy.close();
+    // The form is still where the visitor left it.
+    await expect(visit.form.getByLabel("Model", { exact: true }).inputValue()).resolves.toBe(VEHICLES[0]!.model);
+    // The frame's own legal links, at the end of the form page, open in a new tab too.
+    const frameLinks = visit.form.locator('body > footer nav[aria-label="Legal"] a');
+    await expect(frameLinks.count()).resolves.toBe(5);
+    await expect(frameLinks.first().getAttribute("target")).resolves.toBe("_blank");
+    // Under the frame, the quote page's own links navigate the page.
+    await waitForHydration(visit.page, "footer.quote-footer a");
+    await visit.page.locator("footer.quote-footer").getByRole("link", { name: "Do Not Sell or Share My Personal Information" }).click();
+    await visit.page.waitForURL((url) => url.pathname === "/do-not-sell");
+    await expect(visit.page.locator("h1").textContent()).resolves.toBe("Do Not Sell or Share My Personal Information");
+    await expectNoProblems(visit.page, visit.problems, isSandboxNote);
+    await visit.context.close();
+  });
+});

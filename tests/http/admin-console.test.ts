@@ -30,6 +30,7 @@ import { projectRoot } from "../../tools/production-server";
 import { sampleNewLead } from "../../tools/lead-session";
 import { allStores, type TestDatabase } from "../support/databases";
 import type { LogLine } from "../support/app";
+import { compiledPolicy, cookieOf, policyTable } from "../support/privacy-policy";
 
 const SECRET = "console-test-secret-console-test-secret";
 const ZONE = "America/New_York";
@@ -234,6 +235,27 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       expect(events("admin_sign_in").at(-1)).toMatchObject({ user: OPS.name, role: "ops", outcome: "signed_in" });
       expect(rawLogs.join("")).not.toContain(token);
       expect((await adminUserRepository(db).findByName(OPS.name))!.failedAttempts).toBe(0);
+    });
+
+    it("sets the cookies the privacy policy lists for staff, with the lifetimes it states", async () => {
+      const rows = policyTable(await compiledPolicy(), "Cookies and similar technologies the Site uses");
+      const agent = jar();
+      const page = await get(agent, "/sign-in");
+      const signIn = await post(agent, "/sign-in", { name: OPS.name, password: OPS.password, _csrf: csrfOf(page.text) });
+      const buyers = await get(agent, "/buyers");
+      const retry = await post(agent, "/leads/retry", { reference: "LD-0000-0000", _csrf: csrfOf(buyers.text) });
+      const cookies = [page, signIn, retry].flatMap((response) => ((response.headers["set-cookie"] as unknown as string[] | undefined) ?? []).map(cookieOf));
+      expect(new Set(cookies.map((cookie) => cookie.name))).toEqual(new Set(["qr_csrf", "qr_admin", "qr_admin_flash"]));
+      for (const cookie of cookies) {
+        expect(rows.get(cookie.name), cookie.name).toBeDefined();
+        expect(cookie, cookie.name).toMatchObject({ httpOnly: true, sameSite: "strict" });
+      }
+      const session = cookies.find((cookie) => cookie.name === "qr_admin")!;
+      expect([session.maxAge, session.expires]).toEqual([undefined, false]);
+      expect(rows.get("qr_admin")?.["How long it lasts"]).toMatch(/^Until the browser closes; the sign-in itself ends after 12 hours without use/);
+      const flash = cookies.find((cookie) => cookie.name === "qr_admin_flash")!;
+      expect(flash.maxAge).toBe(60);
+      expect(rows.get("qr_admin_flash")?.["How long it lasts"]).toMatch(/^60 seconds/);
     });
 
     it("never redirects outside the console after signing in", async () => {

@@ -140,7 +140,7 @@ describe("the privacy policy", () => {
       "14. Contacting Us",
       "15. European Visitors",
       "16. California Privacy Rights",
-      "17. Nevada Residents: Opt-Out of Sale",
+      "17. Nevada and Other State Privacy Rights",
       "18. Retention of Personal Information",
     ]);
   });
@@ -149,7 +149,12 @@ describe("the privacy policy", () => {
     const { doc } = page(paths.privacy);
     expect(doc.getElementById("california-rights")?.tagName).toBe("H2");
     expect(text(doc.getElementById("california-rights"))).toBe("16. California Privacy Rights");
-    expect(doc.getElementById("nevada-opt-out")?.tagName).toBe("H2");
+    expect(doc.getElementById("state-privacy-rights")?.tagName).toBe("H2");
+    expect(doc.getElementById("nevada-opt-out")?.tagName).toBe("H3");
+    expect(text(doc.getElementById("nevada-opt-out"))).toBe("Nevada Residents: Opt-Out of Sale");
+    expect(doc.getElementById("other-state-rights")?.tagName).toBe("H3");
+    expect(doc.getElementById("appeals")?.tagName).toBe("H4");
+    expect(doc.getElementById("notice-at-collection")?.tagName).toBe("H3");
     expect(doc.getElementById("retention")?.tagName).toBe("H2");
     expect(doc.getElementById("cookies")?.tagName).toBe("H3");
     expect(text(doc.getElementById("cookies"))).toBe("Cookies, Pixels and Similar Technologies");
@@ -162,7 +167,7 @@ describe("the privacy policy", () => {
     expect(table, "a table captioned with the past 12 months").toBeDefined();
     // It belongs to section 16.
     const california = page(paths.privacy).html.indexOf('id="california-rights"');
-    const nevada = page(paths.privacy).html.indexOf('id="nevada-opt-out"');
+    const nevada = page(paths.privacy).html.indexOf('id="state-privacy-rights"');
     const position = page(paths.privacy).html.indexOf("past 12 months, and whether we disclosed");
     expect(position).toBeGreaterThan(california);
     expect(position).toBeLessThan(nevada);
@@ -189,17 +194,15 @@ describe("the privacy policy", () => {
       "Geolocation data",
       "Sensory data",
       "Professional or employment information",
+      "Education information",
       "Inferences",
       "Sensitive personal information",
       "Biometric information",
     ]);
-    expect(rows.get("Identifiers")).toEqual({
-      collected: "Yes",
-      disclosed: "Yes, to service providers",
-      soldOrShared: "Sold to Partners. We may share hashed email or phone with advertising partners",
-    });
-    expect(rows.get("Commercial information")).toMatchObject({ collected: "Yes", soldOrShared: "Sold to Partners. Not shared" });
-    expect(rows.get("Sensitive personal information")).toMatchObject({ collected: "Yes, if provided", soldOrShared: "No. Sent only to Partners you direct" });
+    expect(rows.get("Identifiers")).toMatchObject({ collected: "Yes", disclosed: "Yes, to service providers such as our hosting provider" });
+    expect(rows.get("Identifiers")?.soldOrShared).toMatch(/^Sold to the Partners named beside the consent box .*The click number is shared with the website or ad network that sent you, unless you opted out$/);
+    expect(rows.get("Commercial information")).toMatchObject({ collected: "Yes", soldOrShared: "Sold to the Partners named beside the consent box. Not shared" });
+    expect(rows.get("Sensitive personal information")).toEqual({ collected: "No", disclosed: "No", soldOrShared: "No" });
     expect(rows.get("Biometric information")).toEqual({ collected: "No", disclosed: "No", soldOrShared: "No" });
     for (const [category, row] of rows) {
       expect(row.collected, category).toMatch(/^(Yes|No)\b/);
@@ -230,7 +233,7 @@ describe("the privacy policy", () => {
       .doc.querySelectorAll(".legal-body table")
       .find((candidate) => text(candidate.querySelector("caption")) === "How long we keep personal information");
     const periods = new Map(retention!.querySelectorAll("tbody tr").map((row) => [text(row.querySelector("th")), text(row.querySelectorAll("td")[0])]));
-    expect(periods.get("Privacy request records")).toMatch(/^24 months from the request/);
+    expect(periods.get("Privacy request records, including requests made by email or phone")).toMatch(/^24 months from the request/);
     expect([...periods].find(([information]) => information.startsWith("Quote request and lead data"))?.[1]).toBe("3 years from collection");
   });
 
@@ -238,7 +241,8 @@ describe("the privacy policy", () => {
     const body = text(page(paths.privacy).doc.querySelector(".legal-body"));
     expect(body).not.toMatch(/cookie settings link|choice in our cookie banner|create an account|keep any password/i);
     expect(body).not.toMatch(/We (also )?use session-recording/);
-    expect(body).toContain("The Site sets one cookie, and only when you open our privacy request form");
+    expect(body).toContain("The Site sets one cookie for visitors: a strictly necessary security cookie, set when you open our quote form or our privacy request form");
+    expect(body).toContain("so the Site shows no cookie banner");
     expect(body).toContain("we will ask for your consent first");
     expect(body).toContain(`For questions about cookies, email ${site.contactEmail}.`);
   });

@@ -51,6 +51,7 @@ describe("GET /do-not-sell", () => {
       "access",
       "deletion",
       "correction",
+      "appeal",
     ]);
     for (const name of ["email", "phone", "state", "details"]) expect(form.querySelector(`[name="${name}"]`), name).not.toBeNull();
     for (const id of ["privacy-email", "privacy-phone", "privacy-state", "privacy-details"]) {
@@ -203,6 +204,21 @@ describe("POST /api/privacy-requests (the form with JavaScript)", () => {
     expect(new Date(response.body.dueAt).getTime()).toBeGreaterThan(Date.now() + 59 * 86_400_000);
     const stored = await (await t.services.repository()).findByReference(response.body.reference);
     expect(stored).toMatchObject({ requestType: "nevada_opt_out", phone: "+17025550188", email: null, state: "NV", gpc: false });
+  });
+
+  it("stores an appeal of an earlier decision with its reasons, due in the 45 days the policy promises", async () => {
+    const form = await openForm();
+    const details = "PR-7K3M-Q9XD: you said you could not find my data, but partners still call me";
+    const response = await postJson({ submissionId: newSubmissionId(), requestType: "appeal", email: "ana@example.com", state: "CO", details }, form);
+    expect(response.status).toBe(201);
+    const due = new Date(response.body.dueAt).getTime() - Date.now();
+    expect(due).toBeGreaterThan(44.9 * 86_400_000);
+    expect(due).toBeLessThanOrEqual(45 * 86_400_000);
+    const stored = await (await t.services.repository()).findByReference(response.body.reference);
+    expect(stored).toMatchObject({ requestType: "appeal", email: "ana@example.com", state: "CO", details });
+    const empty = await postJson({ submissionId: newSubmissionId(), requestType: "appeal", email: "ana@example.com" }, form);
+    expect(empty.status).toBe(422);
+    expect(empty.body.errors).toEqual({ details: "Give the reference number of the request you are appealing (like PR-7K3M-Q9XD) and tell us why." });
   });
 
   it("answers field errors with 422 JSON", async () => {

@@ -68,7 +68,7 @@ const MESSAGES = {
   phone: "Enter a 10-digit US phone number, like (415) 555-0134.",
   consent: "To send your request, tick the box to agree to be contacted. Prefer not to? Call us at 1-800-555-0142.",
   underAge: "You must be 18 or older to request quotes.",
-  driverTooYoung: "Drivers on the policy must be 15 or older.",
+  driverTooYoung: "Drivers on the policy must be 16 or older.",
   tooOld: "Check the year of the date of birth.",
   selfNotFirst: "Only the first driver is you: choose how this driver is related to you.",
   licensedTooLate: "The age first licensed cannot be more than the driver's age today.",

@@ -233,7 +233,11 @@ describe("the real legal text", () => {
     expect(sections[0]).toMatchObject({ text: "Insurance Disclaimer" });
     expect(sections[14]).toMatchObject({ text: "European Visitors" });
     expect(sections[15]).toMatchObject({ id: "california-rights", text: "California Privacy Rights" });
-    expect(sections[16]).toMatchObject({ id: "nevada-opt-out" });
+    expect(sections[16]).toMatchObject({ id: "state-privacy-rights", text: "Nevada and Other State Privacy Rights" });
+    expect(doc.headings.find((heading) => heading.id === "nevada-opt-out")).toMatchObject({ level: 3 });
+    expect(doc.headings.find((heading) => heading.id === "other-state-rights")).toMatchObject({ level: 3 });
+    expect(doc.headings.find((heading) => heading.id === "appeals")).toMatchObject({ level: 4 });
+    expect(doc.headings.find((heading) => heading.id === "notice-at-collection")).toMatchObject({ level: 3 });
     expect(sections[17]).toMatchObject({ id: "retention" });
     expect(doc.headings.some((heading) => heading.id === "cookies" && heading.level === 3)).toBe(true);
   });

@@ -47,9 +47,22 @@ function emailOfLength(length: number): string {
 }
 
 describe("validatePrivacyRequest", () => {
-  it("accepts each request type with an email", () => {
-    for (const requestType of PRIVACY_REQUEST_TYPES) {
+  it("accepts each request type with an email (an appeal with its details)", () => {
+    for (const requestType of PRIVACY_REQUEST_TYPES.filter((type) => type !== "appeal")) {
       expect(valueOf({ requestType, email: "a@example.com" })).toEqual({ requestType, email: "a@example.com" });
+    }
+    expect(valueOf({ requestType: "appeal", email: "a@example.com", details: "PR-7K3M-Q9XD: you did not delete my lead" })).toEqual({
+      requestType: "appeal",
+      email: "a@example.com",
+      details: "PR-7K3M-Q9XD: you did not delete my lead",
+    });
+  });
+
+  it("refuses an appeal that says nothing about the request appealed", () => {
+    for (const details of [undefined, "", "   "]) {
+      expect(errorsOf({ requestType: "appeal", email: "a@example.com", ...(details === undefined ? {} : { details }) })).toEqual({
+        details: "Give the reference number of the request you are appealing (like PR-7K3M-Q9XD) and tell us why.",
+      });
     }
   });
 
@@ -136,9 +149,10 @@ describe("validatePrivacyRequest", () => {
   });
 
   describe("details", () => {
-    it("are kept, trimmed, only for a correction", () => {
+    it("are kept, trimmed, only for a correction or an appeal", () => {
       expect(valueOf({ requestType: "correction", email: "a@example.com", details: "  My address is 12 Oak St.  " }).details).toBe("My address is 12 Oak St.");
-      for (const requestType of PRIVACY_REQUEST_TYPES.filter((type) => type !== "correction")) {
+      expect(valueOf({ requestType: "appeal", email: "a@example.com", details: " PR-7K3M-Q9XD " }).details).toBe("PR-7K3M-Q9XD");
+      for (const requestType of PRIVACY_REQUEST_TYPES.filter((type) => type !== "correction" && type !== "appeal")) {
         expect(valueOf({ requestType, email: "a@example.com", details: "ignored" }), requestType).not.toHaveProperty("details");
       }
     });

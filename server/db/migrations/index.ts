@@ -13,6 +13,7 @@ import { analyticsEvents } from "./007-analytics-events";
 import { adminUsers } from "./008-admin-users";
 import { rateLimits } from "./009-rate-limits";
 import { vehiclesAndDrivers } from "./010-vehicles-and-drivers";
+import { privacyAppeals } from "./011-privacy-appeals";
 
 export type { Migration };
 
@@ -27,4 +28,5 @@ export const migrations: Migration[] = [
   adminUsers,
   rateLimits,
   vehiclesAndDrivers,
+  privacyAppeals,
 ];
