@@ -388,13 +388,15 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
     // Nothing to send without the script, so no button to send with.
     await expect(page.getByRole("button", { name: "Next" }).isDisabled()).resolves.toBe(true);
 
-    // Keyboard: the honeypot is skipped, then the questions in the order they read.
+    // Keyboard: the notice at collection's two links first (before any question), the honeypot
+    // skipped, then the questions in the order they read.
     const order: string[] = [];
-    for (let i = 0; i < 8; i += 1) {
+    for (let i = 0; i < 10; i += 1) {
       await page.keyboard.press("Tab");
-      order.push((await page.locator(":focus").getAttribute("name")) ?? (await page.locator(":focus").evaluate((element) => element.tagName.toLowerCase())));
+      const focused = page.locator(":focus");
+      order.push((await focused.getAttribute("name")) ?? (await focused.getAttribute("href")) ?? (await focused.evaluate((element) => element.tagName.toLowerCase())));
     }
-    expect(order).toEqual(["zip", "summary", "year", "summary", "make", "summary", "model", "summary"]);
+    expect(order).toEqual(["/privacy-policy#notice-at-collection", "/do-not-sell", "zip", "summary", "year", "summary", "make", "summary", "model", "summary"]);
     await context.close();
   });
 
