@@ -68,7 +68,7 @@ export function collectionNoticeMarkup(): string {
   return element(
     "p",
     { class: COLLECTION_NOTICE_CLASS },
-    "We use your answers to get you quotes: we send them to the companies named beside the consent box at the last step, which pay us for them unless you have opted out. ",
+    "Your answers go to the companies named at the last step, for quotes; they pay us for them unless you opt out. ",
     legalLink(paths.noticeAtCollection, "Notice at collection"),
     " · ",
     legalLink(paths.doNotSell, "Do Not Sell or Share My Personal Information"),
