@@ -37,7 +37,13 @@ const scheduleSchema = z
   .refine((schedule) => schedule.from < schedule.to, { message: "from must be before to", path: ["to"] });
 export type Schedule = z.infer<typeof scheduleSchema>;
 
-export const buyerSchema = z.object({
+/** How a buyer buys: `post`, every matching lead at its fixed price; `pingpost`, by bidding in the auction (server/auction/). */
+export const BUYER_MODES = ["post", "pingpost"] as const;
+/** An exclusive lead goes to its buyer alone; a shared one to at most the file's `auction.maxShared` buyers. */
+export const SALE_TYPES = ["exclusive", "shared"] as const;
+export type SaleType = (typeof SALE_TYPES)[number];
+
+const buyerFields = z.object({
   /** Stable id: in logs, the delivery table, the Idempotency-Key and the returns API. */
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "lower-case letters, digits, - and _, at most 32"),
   /** As the consent disclosure names it to the visitor. */
@@ -51,7 +57,19 @@ export const buyerSchema = z.object({
       return phone ?? "";
     })
     .optional(),
+  /** Where the lead is posted: a `post` buyer's only address; a `pingpost` buyer may name it `postUrl`. */
   url: httpUrl,
+  mode: z.enum(BUYER_MODES).default("post"),
+  /** A `pingpost` buyer's ping address: it answers a ping (no contact details) with a bid or none. */
+  pingUrl: httpUrl.optional(),
+  /** How long a `pingpost` buyer's bid may take, within the auction's own deadline (AUCTION_DEADLINE_MS). */
+  pingTimeoutMs: z.number().int().min(50).max(5_000).default(500),
+  /** Which sales it bids for; a bid of another type counts as no bid. A `post` buyer buys shared. */
+  saleTypes: z.array(z.enum(SALE_TYPES)).min(1).default(["shared"]),
+  /** Breaks a tie between equal bids: the higher wins (then the earlier answer). */
+  priority: z.number().int().min(0).max(1_000).default(0),
+  /** A buyer trying its integration: it is offered only test leads, and a test lead only to such buyers. */
+  sandbox: z.boolean().default(false),
   /** Signs each delivery (X-Signature) and verifies the buyer's return reports. */
   secret: z.string().min(32, "at least 32 characters"),
   /** Two-letter state codes the buyer takes leads from; omitted = every state. */
@@ -66,12 +84,28 @@ export const buyerSchema = z.object({
   timeoutMs: z.number().int().min(100).max(60_000).default(5_000),
   schedule: scheduleSchema.optional(),
 });
+
+/** A `pingpost` buyer may write its post address as `postUrl`; it is read into `url`. */
+export const buyerSchema = z.preprocess((raw) => {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const buyer = raw as Record<string, unknown>;
+  return buyer.postUrl !== undefined && buyer.url === undefined ? { ...buyer, url: buyer.postUrl } : buyer;
+}, buyerFields.extend({ postUrl: httpUrl.optional() }).superRefine((buyer, ctx) => {
+  if (buyer.mode === "pingpost" && buyer.pingUrl === undefined) ctx.addIssue({ code: "custom", message: "a pingpost buyer needs its pingUrl", path: ["pingUrl"] });
+  if (buyer.mode === "post" && buyer.pingUrl !== undefined) ctx.addIssue({ code: "custom", message: 'a pingUrl is for "mode": "pingpost" only', path: ["pingUrl"] });
+  if (buyer.mode === "post" && buyer.saleTypes.includes("exclusive")) {
+    ctx.addIssue({ code: "custom", message: 'a "post" buyer buys every matching lead at its price, so only shared; bid for exclusives with "mode": "pingpost"', path: ["saleTypes"] });
+  }
+  if (buyer.postUrl !== undefined && buyer.postUrl !== buyer.url) ctx.addIssue({ code: "custom", message: "give the post address once, as url or postUrl", path: ["postUrl"] });
+}));
 export type Buyer = z.infer<typeof buyerSchema>;
 
 export const sourceSchema = z.object({
   sid: campaignIdSchema,
   /** What we pay the source per lead a buyer accepts, in US dollars. */
   payout: z.number().min(0).max(10_000),
+  /** No bid below this price wins this source's leads in the auction, in US dollars. */
+  floor: z.number().min(0).max(10_000).default(0),
   /** Called when a buyer accepts (status=sold) or returns (status=returned) a lead with a tid: {tid}, {payout}, {status}. */
   postbackUrl: httpUrl
     .refine((url) => url.includes("{tid}"), "must contain {tid}")
@@ -83,6 +117,13 @@ export const buyersFileSchema = z
   .object({
     buyers: z.array(buyerSchema),
     sources: z.array(sourceSchema).default([]),
+    /** The auction's rules (server/auction/): how many buyers may share a lead, how long a bid holds. */
+    auction: z
+      .object({
+        maxShared: z.number().int().min(1).max(10).default(4),
+        bidLifetimeMs: z.number().int().min(1_000).max(600_000).default(60_000),
+      })
+      .default({ maxShared: 4, bidLifetimeMs: 60_000 }),
   })
   .superRefine((file, ctx) => {
     const seen = (values: string[], what: string, path: string) => {

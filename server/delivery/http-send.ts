@@ -22,6 +22,8 @@ export interface SendResult {
   /** The answer's text, cut at MAX_RESPONSE_BYTES. */
   body: string;
   retryAfter: string | null;
+  /** The answer's X-Signature header: a bid must be signed by its buyer (server/auction/bids.ts). */
+  signature: string | null;
 }
 
 export interface Exchange {
@@ -57,7 +59,7 @@ export function send(url: string, exchange: Exchange, timeoutMs: number): Promis
       clearTimeout(timer);
       resolve({ ...result, latencyMs: Math.round(performance.now() - started) });
     };
-    const failed = (excerpt: string) => finish({ outcome: "network_error", httpStatus: null, excerpt, body: "", retryAfter: null });
+    const failed = (excerpt: string) => finish({ outcome: "network_error", httpStatus: null, excerpt, body: "", retryAfter: null, signature: null });
 
     let target: URL;
     try {
@@ -70,7 +72,7 @@ export function send(url: string, exchange: Exchange, timeoutMs: number): Promis
     const headers = exchange.body === undefined ? exchange.headers : { ...exchange.headers, "content-length": String(Buffer.byteLength(exchange.body)) };
     const request = (target.protocol === "https:" ? https : http).request(target, { method: exchange.method, headers, agent });
     timer = setTimeout(() => {
-      finish({ outcome: "timeout", httpStatus: null, excerpt: `no answer within ${timeoutMs} ms`, body: "", retryAfter: null });
+      finish({ outcome: "timeout", httpStatus: null, excerpt: `no answer within ${timeoutMs} ms`, body: "", retryAfter: null, signature: null });
       request.destroy();
     }, timeoutMs);
 
@@ -87,7 +89,15 @@ export function send(url: string, exchange: Exchange, timeoutMs: number): Promis
         const body = Buffer.concat(chunks).toString("utf8").slice(0, MAX_RESPONSE_BYTES);
         const status = response.statusCode ?? 0;
         const retryAfter = response.headers["retry-after"];
-        finish({ outcome: outcomeOf(status), httpStatus: status, excerpt: responseExcerpt(body) || null, body, retryAfter: typeof retryAfter === "string" ? retryAfter : null });
+        const signature = response.headers["x-signature"];
+        finish({
+          outcome: outcomeOf(status),
+          httpStatus: status,
+          excerpt: responseExcerpt(body) || null,
+          body,
+          retryAfter: typeof retryAfter === "string" ? retryAfter : null,
+          signature: typeof signature === "string" ? signature : null,
+        });
       });
       response.on("error", (error: NodeJS.ErrnoException) => failed(error.code ?? "network error"));
       response.on("close", () => {

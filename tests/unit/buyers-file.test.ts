@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BuyersFileError, buyerDay, isOpen, loadBuyersFile, takesState, type Buyer } from "../../server/delivery/buyers";
+import { BuyersFileError, buyerDay, buyerSchema, isOpen, loadBuyersFile, takesState, type Buyer } from "../../server/delivery/buyers";
 import { projectRoot } from "../../tools/production-server";
 
 const EXAMPLE = path.join(projectRoot, "deploy", "buyers.example.json");
@@ -157,7 +157,7 @@ describe("a bad buyers file is refused, naming each problem", () => {
 });
 
 describe("which buyer takes a lead, and when", () => {
-  const buyer = (overrides: Partial<Buyer> = {}): Buyer => ({ id: "acme", name: "Acme Insurance Agency", url: "https://buyer.example/leads", secret: "x".repeat(32), price: 10, timeoutMs: 5_000, ...overrides });
+  const buyer = (overrides: Partial<Buyer> = {}): Buyer => ({ ...buyerSchema.parse({ id: "acme", name: "Acme Insurance Agency", url: "https://buyer.example/leads", secret: "x".repeat(32), price: 10 }), ...overrides });
   const weekdays = { timeZone: "America/New_York", days: ["mon", "tue", "wed", "thu", "fri"], from: "08:00", to: "20:00" } satisfies Buyer["schedule"];
   const harbor = buyer({ schedule: weekdays });
   const at = (iso: string) => new Date(iso);

@@ -1,0 +1,89 @@
+/**
+ * A buyer's answer to a ping, read strictly (issue 16; docs/lead-auction.md). A bid is a promise
+ * to pay, so it must be signed by the buyer (X-Signature over the answer's body with the buyer's
+ * secret, the scheme deliveries use the other way), of a type the buyer takes, at a price, with
+ * the buyer's own bid id, and in time. Anything else counts as no bid and is recorded with why:
+ * the operator sees which buyer's integration is wrong, and nothing half-read is ever sold.
+ *
+ *   200 {"bid": {"price": 24.0, "type": "exclusive", "bidId": "b-123"}}   a bid
+ *   200 {"bid": null}, or 204                                          no bid
+ */
+import { z } from "zod";
+import type { SendResult } from "../delivery/http-send";
+import { verifySignature } from "../delivery/signature";
+import { SALE_TYPES, type Buyer, type SaleType } from "../delivery/buyers";
+
+/** Why a ping ended as it did. Only `bid` takes part in the sale. */
+export const PING_OUTCOMES = ["bid", "no_bid", "late", "timeout", "network_error", "http_error", "malformed", "unsigned", "wrong_type", "below_floor"] as const;
+export type PingOutcome = (typeof PING_OUTCOMES)[number];
+
+export interface Bid {
+  buyerId: string;
+  price: number;
+  type: SaleType;
+  bidId: string;
+  priority: number;
+  /** Milliseconds from the auction's start to the answer: the earlier answer wins a tie. */
+  answeredAfterMs: number;
+}
+
+export interface PingResult {
+  buyerId: string;
+  outcome: PingOutcome;
+  latencyMs: number;
+  httpStatus: number | null;
+  bid: Bid | null;
+  /** What was wrong, for the record (never the answer's text: it is the buyer's). */
+  detail: string | null;
+}
+
+const bidSchema = z.object({
+  bid: z
+    .object({
+      price: z.number().positive().max(10_000).multipleOf(0.01),
+      type: z.enum(SALE_TYPES),
+      bidId: z.string().regex(/^[A-Za-z0-9._:-]{1,100}$/),
+    })
+    .nullable(),
+});
+
+export interface ReadOptions {
+  /** From the auction's start to the answer. */
+  answeredAfterMs: number;
+  deadlineMs: number;
+  /** The lead's source's floor: a lower bid is no bid. */
+  floor: number;
+  now: Date;
+}
+
+/** The ping's outcome from the HTTP exchange's, and the bid when there is a valid one. */
+export function readBid(buyer: Buyer, answer: SendResult, options: ReadOptions): PingResult {
+  const result = (outcome: PingOutcome, detail: string | null, bid: Bid | null = null): PingResult => ({
+    buyerId: buyer.id,
+    outcome,
+    latencyMs: answer.latencyMs,
+    httpStatus: answer.httpStatus,
+    bid,
+    detail,
+  });
+  if (answer.outcome === "timeout") return result("timeout", answer.excerpt);
+  if (answer.outcome === "network_error") return result("network_error", answer.excerpt);
+  if (options.answeredAfterMs > options.deadlineMs) return result("late", `answered after ${options.answeredAfterMs} ms, past the ${options.deadlineMs} ms deadline`);
+  if (answer.httpStatus === 204) return result("no_bid", null);
+  if (answer.httpStatus !== 200) return result("http_error", `HTTP ${answer.httpStatus}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(answer.body);
+  } catch {
+    return result("malformed", "the answer is not JSON");
+  }
+  const parsed = bidSchema.safeParse(json);
+  if (!parsed.success) return result("malformed", parsed.error.issues.map((issue) => `${issue.path.join(".") || "(answer)"}: ${issue.message}`).join("; "));
+  const bid = parsed.data.bid;
+  if (bid === null) return result("no_bid", null);
+  const signature = verifySignature(buyer.secret, answer.signature ?? undefined, answer.body, options.now);
+  if (signature !== "ok") return result("unsigned", `X-Signature ${signature}`);
+  if (!buyer.saleTypes.includes(bid.type)) return result("wrong_type", `a ${bid.type} bid from a buyer that takes ${buyer.saleTypes.join(" and ")} only`);
+  if (bid.price < options.floor) return result("below_floor", `${bid.price.toFixed(2)} is below the source's floor of ${options.floor.toFixed(2)}`);
+  return result("bid", null, { buyerId: buyer.id, price: bid.price, type: bid.type, bidId: bid.bidId, priority: buyer.priority, answeredAfterMs: options.answeredAfterMs });
+}

@@ -1,0 +1,53 @@
+/**
+ * The ping round of an auction (issue 16): every eligible ping/post buyer is pinged at once with
+ * the same signed ping, each within the smaller of its own timeout and the time left before the
+ * auction's deadline (AUCTION_DEADLINE_MS, 750 ms by default); the round ends when every buyer has
+ * answered or the deadline has passed, never later. Each answer is read by readBid: late,
+ * malformed, unsigned or wrongly typed answers are recorded as no bid.
+ */
+import { send as httpSend, type Exchange, type SendResult } from "../delivery/http-send";
+import { signBody, SIGNATURE_HEADER } from "../delivery/signature";
+import type { Buyer } from "../delivery/buyers";
+import { readBid, type PingResult } from "./bids";
+import type { PingPayload } from "./ping";
+
+export const PING_USER_AGENT = "QuoteRidge-Ping/1";
+
+export interface PingRoundOptions {
+  deadlineMs: number;
+  floor: number;
+  /** A clock in milliseconds (performance.now by default; tests pass a fake one). */
+  clock?: () => number;
+  now?: () => Date;
+  send?: (url: string, exchange: Exchange, timeoutMs: number) => Promise<SendResult>;
+}
+
+/** Pings each buyer (each must have a pingUrl) and reads the answers, in the buyers' order. */
+export async function pingRound(buyers: readonly Buyer[], payload: PingPayload, options: PingRoundOptions): Promise<PingResult[]> {
+  const clock = options.clock ?? (() => performance.now());
+  const now = options.now ?? (() => new Date());
+  const send = options.send ?? httpSend;
+  const body = JSON.stringify(payload);
+  const started = clock();
+  return Promise.all(
+    buyers.map(async (buyer) => {
+      const left = Math.max(0, options.deadlineMs - (clock() - started));
+      const timeoutMs = Math.max(1, Math.min(buyer.pingTimeoutMs, left));
+      const answer = await send(
+        buyer.pingUrl!,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "user-agent": PING_USER_AGENT,
+            "idempotency-key": `${payload.pingId}:${buyer.id}`,
+            [SIGNATURE_HEADER]: signBody(buyer.secret, body, now()),
+          },
+          body,
+        },
+        timeoutMs,
+      );
+      return readBid(buyer, answer, { answeredAfterMs: Math.round(clock() - started), deadlineMs: options.deadlineMs, floor: options.floor, now: now() });
+    }),
+  );
+}
