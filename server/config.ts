@@ -85,6 +85,8 @@ export const configSchema = z.object({
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
   /** How often an idle delivery worker looks for due deliveries (a lead stored by its own replica wakes it at once). */
   DELIVERY_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(250),
+  /** The ping/post auction's whole ping round, in ms: answers after it count as no bid (server/auction/). */
+  AUCTION_DEADLINE_MS: z.coerce.number().int().min(50).max(10_000).default(750),
   /** The operations console's own listener (never the public port): 127.0.0.1 keeps it off the network. */
   ADMIN_HOST: z.string().min(1).default("127.0.0.1"),
   /** The console's port; "off" runs no console on this replica. */

@@ -15,7 +15,8 @@ import { staticAssets } from "./static";
 import { openDatabase, type Database } from "./db/database";
 import { migrate } from "./db/migrate";
 import { createPrivacyService } from "./privacy/service";
-import { suppressionList } from "./privacy/suppression";
+import { salesAllowed, suppressionList } from "./privacy/suppression";
+import { createAuctioneer, type Auctioneer } from "./auction/auctions";
 import { createCsrf } from "./csrf";
 import { randomBytes } from "node:crypto";
 import { createLeadCapture } from "./leads/capture";
@@ -129,8 +130,43 @@ async function main(): Promise<void> {
   const privacy = { service: createPrivacyService(db), csrf: createCsrf(secret) };
   const suppression = suppressionList(db);
   const analytics = eventStore(config, db, logger);
-  const worker = buyers ? createDelivery({ config, db, logger, buyers, csrfSecret: secret, suppression, ...(analytics ? { analytics: analytics.writer } : {}) }) : undefined;
-  const leads = await createLeadCapture(db, secret, config, buyers, worker ? () => worker.nudge() : undefined);
+  // The auction (ping/post buyers) queues its winners' posts for the delivery worker, which reports each post's end back.
+  const auctions: { auctioneer?: Auctioneer } = {};
+  const worker = buyers
+    ? createDelivery({
+        config,
+        db,
+        logger,
+        buyers,
+        csrfSecret: secret,
+        suppression,
+        ...(analytics ? { analytics: analytics.writer } : {}),
+        onAuctionPost: (delivery, status) => auctions.auctioneer?.postSettled(delivery, status) ?? Promise.resolve(),
+      })
+    : undefined;
+  auctions.auctioneer = buyers
+    ? createAuctioneer({
+        db,
+        buyers,
+        logger,
+        deadlineMs: config.AUCTION_DEADLINE_MS,
+        salesAllowed: async (lead) => (await salesAllowed([lead], suppression))[0] ?? false,
+        onQueued: () => worker?.nudge(),
+      })
+    : undefined;
+  const auctioneer = auctions.auctioneer;
+  const leads = await createLeadCapture(
+    db,
+    secret,
+    config,
+    buyers,
+    worker
+      ? () => {
+          worker.nudge();
+          auctioneer?.nudge();
+        }
+      : undefined,
+  );
   // About 50 ms and 5 MB of heap, once.
   const vehicles = loadVehicleCatalog(vehicleDataFileFrom(import.meta.url));
   const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, vehicles, ...(buyers ? { buyerReturns: buyerReturnsOver(db, buyers, analytics?.writer) } : {}), ...(analytics ? { analytics: analytics.writer } : {}), rateLimits: budgetStoresFor(db, secret, logger) });
@@ -143,6 +179,7 @@ async function main(): Promise<void> {
     await admin.console?.close();
     await rendering.close();
     // Sends in flight finish (each within its buyer's timeout) before the database closes.
+    await auctioneer?.stop();
     await worker?.stop();
     // Every event of the requests and deliveries just finished is written before the database closes.
     analytics?.stopRetention();
@@ -150,6 +187,7 @@ async function main(): Promise<void> {
     await db.close();
   });
   worker?.start();
+  auctioneer?.start();
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.PORT;

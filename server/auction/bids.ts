@@ -21,7 +21,8 @@ export interface Bid {
   buyerId: string;
   price: number;
   type: SaleType;
-  bidId: string;
+  /** The buyer's own id for its bid; null for a fixed-price ("post") buyer's standing bid. */
+  bidId: string | null;
   priority: number;
   /** Milliseconds from the auction's start to the answer: the earlier answer wins a tie. */
   answeredAfterMs: number;

@@ -42,6 +42,10 @@ export interface DeliveryRecord {
   createdAt: Date;
   completedAt: Date | null;
   returnedAt: Date | null;
+  /** The auction that sold it, the sale's type and the winning bid's id (server/auction/); null otherwise. */
+  auctionId: string | null;
+  saleType: "exclusive" | "shared" | null;
+  bidId: string | null;
 }
 
 export interface AttemptRecord {
@@ -75,6 +79,9 @@ const COLUMNS = [
   "createdAt",
   "completedAt",
   "returnedAt",
+  "auctionId",
+  "saleType",
+  "bidId",
 ] as const;
 
 type Row = Awaited<ReturnType<ReturnType<typeof selectDeliveries>["executeTakeFirstOrThrow"]>>;
@@ -84,7 +91,13 @@ function selectDeliveries(db: Builder | Transaction<Tables>) {
 }
 
 function fromRow(row: Row): DeliveryRecord {
-  return { ...row, id: String(row.id), leadId: row.leadId === null ? null : String(row.leadId), price: row.price === null ? null : Number(row.price) };
+  return {
+    ...row,
+    id: String(row.id),
+    leadId: row.leadId === null ? null : String(row.leadId),
+    price: row.price === null ? null : Number(row.price),
+    auctionId: row.auctionId === null ? null : String(row.auctionId),
+  };
 }
 
 /** A new delivery's values, in the order (kind, target, idempotency_key, sale, price, url, cap_day, due_at). */

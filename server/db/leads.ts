@@ -44,6 +44,18 @@ export interface NewLead {
 export interface PlannedLead {
   reference: string;
   state: string;
+  /** The traffic source's sid: its floor price applies in the auction. */
+  sid: string | null;
+}
+
+/** A new lead's auction row (server/auction/auctions.ts runs it). */
+export interface NewAuction {
+  /** Sent to the buyers as the ping's id. */
+  pingId: string;
+  /** A test lead: offered to sandbox buyers only, never billed. */
+  test: boolean;
+  /** The lead's source's floor price. */
+  floor: number;
 }
 
 /** What is written with a new lead, in the same statement. */
@@ -56,13 +68,15 @@ export interface LeadFollowUp {
   deliveries?: readonly NewDelivery[];
   /** The email and phone go on the suppression list, from this lead (a browser's GPC signal: decision 011). */
   suppressContact?: boolean;
+  /** Sold by auction instead (server/auction/): its row, written for an original lead only, run by the auction worker. */
+  auction?: NewAuction;
 }
 
 export type PlanFollowUp = (lead: PlannedLead) => LeadFollowUp;
 
 export type CreateLeadResult =
-  /** `deliveries`: how many were queued with it. */
-  | { created: true; reference: string; duplicateOf: string | null; deliveries: number }
+  /** `deliveries`: how many were queued with it; `auctions`: 1 when it goes to auction. */
+  | { created: true; reference: string; duplicateOf: string | null; deliveries: number; auctions: number }
   | { created: false; existingReference: string };
 
 /** A stored lead: the checked answers, the place, the campaign, and its consent record. */
@@ -142,7 +156,7 @@ export function leadRepository(db: Database) {
       const since = new Date(input.receivedAt.getTime() - DUPLICATE_WINDOW_DAYS * DAY_MS);
       for (let attempt = 0; attempt < 5; attempt += 1) {
         const reference = newReference("LD");
-        const plan = followUp?.({ reference, state: input.location.state }) ?? {};
+        const plan = followUp?.({ reference, state: input.location.state, sid: input.sid ?? null }) ?? {};
         const { reserved, scheduled } = outboxForNewLead(plan.deliveries ?? []);
         const row = {
           ...answerColumns(lead),
@@ -210,16 +224,24 @@ export function leadRepository(db: Database) {
           .with("original", () => sql`(SELECT lead.id, lead.reference, checked.suppressed FROM lead, checked WHERE checked.duplicate_of IS NULL)`)
           .with("reserved", () => sql`(${reserved})`)
           .with("scheduled", () => sql`(${scheduled})`)
+          .with("auctioned", () =>
+            plan.auction
+              ? sql`(INSERT INTO auctions (lead_id, lead_reference, ping_id, test, floor)
+                  SELECT id, reference, ${plan.auction.pingId}::text, ${plan.auction.test}::boolean, ${plan.auction.floor}::numeric FROM original
+                  RETURNING id)`
+              : sql`(SELECT NULL::bigint AS id WHERE false)`,
+          )
           .selectFrom("checked")
           .select((eb) => [
             "checked.sameKey",
             "checked.duplicateOf",
             eb.selectFrom("lead").select("lead.reference").as("reference"),
             sql<number>`(SELECT count(*)::int FROM scheduled)`.as("deliveries"),
+            sql<number>`(SELECT count(*)::int FROM auctioned)`.as("auctions"),
           ])
           .executeTakeFirstOrThrow();
         if (answer.sameKey) return { created: false, existingReference: answer.sameKey };
-        if (answer.reference) return { created: true, reference: answer.reference, duplicateOf: answer.duplicateOf, deliveries: Number(answer.deliveries) };
+        if (answer.reference) return { created: true, reference: answer.reference, duplicateOf: answer.duplicateOf, deliveries: Number(answer.deliveries), auctions: Number(answer.auctions) };
         // Neither: the random reference collided, or the same key was stored meanwhile from other
         // contact details (its row won the key's unique index): check again with a new reference.
       }

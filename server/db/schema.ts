@@ -130,6 +130,46 @@ export interface DeliveriesTable {
   createdAt: Generated<Date>;
   completedAt: Date | null;
   returnedAt: Date | null;
+  /** The auction that sold it (migration 12); null for a fixed-price delivery or a postback. */
+  auctionId: ColumnType<string | number | null, string | number | null | undefined, string | number | null>;
+  saleType: ColumnType<"exclusive" | "shared" | null, "exclusive" | "shared" | null | undefined, "exclusive" | "shared" | null>;
+  /** The winning bid's id, sent back to the buyer with the post. */
+  bidId: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export type AuctionStatus = "pending" | "pinging" | "decided" | "sold" | "unsold";
+
+export interface AuctionsTable {
+  id: Identity;
+  leadId: ColumnType<string | number | null, string | number, never>;
+  leadReference: string;
+  pingId: string;
+  test: Generated<boolean>;
+  floor: ColumnType<string | number, number | undefined, number>;
+  status: Generated<AuctionStatus>;
+  saleType: "exclusive" | "shared" | null;
+  reason: string | null;
+  lockedUntil: Date | null;
+  createdAt: Generated<Date>;
+  pingedAt: Date | null;
+  bidsExpireAt: Date | null;
+  decidedAt: Date | null;
+}
+
+export interface AuctionPingsTable {
+  id: Identity;
+  auctionId: ColumnType<string | number, string | number, never>;
+  buyerId: string;
+  outcome: string;
+  latencyMs: number;
+  httpStatus: number | null;
+  price: Money;
+  saleType: "exclusive" | "shared" | null;
+  bidId: string | null;
+  priority: Generated<number>;
+  answeredAfterMs: number | null;
+  detail: string | null;
+  pingedAt: Date;
 }
 
 export interface DeliveryAttemptsTable {
@@ -254,6 +294,8 @@ export interface Tables {
   analyticsPaidLeads: AnalyticsPaidLeadsTable;
   adminUsers: AdminUsersTable;
   adminSessions: AdminSessionsTable;
+  auctions: AuctionsTable;
+  auctionPings: AuctionPingsTable;
   deliveries: DeliveriesTable;
   deliveryAttempts: DeliveryAttemptsTable;
   buyerDailyCounts: BuyerDailyCountsTable;

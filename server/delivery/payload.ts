@@ -25,9 +25,14 @@ export interface DeliveryPayload {
     pageUrl: string;
     certificateUrl: string | null;
   } | null;
+  /** Sold by the auction (server/auction/): the sale's type and the bid id the buyer gave; null for a fixed-price post. */
+  auction: { saleType: "exclusive" | "shared"; bidId: string | null } | null;
 }
 
-export function deliveryPayload(lead: LeadRecord, options: { sale: boolean; price: number | null; certificateUrl: string | null }): DeliveryPayload {
+export function deliveryPayload(
+  lead: LeadRecord,
+  options: { sale: boolean; price: number | null; certificateUrl: string | null; auction?: DeliveryPayload["auction"] },
+): DeliveryPayload {
   const answers = Object.fromEntries(LEAD_ANSWER_COLUMNS.map((column) => [column, lead[column]]));
   const consent = lead.consent;
   return {
@@ -47,6 +52,7 @@ export function deliveryPayload(lead: LeadRecord, options: { sale: boolean; pric
       pageUrl: consent.pageUrl,
       certificateUrl: options.certificateUrl,
     },
+    auction: options.auction ?? null,
   };
 }
 

@@ -3,22 +3,40 @@
  * to the buyers named in the disclosure it was consented under, written in the lead's own
  * statement (the outbox). Whether it may be sold is the lead service's call (GPC, suppression list).
  */
+import { randomUUID } from "node:crypto";
 import type { NewDelivery } from "../db/deliveries";
-import type { PlannedLead } from "../db/leads";
+import type { NewAuction, PlannedLead } from "../db/leads";
 import type { DeliveryPlanner } from "./plan";
+import { isOpen, takesState, type BuyersFile } from "./buyers";
 
 export interface LeadRouting {
   deliveries(lead: PlannedLead, sale: boolean, now: Date): NewDelivery[];
+  /**
+   * The lead's auction, when it may be sold and a ping/post buyer could bid for it (named in the
+   * disclosure, taking its state, open now); the auction then sells it to every kind of buyer.
+   * Undefined: today's fixed-price deliveries.
+   */
+  auction(lead: PlannedLead, sale: boolean, now: Date): NewAuction | undefined;
 }
 
 export interface LeadRoutingOptions {
   planner: DeliveryPlanner;
   /** The buyers named in the disclosure visitors consent to now (stale versions are refused before this). */
   namedBuyerIds: () => readonly string[];
+  /** The buyers file, for the auction's buyers and the sources' floors. */
+  buyers?: BuyersFile;
 }
 
-export function createLeadRouting({ planner, namedBuyerIds }: LeadRoutingOptions): LeadRouting {
+export function createLeadRouting({ planner, namedBuyerIds, buyers }: LeadRoutingOptions): LeadRouting {
   return {
     deliveries: (lead, sale, now) => planner.plan(lead, { sale, namedBuyerIds: namedBuyerIds(), now }),
+    auction(lead, sale, now) {
+      if (!sale || !buyers) return undefined;
+      const named = new Set(namedBuyerIds());
+      const bidder = buyers.buyers.some((buyer) => buyer.mode === "pingpost" && !buyer.sandbox && named.has(buyer.id) && takesState(buyer, lead.state) && isOpen(buyer, now));
+      if (!bidder) return undefined;
+      const floor = buyers.sources.find((source) => source.sid === lead.sid)?.floor ?? 0;
+      return { pingId: randomUUID(), test: false, floor };
+    },
   };
 }

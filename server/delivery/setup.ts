@@ -10,6 +10,7 @@ import { salesAllowed, type SuppressionList } from "../privacy/suppression";
 import type { BuyersFile } from "./buyers";
 import { createDeliveryWorker, type DeliveryWorker } from "./worker";
 import type { EventRecorder } from "../analytics/writer";
+import type { DeliveryRecord } from "../db/deliveries";
 
 export interface DeliverySetup {
   config: Config;
@@ -20,6 +21,8 @@ export interface DeliverySetup {
   csrfSecret: string | Buffer;
   suppression: SuppressionList;
   analytics?: EventRecorder;
+  /** The auction's hook for its posts (server/auction/auctions.ts). */
+  onAuctionPost?: (delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed") => Promise<void>;
 }
 
 /**
@@ -34,7 +37,7 @@ function linkOrigin(config: Config, logger: Logger): string {
   return origin;
 }
 
-export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression, analytics }: DeliverySetup): DeliveryWorker {
+export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression, analytics, onAuctionPost }: DeliverySetup): DeliveryWorker {
   const key = { secret: certificateSecret(config, csrfSecret), baseUrl: linkOrigin(config, logger) };
   return createDeliveryWorker({
     db,
@@ -45,5 +48,6 @@ export function createDelivery({ config, db, logger, buyers, csrfSecret, suppres
     certificateUrl: (lead, buyerId) => (lead.consent?.certificateId ? certificateUrl(lead.consent.certificateId, buyerId, key) : null),
     salesAllowed: (leads) => salesAllowed(leads, suppression),
     ...(analytics ? { analytics } : {}),
+    ...(onAuctionPost ? { onAuctionPost } : {}),
   });
 }

@@ -54,6 +54,8 @@ export interface DeliveryWorkerOptions {
   /** Where sales, refusals, failures and postbacks are stored for the report (server/analytics/). */
   analytics?: EventRecorder;
   now?: () => Date;
+  /** An auction's post ended (server/auction/auctions.ts): accepted marks the lead sold; refused or failed cascades to the next bid. */
+  onAuctionPost?: (delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed") => Promise<void>;
 }
 
 export interface DeliveryWorker {
@@ -149,9 +151,20 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     return { ...base, status: "pending", nextAttemptAt: new Date(at.getTime() + delay), error };
   }
 
+  /** Tells the auction how its post ended; an error there is logged, the delivery is recorded already. */
+  function auctionPost(delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed"): Promise<void> {
+    if (delivery.auctionId === null || !options.onAuctionPost) return Promise.resolve();
+    return options.onAuctionPost(delivery, status).catch((error: unknown) => log.error({ event: "auction_error", reference: delivery.leadReference, err: error }, "could not settle the auction after its post"));
+  }
+
   async function deliverToBuyer(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord, saleAllowed: boolean): Promise<void> {
     const sale = delivery.sale && saleAllowed;
-    const payload = deliveryPayload(lead, { sale, price: delivery.price, certificateUrl: options.certificateUrl?.(lead, buyer.id) ?? null });
+    const payload = deliveryPayload(lead, {
+      sale,
+      price: delivery.price,
+      certificateUrl: options.certificateUrl?.(lead, buyer.id) ?? null,
+      auction: delivery.saleType ? { saleType: delivery.saleType, bidId: delivery.bidId } : null,
+    });
     const body = JSON.stringify(payload);
     const at = now();
     const result = await send(
@@ -178,6 +191,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, sale ? postbackDelivery(buyers.sources, lead, "sold", at) : undefined);
       if (!recorded) return;
       log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
+      await auctionPost(delivery, "accepted");
       // Delivered as the visitor directed but not sold (GPC, opt-out) earns nothing: not a sale.
       if (sale) analytics?.record({ name: "lead_sold", at, leadReference: lead.reference, target: buyer.id, revenue: price, payout: sourcePayout(buyers.sources, lead.sid) });
       return;
@@ -188,6 +202,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const recorded = await record(delivery, { ...base, status: "rejected", reason, error: null });
       if (!recorded) return;
       log.info({ event: "lead_rejected_by_buyer", ...facts, reason }, "buyer rejected the lead");
+      await auctionPost(delivery, "rejected");
       analytics?.record({ name: "buyer_rejected", at, leadReference: lead.reference, target: buyer.id, detail: reason });
       return;
     }
@@ -196,6 +211,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (!recorded) return;
     if (completion.status === "failed") {
       log.error({ event: "lead_delivery_failed", ...facts, error: completion.error }, "delivery dead-lettered after its last try");
+      await auctionPost(delivery, "failed");
       analytics?.record({ name: "delivery_failed", at, leadReference: lead.reference, target: buyer.id, detail: completion.outcome });
     } else log.warn({ event: "lead_delivery_retry", ...facts, error: completion.error, nextAttemptAt: completion.nextAttemptAt }, "delivery will be tried again");
   }

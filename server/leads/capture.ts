@@ -51,7 +51,7 @@ export async function createLeadCapture(
   const zipCodes = createZipDirectory();
   const formTokens = createFormTokens(secret, config.LEAD_MIN_FILL_MS);
   const namedBuyerIds = disclosure.buyerIds;
-  const routing = buyers ? createLeadRouting({ planner: createDeliveryPlanner(buyers), namedBuyerIds: () => namedBuyerIds }) : undefined;
+  const routing = buyers ? createLeadRouting({ planner: createDeliveryPlanner(buyers), namedBuyerIds: () => namedBuyerIds, buyers }) : undefined;
   const shown: ShownDisclosure = { version: disclosure.version, parts: disclosure.parts };
   return {
     service: createLeadService({ repository, zipCodes, formTokens, disclosure, ...(routing ? { routing } : {}), ...(onStored ? { onStored } : {}) }),

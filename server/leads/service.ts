@@ -115,18 +115,23 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
           termsVersion: site.legalRevised,
           privacyVersion: site.legalRevised,
         },
-      }, (planned) => ({
-        // A browser's opt-out signal is an opt-out of sale for this person from now on (decision 011).
-        suppressContact: gpc,
-        // Never sold with GPC (nor, as the repository sees to, with a contact on the suppression
-        // list): sent as the visitor asked, flagged.
-        deliveries: routing?.deliveries(planned, !gpc, receivedAt) ?? [],
-      }));
+      }, (planned) => {
+        // Sold by auction when a ping/post buyer could bid (the auction checks the suppression list before pinging).
+        const auction = routing?.auction(planned, !gpc, receivedAt);
+        return {
+          // A browser's opt-out signal is an opt-out of sale for this person from now on (decision 011).
+          suppressContact: gpc,
+          // Never sold with GPC (nor, as the repository sees to, with a contact on the suppression
+          // list): sent as the visitor asked, flagged.
+          deliveries: auction ? [] : (routing?.deliveries(planned, !gpc, receivedAt) ?? []),
+          ...(auction ? { auction } : {}),
+        };
+      });
       if (!result.created) {
         logLeadRejected(req, "already_sent", { reference: result.existingReference });
         return { kind: "already_sent", reference: result.existingReference };
       }
-      if (result.deliveries > 0) onStored?.();
+      if (result.deliveries > 0 || result.auctions > 0) onStored?.();
       logLeadSubmitted(req, { reference: result.reference, duplicateOf: result.duplicateOf, zip: lead.zip, state: location.state, gpc, sid: meta.sid, tid: meta.tid, visitId: meta.vid ?? null });
       return { kind: "created", reference: result.reference, duplicate: result.duplicateOf !== null };
     },

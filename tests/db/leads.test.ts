@@ -92,7 +92,7 @@ describe.each(allStores())("leads ($kind)", (store) => {
         consent: { ip: "2001:db8::7", userAgent: 'Mozilla/5.0 "quoted", with commas', formUrl: "http://localhost:3000/rapidfire.html?zip=00601", pageUrl: "http://localhost:3000/zipcode?zip=00601" },
       });
       const result = await repo.create(input);
-      expect(result).toEqual({ created: true, reference: expect.stringMatching(LEAD_REFERENCE_PATTERN), duplicateOf: null, deliveries: 0 });
+      expect(result).toEqual({ created: true, reference: expect.stringMatching(LEAD_REFERENCE_PATTERN), duplicateOf: null, deliveries: 0, auctions: 0 });
       const reference = result.created ? result.reference : "";
 
       const stored = await repo.findByReference(reference);

@@ -14,6 +14,7 @@ import { adminUsers } from "./008-admin-users";
 import { rateLimits } from "./009-rate-limits";
 import { vehiclesAndDrivers } from "./010-vehicles-and-drivers";
 import { privacyAppeals } from "./011-privacy-appeals";
+import { auctions } from "./012-auctions";
 
 export type { Migration };
 
@@ -29,4 +30,5 @@ export const migrations: Migration[] = [
   rateLimits,
   vehiclesAndDrivers,
   privacyAppeals,
+  auctions,
 ];

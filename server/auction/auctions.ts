@@ -1,0 +1,434 @@
+/**
+ * The auction as the server runs it (issue 16; docs/lead-auction.md): an `auctions` row is written
+ * with the lead (the outbox, server/db/leads.ts); a worker in any replica claims it, pings the
+ * eligible ping/post buyers (fixed-price buyers take part with a standing shared bid at their
+ * price), records every answer, and settles the sale in one transaction with the auction's row
+ * locked: the winners' posts are queued as deliveries (sent by the delivery worker, with the bid
+ * id), the auction is marked decided. A refused or failed post settles again (the cascade) while
+ * the bids are valid. Two replicas finishing the same auction sell it once: the row lock, the
+ * status each step expects, one delivery per lead and buyer (its key), and at most one live
+ * exclusive delivery per lead (a unique index) all hold it.
+ */
+import { randomUUID } from "node:crypto";
+import { sql, type Transaction } from "kysely";
+import type { Logger } from "pino";
+import type { Database } from "../db/database";
+import type { AuctionStatus, Tables } from "../db/schema";
+import { leadRepository, type LeadRecord, type NewAuction } from "../db/leads";
+import { scheduleDeliveries, type DeliveryRecord } from "../db/deliveries";
+import { buyerDay, isOpen, takesState, type Buyer, type BuyersFile } from "../delivery/buyers";
+import { deliveryKey } from "../delivery/plan";
+import type { Exchange, SendResult } from "../delivery/http-send";
+import type { Bid, PingResult } from "./bids";
+import { pingPayload } from "./ping";
+import { pingRound } from "./pinger";
+import { selectWinners, type Sale } from "./select";
+
+export interface AuctionRecord {
+  id: string;
+  leadId: string | null;
+  leadReference: string;
+  pingId: string;
+  test: boolean;
+  floor: number;
+  status: AuctionStatus;
+  saleType: "exclusive" | "shared" | null;
+  reason: string | null;
+  pingedAt: Date | null;
+  bidsExpireAt: Date | null;
+}
+
+export const newAuction = (options: { test: boolean; floor: number }): NewAuction => ({ pingId: randomUUID(), ...options });
+
+/** Deliveries that hold their buyer's place in the sale: not refused, not failed. */
+const LIVE = ["pending", "sending", "accepted", "returned"] as const;
+
+const toRecord = (row: Record<string, unknown>): AuctionRecord => ({
+  id: String(row.id),
+  leadId: row.leadId === null ? null : String(row.leadId),
+  leadReference: row.leadReference as string,
+  pingId: row.pingId as string,
+  test: row.test as boolean,
+  floor: Number(row.floor),
+  status: row.status as AuctionStatus,
+  saleType: row.saleType as AuctionRecord["saleType"],
+  reason: row.reason as string | null,
+  pingedAt: row.pingedAt as Date | null,
+  bidsExpireAt: row.bidsExpireAt as Date | null,
+});
+
+export interface SettleOptions {
+  buyers: BuyersFile;
+  now: Date;
+  /** The lead may be sold (no GPC, not on the suppression list). */
+  saleAllowed: boolean;
+}
+
+export type Settlement = { outcome: "decided"; sale: Sale; queued: number } | { outcome: "unsold"; reason: string } | { outcome: "unchanged"; why: string };
+
+export function auctionRepository(db: Database) {
+  const builder = db.builder;
+  return {
+    async find(reference: string): Promise<AuctionRecord | undefined> {
+      const row = await builder.selectFrom("auctions").selectAll().where("leadReference", "=", reference).executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
+
+    /** Claims up to `limit` auctions to run: pending ones, and pinging ones whose lease ran out (a replica died). */
+    async claimDue(limit: number, leaseMs: number, now: Date): Promise<AuctionRecord[]> {
+      const { rows } = await sql<Record<string, unknown>>`
+        UPDATE auctions SET status = 'pinging', locked_until = ${new Date(now.getTime() + leaseMs)}::timestamptz
+        WHERE id IN (
+          SELECT id FROM auctions
+          WHERE status = 'pending' OR (status = 'pinging' AND locked_until < ${now}::timestamptz)
+          ORDER BY created_at LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING id, lead_id AS "leadId", lead_reference AS "leadReference", ping_id AS "pingId", test, floor, status,
+          sale_type AS "saleType", reason, pinged_at AS "pingedAt", bids_expire_at AS "bidsExpireAt"`.execute(builder);
+      return rows.map(toRecord);
+    },
+
+    /** Every ping's outcome, once per buyer (a second replica's round adds nothing). */
+    async recordPings(auctionId: string, results: readonly PingResult[], pingedAt: Date): Promise<void> {
+      if (results.length === 0) return;
+      await builder
+        .insertInto("auctionPings")
+        .values(
+          results.map((result) => ({
+            auctionId,
+            buyerId: result.buyerId,
+            outcome: result.outcome,
+            latencyMs: result.latencyMs,
+            httpStatus: result.httpStatus,
+            price: result.bid?.price ?? null,
+            saleType: result.bid?.type ?? null,
+            bidId: result.bid?.bidId ?? null,
+            priority: result.bid?.priority ?? 0,
+            answeredAfterMs: result.bid?.answeredAfterMs ?? null,
+            detail: result.detail,
+            pingedAt,
+          })),
+        )
+        .onConflict((conflict) => conflict.columns(["auctionId", "buyerId"]).doNothing())
+        .execute();
+      await builder.updateTable("auctions").set({ pingedAt }).where("id", "=", auctionId).where("pingedAt", "is", null).execute();
+    },
+
+    async pings(auctionId: string) {
+      const rows = await builder.selectFrom("auctionPings").selectAll().where("auctionId", "=", auctionId).orderBy("id").execute();
+      return rows.map((row) => ({ ...row, id: String(row.id), auctionId: String(row.auctionId), price: row.price === null ? null : Number(row.price) }));
+    },
+
+    /**
+     * Decides who is sold the lead now, in one transaction with the auction's row locked: the first
+     * time (status pinging: the bids are in) and after a refused or failed post (status decided:
+     * the cascade, while the bids are valid). Queues the winners' posts.
+     */
+    async settle(auctionId: string, options: SettleOptions): Promise<Settlement> {
+      return builder.transaction().execute(async (tx) => {
+        const row = await tx.selectFrom("auctions").selectAll().where("id", "=", auctionId).forUpdate().executeTakeFirst();
+        if (!row) return { outcome: "unchanged", why: "no such auction" };
+        const auction = toRecord(row);
+        if (auction.status !== "pinging" && auction.status !== "decided") return { outcome: "unchanged", why: `already ${auction.status}` };
+        const first = auction.status === "pinging";
+        const existing = await tx.selectFrom("deliveries").select(["target", "status", "saleType"]).where("auctionId", "=", auctionId).execute();
+        const live = existing.filter((delivery) => (LIVE as readonly string[]).includes(delivery.status));
+        if (live.some((delivery) => delivery.saleType === "exclusive")) return { outcome: "unchanged", why: "sold exclusive" };
+        const unsold = async (reason: string): Promise<Settlement> => {
+          if (live.length > 0) return { outcome: "unchanged", why: reason };
+          await tx.updateTable("auctions").set({ status: "unsold", reason, lockedUntil: null, decidedAt: options.now }).where("id", "=", auctionId).execute();
+          return { outcome: "unsold", reason };
+        };
+        if (auction.leadId === null) return unsold("the lead is gone");
+        if (!options.saleAllowed) return unsold("not for sale: the visitor opted out (GPC or the suppression list)");
+        const expires = auction.bidsExpireAt ?? new Date((auction.pingedAt ?? options.now).getTime() + options.buyers.auction.bidLifetimeMs);
+        if (!first && options.now > expires) return unsold("the bids expired before a post was accepted");
+
+        const pings = await tx.selectFrom("auctionPings").selectAll().where("auctionId", "=", auctionId).where("outcome", "in", ["bid", "standing"]).execute();
+        const bids: Bid[] = pings.map((ping) => ({
+          buyerId: ping.buyerId,
+          price: Number(ping.price),
+          type: ping.saleType ?? "shared",
+          bidId: ping.bidId,
+          priority: ping.priority,
+          answeredAfterMs: ping.answeredAfterMs ?? 0,
+        }));
+        const excluded = new Set(existing.map((delivery) => delivery.target));
+        const acceptedShared = live.filter((delivery) => delivery.saleType === "shared").length;
+        // A capped buyer without a slot today is out; choose again without it.
+        for (let round = 0; round <= bids.length; round += 1) {
+          const sale = selectWinners(bids, { maxShared: options.buyers.auction.maxShared, excluded, acceptedShared });
+          if (sale.type === "unsold") return unsold(sale.reason);
+          const full = await capsReached(tx, sale, options.buyers, options.now);
+          if (full.length > 0) {
+            for (const buyerId of full) excluded.add(buyerId);
+            continue;
+          }
+          await reserveCaps(tx, sale, options.buyers, options.now);
+          const queued = await tx
+            .insertInto("deliveries")
+            .values(
+              sale.winners.map((bid) => {
+                const buyer = options.buyers.buyers.find((candidate) => candidate.id === bid.buyerId);
+                return {
+                  leadId: auction.leadId!,
+                  leadReference: auction.leadReference,
+                  kind: "buyer" as const,
+                  target: bid.buyerId,
+                  idempotencyKey: deliveryKey(auction.leadReference, bid.buyerId),
+                  sale: true,
+                  price: bid.price,
+                  url: null,
+                  capDay: buyer?.dailyCap === undefined ? null : buyerDay(buyer, options.now),
+                  nextAttemptAt: options.now,
+                  lastError: null,
+                  reason: null,
+                  lockedUntil: null,
+                  completedAt: null,
+                  returnedAt: null,
+                  auctionId,
+                  saleType: sale.type,
+                  bidId: bid.bidId,
+                };
+              }),
+            )
+            .onConflict((conflict) => conflict.column("idempotencyKey").doNothing())
+            .returning("target")
+            .execute();
+          await tx
+            .updateTable("auctions")
+            .set({ status: "decided", saleType: acceptedShared > 0 ? "shared" : sale.type, lockedUntil: null, decidedAt: options.now, bidsExpireAt: expires, reason: null })
+            .where("id", "=", auctionId)
+            .execute();
+          return { outcome: "decided", sale, queued: queued.length };
+        }
+        return unsold("every bidder's daily cap is reached");
+      });
+    },
+
+    /** A winner accepted its post: the lead is sold. */
+    async markSold(auctionId: string): Promise<void> {
+      await builder.updateTable("auctions").set({ status: "sold" }).where("id", "=", auctionId).where("status", "=", "decided").execute();
+    },
+  };
+}
+
+export type AuctionRepository = ReturnType<typeof auctionRepository>;
+
+/** The capped winners of `sale` whose day is already full. */
+async function capsReached(tx: Transaction<Tables>, sale: Sale, buyers: BuyersFile, now: Date): Promise<string[]> {
+  const full: string[] = [];
+  for (const bid of sale.winners) {
+    const buyer = buyers.buyers.find((candidate) => candidate.id === bid.buyerId);
+    if (buyer?.dailyCap === undefined) continue;
+    const row = await tx.selectFrom("buyerDailyCounts").select("count").where("buyerId", "=", buyer.id).where("day", "=", buyerDay(buyer, now)).executeTakeFirst();
+    if ((row?.count ?? 0) >= buyer.dailyCap) full.push(buyer.id);
+  }
+  return full;
+}
+
+/**
+ * Takes today's slot of each capped winner, counted across replicas (a day's count only grows
+ * while below the cap). Another replica taking the last slot in between throws CapsFull, which
+ * rolls the whole settlement back; it is settled again at once.
+ */
+async function reserveCaps(tx: Transaction<Tables>, sale: Sale, buyers: BuyersFile, now: Date): Promise<void> {
+  for (const bid of sale.winners) {
+    const buyer = buyers.buyers.find((candidate) => candidate.id === bid.buyerId);
+    if (buyer?.dailyCap === undefined) continue;
+    const { rows } = await sql<{ buyerId: string }>`
+      INSERT INTO buyer_daily_counts (buyer_id, day, count) SELECT ${buyer.id}::text, ${buyerDay(buyer, now)}::date, 1 WHERE ${buyer.dailyCap}::int > 0
+      ON CONFLICT (buyer_id, day) DO UPDATE SET count = buyer_daily_counts.count + 1 WHERE buyer_daily_counts.count < ${buyer.dailyCap}::int
+      RETURNING buyer_id AS "buyerId"`.execute(tx);
+    if (rows.length === 0) throw new CapsFull([buyer.id]);
+  }
+}
+
+/** A capped winner's last slot went to another replica mid-settlement: settle again. */
+class CapsFull extends Error {
+  constructor(readonly buyerIds: string[]) {
+    super(`daily cap reached: ${buyerIds.join(", ")}`);
+  }
+}
+
+export interface AuctioneerOptions {
+  db: Database;
+  buyers: BuyersFile;
+  logger: Logger;
+  /** AUCTION_DEADLINE_MS: the whole ping round's limit. */
+  deadlineMs: number;
+  /** Whether the lead may be sold now (GPC, the suppression list), checked before pinging. */
+  salesAllowed?: (lead: LeadRecord) => Promise<boolean>;
+  /** Posts were queued: the delivery worker should look at once. */
+  onQueued?: () => void;
+  pollMs?: number;
+  concurrency?: number;
+  now?: () => Date;
+  clock?: () => number;
+  send?: (url: string, exchange: Exchange, timeoutMs: number) => Promise<SendResult>;
+}
+
+export interface Auctioneer {
+  start(): void;
+  stop(): Promise<void>;
+  /** Runs what is due once; resolves with how many auctions it ran. */
+  runOnce(): Promise<number>;
+  nudge(): void;
+  /** The delivery worker's report on an auction's post. */
+  postSettled(delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed"): Promise<void>;
+}
+
+/** The buyers that may be offered this lead: named in its disclosure, taking its state, open, of the lead's kind (test or real). */
+export function eligibleBuyers(buyers: BuyersFile, named: ReadonlySet<string>, lead: { state: string }, test: boolean, now: Date): Buyer[] {
+  return buyers.buyers.filter((buyer) => named.has(buyer.id) && takesState(buyer, lead.state) && isOpen(buyer, now) && buyer.sandbox === test && buyer.dailyCap !== 0);
+}
+
+export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
+  const { db, buyers, logger } = options;
+  const repository = auctionRepository(db);
+  const leads = leadRepository(db);
+  const now = options.now ?? (() => new Date());
+  const pollMs = options.pollMs ?? 250;
+  const concurrency = options.concurrency ?? 16;
+  const log = logger.child({ component: "auction" });
+  const leaseMs = options.deadlineMs + 30_000;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+
+  async function namedBuyers(lead: LeadRecord): Promise<Set<string>> {
+    if (!lead.consent) return new Set();
+    const row = await db.builder.selectFrom("consentDisclosures").select("buyerIds").where("version", "=", lead.consent.disclosureVersion).executeTakeFirst();
+    return new Set(row?.buyerIds ?? []);
+  }
+
+  async function settle(auction: AuctionRecord, saleAllowed: boolean): Promise<Settlement> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await repository.settle(auction.id, { buyers, now: now(), saleAllowed });
+      } catch (error) {
+        if (!(error instanceof CapsFull) || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  async function run(auction: AuctionRecord): Promise<void> {
+    const lead = await leads.findByReference(auction.leadReference);
+    if (!lead) {
+      await settle(auction, false);
+      return;
+    }
+    const saleAllowed = options.salesAllowed ? await options.salesAllowed(lead) : !lead.gpc;
+    const at = now();
+    if (!saleAllowed) {
+      // Opted out since the form was sent: not auctioned, not sold; sent as the visitor directed,
+      // for quotes only, to the buyers named beside the consent box (decision 011).
+      const named = await namedBuyers(lead);
+      const directed = buyers.buyers.filter((buyer) => named.has(buyer.id) && takesState(buyer, lead.state) && !buyer.sandbox);
+      if (auction.leadId !== null && directed.length > 0) {
+        const leadRef = { id: auction.leadId, reference: auction.leadReference };
+        await db.builder.transaction().execute((tx) =>
+          scheduleDeliveries(
+            tx,
+            leadRef,
+            directed.map((buyer) => ({ kind: "buyer", target: buyer.id, idempotencyKey: deliveryKey(auction.leadReference, buyer.id), sale: false, price: null, url: null, capDay: null, dueAt: at })),
+          ),
+        );
+        options.onQueued?.();
+      }
+      const settlement = await settle(auction, false);
+      log.info({ event: "auction_unsold", reference: auction.leadReference, reason: settlement.outcome === "unsold" ? settlement.reason : "not for sale", directed: directed.length }, "not auctioned: the visitor opted out of sale");
+      return;
+    }
+    const eligible = eligibleBuyers(buyers, await namedBuyers(lead), lead, auction.test, at);
+    const pinged = eligible.filter((buyer) => buyer.mode === "pingpost");
+    const results = await pingRound(pinged, pingPayload(lead, auction.pingId, { test: auction.test, now: at }), {
+      deadlineMs: options.deadlineMs,
+      floor: auction.floor,
+      ...(options.clock ? { clock: options.clock } : {}),
+      now,
+      ...(options.send ? { send: options.send } : {}),
+    });
+    // A fixed-price buyer bids its price for a shared place, without a ping.
+    const standing: PingResult[] = eligible
+      .filter((buyer) => buyer.mode === "post")
+      .map((buyer) => ({
+        buyerId: buyer.id,
+        outcome: buyer.price >= auction.floor ? "standing" : "below_floor",
+        latencyMs: 0,
+        httpStatus: null,
+        bid: buyer.price >= auction.floor ? { buyerId: buyer.id, price: buyer.price, type: "shared", bidId: null, priority: buyer.priority, answeredAfterMs: 0 } : null,
+        detail: null,
+      }) as PingResult);
+    await repository.recordPings(auction.id, [...results, ...standing], at);
+    const settlement = await settle({ ...auction, pingedAt: auction.pingedAt ?? at }, saleAllowed);
+    const bids = results.filter((result) => result.outcome === "bid").length;
+    if (settlement.outcome === "decided") {
+      log.info({ event: "auction_decided", reference: auction.leadReference, pinged: pinged.length, bids, saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "auction decided");
+      options.onQueued?.();
+    } else if (settlement.outcome === "unsold") {
+      log.info({ event: "auction_unsold", reference: auction.leadReference, pinged: pinged.length, bids, reason: settlement.reason }, "auction ended unsold");
+    }
+  }
+
+  async function runOnce(): Promise<number> {
+    const claimed = await repository.claimDue(concurrency, leaseMs, now());
+    await Promise.all(
+      claimed.map((auction) =>
+        run(auction).catch((error: unknown) => log.error({ event: "auction_error", reference: auction.leadReference, err: error }, "auction failed; its lease runs out and it runs again")),
+      ),
+    );
+    return claimed.length;
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      loop = (async () => {
+        while (running) {
+          const ran = await runOnce().catch((error: unknown) => {
+            log.error({ event: "auction_error", err: error }, "could not claim auctions");
+            return 0;
+          });
+          if (ran > 0 || !running) continue;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, pollMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
+        }
+      })();
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+    },
+    runOnce,
+    nudge() {
+      wake?.();
+    },
+    async postSettled(delivery, status) {
+      if (delivery.auctionId === null) return;
+      if (status === "accepted") {
+        await repository.markSold(delivery.auctionId);
+        return;
+      }
+      const auction = await repository.find(delivery.leadReference);
+      if (!auction) return;
+      const lead = await leads.findByReference(delivery.leadReference);
+      const saleAllowed = lead ? (options.salesAllowed ? await options.salesAllowed(lead) : !lead.gpc) : false;
+      const settlement = await settle(auction, saleAllowed);
+      if (settlement.outcome === "decided") {
+        log.info({ event: "auction_cascaded", reference: delivery.leadReference, after: delivery.target, saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "post refused: the lead goes to the next best bid");
+        options.onQueued?.();
+      } else if (settlement.outcome === "unsold") {
+        log.info({ event: "auction_unsold", reference: delivery.leadReference, reason: settlement.reason }, "auction ended unsold");
+      }
+    },
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * The auction through the real store and real HTTP buyers on loopback (issue 16): a lead stored
+ * with its auction row is pinged, the bids recorded, the winners' posts queued and sent by the
+ * delivery worker with their bid ids; a refused post cascades to the next best bid; a fixed-price
+ * buyer takes part with a standing shared bid; a lead whose contact opted out is not auctioned
+ * but sent as directed; and two auction workers settling the same auction sell it once.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { pino } from "pino";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createAuctioneer, auctionRepository } from "../../server/auction/auctions";
+import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
+import { createDeliveryPlanner } from "../../server/delivery/plan";
+import { createLeadRouting } from "../../server/delivery/routing";
+import { createDeliveryWorker } from "../../server/delivery/worker";
+import { signBody, verifySignature } from "../../server/delivery/signature";
+import { deliveryRepository } from "../../server/db/deliveries";
+import { leadRepository } from "../../server/db/leads";
+import { registerDisclosure } from "../../server/consent/disclosures";
+import { disclosureFor } from "../../server/leads/disclosure";
+import { allStores, type TestDatabase } from "../support/databases";
+import { sampleNewLead } from "../../tools/lead-session";
+
+type PingAnswer = { price: number; type: "exclusive" | "shared" } | null;
+interface Stub {
+  pingAnswer: PingAnswer;
+  postStatus: number;
+  pings: string[];
+  posts: { body: string; headers: http.IncomingHttpHeaders }[];
+}
+
+const secretOf = (id: string) => `${id}-secret-0123456789abcdef0123456789`;
+const stubs = new Map<string, Stub>();
+let server: http.Server;
+let origin = "";
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const [, kind, id] = /^\/(ping|post)\/([a-z0-9-]+)$/.exec(request.url ?? "") ?? [];
+      const stub = id ? stubs.get(id) : undefined;
+      if (!stub || !kind || !id) {
+        response.writeHead(404).end();
+        return;
+      }
+      if (kind === "ping") {
+        stub.pings.push(body);
+        const answer = JSON.stringify({ bid: stub.pingAnswer && { ...stub.pingAnswer, bidId: `${id}-bid-${stub.pings.length}` } });
+        response.writeHead(200, { "content-type": "application/json", "x-signature": signBody(secretOf(id), answer) }).end(answer);
+        return;
+      }
+      stub.posts.push({ body, headers: request.headers });
+      response.writeHead(stub.postStatus, { "content-type": "application/json" }).end(stub.postStatus === 200 ? "{}" : JSON.stringify({ reason: "not this one" }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function buyer(id: string, pingAnswer: PingAnswer, extra: Record<string, unknown> = {}, postStatus = 200) {
+  stubs.set(id, { pingAnswer, postStatus, pings: [], posts: [] });
+  return { id, name: `${id} Insurance`, mode: "pingpost", pingUrl: `${origin}/ping/${id}`, postUrl: `${origin}/post/${id}`, secret: secretOf(id), price: 0, saleTypes: ["exclusive", "shared"], ...extra };
+}
+
+describe.each(allStores())("the auction ($kind)", (store) => {
+  let db: TestDatabase;
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+
+  beforeAll(async () => {
+    db = await store.open();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  beforeEach(async () => {
+    await db.query("TRUNCATE auction_pings, auctions, delivery_attempts, deliveries, buyer_daily_counts, lead_consents, leads, suppressions RESTART IDENTITY CASCADE");
+    stubs.clear();
+    lines.length = 0;
+  });
+
+  /** Stores a lead as the lead service does: named buyers in its disclosure, an auction when a ping/post buyer may bid. */
+  async function storeLead(file: BuyersFile, overrides: Parameters<typeof sampleNewLead>[0] = {}): Promise<string> {
+    const disclosure = await registerDisclosure(db.builder, disclosureFor(file.buyers));
+    const routing = createLeadRouting({ planner: createDeliveryPlanner(file), namedBuyerIds: () => file.buyers.map((one) => one.id), buyers: file });
+    const now = new Date();
+    const result = await leadRepository(db).create(
+      sampleNewLead({ receivedAt: now, sid: "a1", ...overrides, consent: { disclosureVersion: disclosure.version, disclosureSha256: disclosure.sha256 } }),
+      (lead) => {
+        const auction = routing.auction(lead, true, now);
+        return { deliveries: auction ? [] : routing.deliveries(lead, true, now), ...(auction ? { auction } : {}) };
+      },
+    );
+    if (!result.created) throw new Error("not created");
+    return result.reference;
+  }
+
+  const auctioneer = (file: BuyersFile, extra: Partial<Parameters<typeof createAuctioneer>[0]> = {}) => createAuctioneer({ db, buyers: file, logger, deadlineMs: 500, ...extra });
+  const poster = (file: BuyersFile, auctions: ReturnType<typeof auctioneer>) =>
+    createDeliveryWorker({ db, buyers: file, logger, onAuctionPost: (delivery, status) => auctions.postSettled(delivery, status) });
+  const sold = async (reference: string) =>
+    (await deliveryRepository(db).list({ reference })).filter((delivery) => delivery.kind === "buyer").map((delivery) => [delivery.target, delivery.saleType, delivery.price, delivery.bidId, delivery.status]);
+
+  it("sells to one exclusive bidder when its bid beats the shared ones together, posting with its bid id", async () => {
+    const file = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 30, type: "exclusive" }), buyer("share-a", { price: 12, type: "shared" }), buyer("share-b", { price: 11.5, type: "shared" })] });
+    const reference = await storeLead(file);
+    expect((await auctionRepository(db).find(reference))?.status).toBe("pending");
+    const auctions = auctioneer(file);
+    expect(await auctions.runOnce()).toBe(1);
+    expect(await sold(reference)).toEqual([["excl", "exclusive", 30, "excl-bid-1", "pending"]]);
+    expect(await poster(file, auctions).runOnce()).toBe(1);
+    expect(await sold(reference)).toEqual([["excl", "exclusive", 30, "excl-bid-1", "accepted"]]);
+    const [post] = stubs.get("excl")!.posts;
+    expect(verifySignature(secretOf("excl"), String(post!.headers["x-signature"]), post!.body)).toBe("ok");
+    expect(JSON.parse(post!.body)).toMatchObject({ reference, sale: true, price: 30, auction: { saleType: "exclusive", bidId: "excl-bid-1" }, lead: { firstName: "Ana" } });
+    expect(stubs.get("share-a")!.posts).toEqual([]);
+    expect((await auctionRepository(db).find(reference))?.status).toBe("sold");
+    const pings = await auctionRepository(db).pings((await auctionRepository(db).find(reference))!.id);
+    expect(pings.map((ping) => [ping.buyerId, ping.outcome, ping.price])).toEqual([
+      ["excl", "bid", 30],
+      ["share-a", "bid", 12],
+      ["share-b", "bid", 11.5],
+    ]);
+    expect(lines.find((line) => line.event === "auction_decided")).toMatchObject({ reference, pinged: 3, bids: 3, saleType: "exclusive" });
+  });
+
+  it("sells shared to the best bidders, a fixed-price buyer among them, at most maxShared", async () => {
+    const file = buyersFileSchema.parse({
+      buyers: [
+        buyer("excl", { price: 20, type: "exclusive" }),
+        buyer("share-a", { price: 12, type: "shared" }),
+        buyer("share-b", { price: 9, type: "shared" }),
+        buyer("share-c", { price: 3, type: "shared" }),
+        { id: "fixed", name: "Fixed Price Agency", url: `${origin}/post/fixed`, secret: secretOf("fixed"), price: 7 },
+      ],
+      auction: { maxShared: 3 },
+    });
+    stubs.set("fixed", { pingAnswer: null, postStatus: 200, pings: [], posts: [] });
+    const reference = await storeLead(file);
+    const auctions = auctioneer(file);
+    await auctions.runOnce();
+    // 12 + 9 + 7 = 28 beats 20; share-c (3) is fourth.
+    expect(await sold(reference)).toEqual([
+      ["share-a", "shared", 12, "share-a-bid-1", "pending"],
+      ["share-b", "shared", 9, "share-b-bid-1", "pending"],
+      ["fixed", "shared", 7, null, "pending"],
+    ]);
+    expect(stubs.get("fixed")!.pings).toEqual([]);
+    await poster(file, auctions).runOnce();
+    expect(JSON.parse(stubs.get("fixed")!.posts[0]!.body)).toMatchObject({ price: 7, auction: { saleType: "shared", bidId: null } });
+  });
+
+  it("cascades a refused post to the next best bid while the bids are valid", async () => {
+    const file = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 40, type: "exclusive" }, {}, 400), buyer("excl-2", { price: 25, type: "exclusive" }), buyer("share-a", { price: 10, type: "shared" })] });
+    const reference = await storeLead(file);
+    const auctions = auctioneer(file);
+    await auctions.runOnce();
+    const posting = poster(file, auctions);
+    await posting.runOnce();
+    expect(await sold(reference)).toEqual([
+      ["excl", "exclusive", 40, "excl-bid-1", "rejected"],
+      ["excl-2", "exclusive", 25, "excl-2-bid-1", "pending"],
+    ]);
+    await posting.runOnce();
+    expect((await sold(reference)).at(-1)).toEqual(["excl-2", "exclusive", 25, "excl-2-bid-1", "accepted"]);
+    expect((await auctionRepository(db).find(reference))?.status).toBe("sold");
+    expect(lines.find((line) => line.event === "auction_cascaded")).toMatchObject({ reference, after: "excl", saleType: "exclusive" });
+  });
+
+  it("ends unsold without a valid bid, and sends a lead whose contact opted out only as directed, not sold", async () => {
+    const file = buyersFileSchema.parse({ buyers: [buyer("excl", null), buyer("share-a", { price: 0.5, type: "shared" })], sources: [{ sid: "a1", payout: 1, floor: 1 }] });
+    const reference = await storeLead(file);
+    await auctioneer(file).runOnce();
+    expect(await sold(reference)).toEqual([]);
+    expect(await auctionRepository(db).find(reference)).toMatchObject({ status: "unsold", reason: "no valid bid" });
+    const pings = await auctionRepository(db).pings((await auctionRepository(db).find(reference))!.id);
+    expect(pings.map((ping) => [ping.buyerId, ping.outcome])).toEqual([
+      ["excl", "no_bid"],
+      ["share-a", "below_floor"],
+    ]);
+
+    const optedOut = await storeLead(file);
+    await auctioneer(file, { salesAllowed: () => Promise.resolve(false) }).runOnce();
+    expect((await deliveryRepository(db).list({ reference: optedOut })).map((delivery) => [delivery.target, delivery.sale, delivery.price, delivery.saleType])).toEqual([
+      ["excl", false, null, null],
+      ["share-a", false, null, null],
+    ]);
+    expect(stubs.get("excl")!.pings).toHaveLength(1);
+    expect(await auctionRepository(db).find(optedOut)).toMatchObject({ status: "unsold", reason: "not for sale: the visitor opted out (GPC or the suppression list)" });
+  });
+
+  it.runIf(store.kind === "postgres")("sells once when two workers settle the same auction at the same time", async () => {
+    const file = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 30, type: "exclusive" }), buyer("share-a", { price: 12, type: "shared" })] });
+    const reference = await storeLead(file);
+    const auction = (await auctionRepository(db).find(reference))!;
+    await db.query("UPDATE auctions SET status = 'pinging' WHERE id = $1", [auction.id]);
+    await auctionRepository(db).recordPings(auction.id, [
+      { buyerId: "excl", outcome: "bid", latencyMs: 10, httpStatus: 200, detail: null, bid: { buyerId: "excl", price: 30, type: "exclusive", bidId: "x1", priority: 0, answeredAfterMs: 10 } },
+      { buyerId: "share-a", outcome: "bid", latencyMs: 12, httpStatus: 200, detail: null, bid: { buyerId: "share-a", price: 12, type: "shared", bidId: "s1", priority: 0, answeredAfterMs: 12 } },
+    ], new Date());
+    const settle = () => auctionRepository(db).settle(auction.id, { buyers: file, now: new Date(), saleAllowed: true });
+    const outcomes = await Promise.all(Array.from({ length: 8 }, settle));
+    expect(outcomes.filter((outcome) => outcome.outcome === "decided")).toHaveLength(1);
+    expect(await sold(reference)).toEqual([["excl", "exclusive", 30, "x1", "pending"]]);
+    // The database refuses a second live exclusive delivery for the lead whatever the code does.
+    await expect(
+      db.query("INSERT INTO deliveries (lead_reference, kind, target, idempotency_key, sale, sale_type) VALUES ($1, 'buyer', 'share-a', 'other-key', true, 'exclusive')", [reference]),
+    ).rejects.toThrow(/deliveries_one_live_exclusive/);
+  });
+});
