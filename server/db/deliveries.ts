@@ -394,7 +394,8 @@ export function deliveryRepository(db: Database) {
 
     /**
      * The retention job's part (server/leads/retention.ts): deletes finished deliveries scheduled
-     * before the cutoff, with their attempts; one still pending or sending stays. Returns how many.
+     * before the cutoff, with their attempts, and finished auctions (with their pings); one still
+     * pending or sending stays. Returns how many deliveries.
      */
     async purgeBefore(cutoff: Date, options: { dryRun?: boolean } = {}): Promise<number> {
       const finished = ["accepted", "rejected", "failed", "returned"] as const;
@@ -403,6 +404,8 @@ export function deliveryRepository(db: Database) {
         return Number(row?.n ?? 0);
       }
       const deleted = await builder.deleteFrom("deliveries").where("createdAt", "<", cutoff).where("status", "in", finished).executeTakeFirst();
+      // The auctions of that time go with them (their pings too): who bid what for a lead is part of its delivery record.
+      await builder.deleteFrom("auctions").where("createdAt", "<", cutoff).where("status", "in", ["sold", "unsold"]).execute();
       return Number(deleted.numDeletedRows);
     },
 

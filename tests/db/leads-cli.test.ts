@@ -345,6 +345,12 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
         await delivery("old-accepted", "accepted", new Date(Date.now() - 6 * 365 * DAY_MS));
         await delivery("old-pending", "pending", new Date(Date.now() - 6 * 365 * DAY_MS));
         await delivery("recent-rejected", "rejected", new Date(Date.now() - 4 * 365 * DAY_MS));
+        await db.query("INSERT INTO auctions (lead_reference, ping_id, status, created_at) VALUES ($1, 'old-ping', 'sold', $2), ($3, 'new-ping', 'unsold', $4)", [
+          refs.sixYears,
+          new Date(Date.now() - 6 * 365 * DAY_MS),
+          refs.fourYears,
+          new Date(Date.now() - 4 * 365 * DAY_MS),
+        ]);
         const privacyRequest = (reference: string, status: string, at: Date) =>
           db.query(
             "INSERT INTO privacy_requests (reference, submission_id, request_type, email, status, received_at, due_at) VALUES ($1, gen_random_uuid(), 'access', 'ana@example.com', $2, $3, $3)",
@@ -384,6 +390,8 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
       const [leadCutoff, consentCutoff] = [...output.matchAll(/before (\S+?Z)/g)].map((match) => new Date(match[1]!));
       const { rows: deliveries } = await withCommandStore(location, (db) => db.query<{ idempotency_key: string }>("SELECT idempotency_key FROM deliveries ORDER BY idempotency_key"));
       expect(deliveries.map((row) => row.idempotency_key)).toEqual(["old-pending", "recent-rejected"]);
+      const { rows: auctions } = await withCommandStore(location, (db) => db.query<{ ping_id: string }>("SELECT ping_id FROM auctions"));
+      expect(auctions).toEqual([{ ping_id: "new-ping" }]);
       const { rows: requests } = await withCommandStore(location, (db) => db.query<{ reference: string }>("SELECT reference FROM privacy_requests ORDER BY reference"));
       expect(requests.map((row) => row.reference)).toEqual(["PR-NEW0-DONE", "PR-OLD0-OPEN"]);
       const { rows: events } = await withCommandStore(location, (db) => db.query<{ sid: string }>("SELECT sid FROM analytics_events"));
