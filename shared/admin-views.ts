@@ -111,11 +111,25 @@ export interface QuoteFactsView {
   insurance: string;
 }
 
+/** One lead's auction (server/auction/): how it ended, and every buyer's ping with its bid. */
+export interface AuctionView {
+  status: "pending" | "pinging" | "decided" | "sold" | "unsold";
+  saleType: "exclusive" | "shared" | null;
+  reason: string | null;
+  test: boolean;
+  floor: number;
+  pingedAt: string | null;
+  decidedAt: string | null;
+  pings: { buyerId: string; outcome: string; latencyMs: number; httpStatus: number | null; price: number | null; saleType: "exclusive" | "shared" | null; bidId: string | null; detail: string | null; won: boolean }[];
+}
+
 export interface LeadsView extends ViewBase {
   page: "leads";
   reference?: string;
   /** The lead found (no contact details: reference, received, state, campaign, duplicate, the quote's facts). */
   lead?: { reference: string; receivedAt: string; state: string; sid: string | null; tid: string | null; duplicateOf: string | null; gpc: boolean; quote: QuoteFactsView };
+  /** Its auction, when it was sold by one. */
+  auction?: AuctionView;
   deliveries: LeadDeliveryView[];
   /** Recent failed (dead-lettered) deliveries, for the list when nothing is searched. */
   failed: { reference: string; target: string; lastError: string | null; completedAt: string | null }[];

@@ -5,7 +5,8 @@
 import type { Database } from "../db/database";
 import { leadRepository } from "../db/leads";
 import { deliveryRepository, type DeliveryRecord } from "../db/deliveries";
-import type { LeadDeliveryView, LeadsView } from "../../shared/admin-views";
+import type { AuctionView, LeadDeliveryView, LeadsView } from "../../shared/admin-views";
+import { auctionRepository } from "../auction/auctions";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { quoteFacts } from "./quote-facts";
 
@@ -49,6 +50,35 @@ async function deliveryView(db: Database, delivery: DeliveryRecord, returnsPossi
   };
 }
 
+/** The lead's auction with every ping, the winners marked by their deliveries; undefined when it was not auctioned. */
+async function auctionView(db: Database, reference: string, deliveries: readonly DeliveryRecord[]): Promise<AuctionView | undefined> {
+  const auctions = auctionRepository(db);
+  const auction = await auctions.find(reference);
+  if (!auction) return undefined;
+  const decided = await db.builder.selectFrom("auctions").select("decidedAt").where("id", "=", auction.id).executeTakeFirst();
+  const winners = new Set(deliveries.filter((delivery) => delivery.auctionId === auction.id).map((delivery) => delivery.target));
+  return {
+    status: auction.status,
+    saleType: auction.saleType,
+    reason: auction.reason,
+    test: auction.test,
+    floor: auction.floor,
+    pingedAt: iso(auction.pingedAt),
+    decidedAt: iso(decided?.decidedAt ?? null),
+    pings: (await auctions.pings(auction.id)).map((ping) => ({
+      buyerId: ping.buyerId,
+      outcome: ping.outcome,
+      latencyMs: ping.latencyMs,
+      httpStatus: ping.httpStatus,
+      price: ping.price,
+      saleType: ping.saleType,
+      bidId: ping.bidId,
+      detail: ping.detail,
+      won: winners.has(ping.buyerId),
+    })),
+  };
+}
+
 /** `returnsPossible`: the server knows its buyers (BUYERS_FILE), which a return needs. */
 export async function leadsView(db: Database, raw: unknown, returnsPossible: boolean): Promise<LeadsView> {
   const failed = await recentFailed(db);
@@ -58,11 +88,13 @@ export async function leadsView(db: Database, raw: unknown, returnsPossible: boo
   const [lead, deliveries] = await Promise.all([leadRepository(db).findByReference(reference), deliveryRepository(db).list({ reference })]);
   const views = await Promise.all(deliveries.map((delivery) => deliveryView(db, delivery, returnsPossible)));
   if (!lead && views.length === 0) return { page: "leads", reference, deliveries: [], failed, error: `No lead ${reference}.` };
+  const auction = await auctionView(db, reference, deliveries);
   return {
     page: "leads",
     reference,
     // Facts only: the contact details stay out of the console (docs/operations-console.md).
     ...(lead ? { lead: { reference: lead.reference, receivedAt: lead.receivedAt.toISOString(), state: lead.state, sid: lead.sid, tid: lead.tid, duplicateOf: lead.duplicateOf, gpc: lead.gpc, quote: quoteFacts(lead) } } : {}),
+    ...(auction ? { auction } : {}),
     deliveries: views,
     failed,
   };

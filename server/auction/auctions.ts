@@ -280,7 +280,8 @@ export interface Auctioneer {
 
 /** The buyers that may be offered this lead: named in its disclosure, taking its state, open, of the lead's kind (test or real). */
 export function eligibleBuyers(buyers: BuyersFile, named: ReadonlySet<string>, lead: { state: string }, test: boolean, now: Date): Buyer[] {
-  return buyers.buyers.filter((buyer) => named.has(buyer.id) && takesState(buyer, lead.state) && isOpen(buyer, now) && buyer.sandbox === test && buyer.dailyCap !== 0);
+  // A test lead is no person's: sandbox buyers take it without being named (they never are).
+  return buyers.buyers.filter((buyer) => buyer.sandbox === test && (test || named.has(buyer.id)) && takesState(buyer, lead.state) && isOpen(buyer, now) && buyer.dailyCap !== 0);
 }
 
 export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
@@ -324,7 +325,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       // Opted out since the form was sent: not auctioned, not sold; sent as the visitor directed,
       // for quotes only, to the buyers named beside the consent box (decision 011).
       const named = await namedBuyers(lead);
-      const directed = buyers.buyers.filter((buyer) => named.has(buyer.id) && takesState(buyer, lead.state) && !buyer.sandbox);
+      const directed = buyers.buyers.filter((buyer) => buyer.sandbox === auction.test && (auction.test || named.has(buyer.id)) && takesState(buyer, lead.state));
       if (auction.leadId !== null && directed.length > 0) {
         const leadRef = { id: auction.leadId, reference: auction.leadReference };
         await db.builder.transaction().execute((tx) =>

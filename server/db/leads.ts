@@ -11,6 +11,7 @@ import { DUPLICATE_WINDOW_DAYS } from "../leads/policy";
 import { newCertificateId } from "../consent/certificate-id";
 import { outboxForNewLead, type NewDelivery } from "./deliveries";
 import { hashContact } from "../privacy/suppression";
+import { isTestLead } from "../auction/sandbox";
 
 export interface ConsentEvidence {
   disclosureVersion: number;
@@ -46,6 +47,8 @@ export interface PlannedLead {
   state: string;
   /** The traffic source's sid: its floor price applies in the auction. */
   sid: string | null;
+  /** A test lead (server/auction/sandbox.ts): for sandbox buyers only. */
+  test: boolean;
 }
 
 /** A new lead's auction row (server/auction/auctions.ts runs it). */
@@ -153,10 +156,12 @@ export function leadRepository(db: Database) {
       const { lead, consent } = input;
       const hashes = hashContact({ email: lead.email, phone: lead.phone });
       const hashOf = (kind: "email" | "phone") => hashes.find((hash) => hash.kind === kind)?.hash ?? null;
-      const since = new Date(input.receivedAt.getTime() - DUPLICATE_WINDOW_DAYS * DAY_MS);
+      // A test lead (server/auction/sandbox.ts) is never a duplicate: a buyer trying its integration
+      // sends the test number again and again, and each must flow (a window starting tomorrow is empty).
+      const since = isTestLead(lead) ? new Date(input.receivedAt.getTime() + DAY_MS) : new Date(input.receivedAt.getTime() - DUPLICATE_WINDOW_DAYS * DAY_MS);
       for (let attempt = 0; attempt < 5; attempt += 1) {
         const reference = newReference("LD");
-        const plan = followUp?.({ reference, state: input.location.state, sid: input.sid ?? null }) ?? {};
+        const plan = followUp?.({ reference, state: input.location.state, sid: input.sid ?? null, test: isTestLead(lead) }) ?? {};
         const { reserved, scheduled } = outboxForNewLead(plan.deliveries ?? []);
         const row = {
           ...answerColumns(lead),

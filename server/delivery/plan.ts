@@ -27,7 +27,9 @@ export function createDeliveryPlanner(file: BuyersFile): DeliveryPlanner {
       const named = new Set(namedBuyerIds);
       const deliveries: NewDelivery[] = [];
       for (const buyer of file.buyers) {
-        if (!named.has(buyer.id) || !takesState(buyer, lead.state) || !isOpen(buyer, now)) continue;
+        // A test lead goes to sandbox buyers only (no visitor consented to them: it is not a person's),
+        // and a real one never to them (server/auction/sandbox.ts).
+        if (buyer.sandbox !== lead.test || (!lead.test && !named.has(buyer.id)) || !takesState(buyer, lead.state) || !isOpen(buyer, now)) continue;
         // A cap of 0 takes nothing today.
         if (buyer.dailyCap !== undefined && buyer.dailyCap <= 0) continue;
         const capDay = buyer.dailyCap === undefined ? null : buyerDay(buyer, now);

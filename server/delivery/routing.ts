@@ -33,10 +33,10 @@ export function createLeadRouting({ planner, namedBuyerIds, buyers }: LeadRoutin
     auction(lead, sale, now) {
       if (!sale || !buyers) return undefined;
       const named = new Set(namedBuyerIds());
-      const bidder = buyers.buyers.some((buyer) => buyer.mode === "pingpost" && !buyer.sandbox && named.has(buyer.id) && takesState(buyer, lead.state) && isOpen(buyer, now));
+      const bidder = buyers.buyers.some((buyer) => buyer.mode === "pingpost" && buyer.sandbox === lead.test && (lead.test || named.has(buyer.id)) && takesState(buyer, lead.state) && isOpen(buyer, now));
       if (!bidder) return undefined;
       const floor = buyers.sources.find((source) => source.sid === lead.sid)?.floor ?? 0;
-      return { pingId: randomUUID(), test: false, floor };
+      return { pingId: randomUUID(), test: lead.test, floor };
     },
   };
 }

@@ -13,6 +13,7 @@ import { deliveryRepository, type Completion, type CompletionItem, type Delivery
 import type { Buyer, BuyersFile } from "./buyers";
 import { signBody, SIGNATURE_HEADER } from "./signature";
 import { deliveryPayload, postbackDelivery, responseExcerpt, sourcePayout } from "./payload";
+import { isTestLead } from "../auction/sandbox";
 import { send, type SendResult } from "./http-send";
 import type { EventRecorder } from "../analytics/writer";
 
@@ -188,12 +189,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (result.outcome === "accepted") {
       const offered = jsonObject(result.body).price;
       const price = sale ? (typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : delivery.price) : null;
-      const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, sale ? postbackDelivery(buyers.sources, lead, "sold", at) : undefined);
+      // A test lead (server/auction/sandbox.ts) is sold to a sandbox buyer for real, but pays no source and earns nothing.
+      const test = isTestLead(lead);
+      const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, sale && !test ? postbackDelivery(buyers.sources, lead, "sold", at) : undefined);
       if (!recorded) return;
       log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
       await auctionPost(delivery, "accepted");
       // Delivered as the visitor directed but not sold (GPC, opt-out) earns nothing: not a sale.
-      if (sale) analytics?.record({ name: "lead_sold", at, leadReference: lead.reference, target: buyer.id, revenue: price, payout: sourcePayout(buyers.sources, lead.sid) });
+      if (sale && !test) analytics?.record({ name: "lead_sold", at, leadReference: lead.reference, target: buyer.id, revenue: price, payout: sourcePayout(buyers.sources, lead.sid) });
       return;
     }
     if (result.outcome === "rejected") {

@@ -45,8 +45,9 @@ export async function createLeadCapture(
   onStored?: () => void,
 ): Promise<LeadCapture> {
   checkTemplate();
-  // The buyers' names, or the carriers' without BUYERS_FILE; a new list is a new version.
-  const disclosure: CurrentDisclosure = await registerDisclosure(db.builder, disclosureFor(buyers?.buyers));
+  // The buyers' names, or the carriers' without BUYERS_FILE; a new list is a new version. A sandbox
+  // buyer takes test leads only, so visitors are never asked to agree to it (server/auction/sandbox.ts).
+  const disclosure: CurrentDisclosure = await registerDisclosure(db.builder, disclosureFor(buyers?.buyers.filter((buyer) => !buyer.sandbox)));
   const repository = leadRepository(db);
   const zipCodes = createZipDirectory();
   const formTokens = createFormTokens(secret, config.LEAD_MIN_FILL_MS);

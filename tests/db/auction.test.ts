@@ -21,6 +21,7 @@ import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
 import { sampleNewLead } from "../../tools/lead-session";
+import { TEST_LEAD_PHONE } from "../../server/auction/sandbox";
 
 type PingAnswer = { price: number; type: "exclusive" | "shared" } | null;
 interface Stub {
@@ -196,6 +197,37 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     ]);
     expect(stubs.get("excl")!.pings).toHaveLength(1);
     expect(await auctionRepository(db).find(optedOut)).toMatchObject({ status: "unsold", reason: "not for sale: the visitor opted out (GPC or the suppression list)" });
+  });
+
+  it("offers a test lead ((201) 555-0199) to sandbox buyers only, and a real lead never to them; a test sale pays no source", async () => {
+    const file = buyersFileSchema.parse({
+      buyers: [
+        buyer("live", { price: 30, type: "exclusive" }),
+        buyer("trial", { price: 5, type: "exclusive" }, { sandbox: true }),
+        { id: "trial-post", name: "Trial Post Agency", url: `${origin}/post/trial-post`, secret: secretOf("trial-post"), price: 2, sandbox: true },
+      ],
+      sources: [{ sid: "a1", payout: 4, postbackUrl: `${origin}/postback?tid={tid}` }],
+    });
+    stubs.set("trial-post", { pingAnswer: null, postStatus: 200, pings: [], posts: [] });
+    const test = await storeLead(file, { lead: { phone: TEST_LEAD_PHONE } });
+    const real = await storeLead(file);
+    const auctions = auctioneer(file);
+    await auctions.runOnce();
+    expect(stubs.get("trial")!.pings).toHaveLength(1);
+    expect(stubs.get("live")!.pings).toHaveLength(1);
+    expect(JSON.parse(stubs.get("trial")!.pings[0]!)).toMatchObject({ test: true });
+    expect(JSON.parse(stubs.get("live")!.pings[0]!)).toMatchObject({ test: false });
+    expect(await sold(test)).toEqual([["trial", "exclusive", 5, "trial-bid-1", "pending"]]);
+    expect(await sold(real)).toEqual([["live", "exclusive", 30, "live-bid-1", "pending"]]);
+    await poster(file, auctions).runOnce();
+    // The real sale tells its source; the test sale does not.
+    const postbacks = (reference: string) => deliveryRepository(db).list({ reference }).then((rows) => rows.filter((row) => row.kind === "postback").length);
+    expect(await postbacks(real)).toBe(1);
+    expect(await postbacks(test)).toBe(0);
+    // Without a sandbox bidder, a test lead goes by fixed price to sandbox buyers only.
+    const postOnly = buyersFileSchema.parse({ buyers: [file.buyers[2], { id: "prod-post", name: "Prod Post Agency", url: `${origin}/post/prod-post`, secret: secretOf("prod-post"), price: 9 }] });
+    const fixed = await storeLead(postOnly, { lead: { phone: TEST_LEAD_PHONE } });
+    expect((await deliveryRepository(db).list({ reference: fixed })).map((row) => row.target)).toEqual(["trial-post"]);
   });
 
   it.runIf(store.kind === "postgres")("sells once when two workers settle the same auction at the same time", async () => {

@@ -23,6 +23,7 @@ import { disclosureFor } from "../../server/leads/disclosure";
 import { leadRepository } from "../../server/db/leads";
 import { deliveryRepository, type Completion } from "../../server/db/deliveries";
 import { privacyRequestRepository } from "../../server/db/privacy-requests";
+import { auctionRepository } from "../../server/auction/auctions";
 import { insertEvents } from "../../server/analytics/store";
 import { REPORT_COLUMNS } from "../../shared/analytics";
 import type { AdminView, BuyersView, JourneyView, LeadsView, PrivacyView, RenderAdmin, ReportView } from "../../shared/admin-views";
@@ -367,6 +368,32 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       expect(view.lead?.quote.insurance).toBe("Insured now (GEICO) · continuously 1 to 3 years · wants standard coverage · I own my home");
       for (const secret of ["O'Brien", "O&#x27;Brien", "1990-04-15", "1HGCM82633A004352"]) expect(response.text).not.toContain(secret);
       expect(response.text).toContain("2019 Toyota Camry");
+    });
+
+    it("shows one lead's auction: how it ended, every buyer's ping and bid, the winner marked", async () => {
+      const created = await leadRepository(db).create(sampleNewLead({ sid: "fb01", tid: "auction-click" }), () => ({ auction: { pingId: "console-ping", test: false, floor: 5 } }));
+      if (!created.created) throw new Error("expected a new lead");
+      const auctions = auctionRepository(db);
+      const auction = (await auctions.find(created.reference))!;
+      await db.query("UPDATE auctions SET status = 'pinging' WHERE id = $1", [auction.id]);
+      await auctions.recordPings(auction.id, [
+        { buyerId: "summit", outcome: "bid", latencyMs: 84, httpStatus: 200, detail: null, bid: { buyerId: "summit", price: 31.5, type: "exclusive", bidId: "S-9", priority: 0, answeredAfterMs: 84 } },
+        { buyerId: "harbor", outcome: "unsigned", latencyMs: 40, httpStatus: 200, detail: "X-Signature missing", bid: null },
+      ], new Date());
+      expect((await auctions.settle(auction.id, { buyers: BUYERS, now: new Date(), saleAllowed: true })).outcome).toBe("decided");
+      const response = await get(ops.agent, `/leads?reference=${created.reference}`);
+      expect(response.status).toBe(200);
+      const view = lastView<LeadsView>("leads");
+      expect(view.auction).toMatchObject({ status: "decided", saleType: "exclusive", floor: 5, test: false });
+      expect(view.auction?.pings.map((ping) => [ping.buyerId, ping.outcome, ping.price, ping.bidId, ping.won])).toEqual([
+        ["summit", "bid", 31.5, "S-9", true],
+        ["harbor", "unsigned", null, null, false],
+      ]);
+      const table = parseHtml(response.text).querySelectorAll("table").find((candidate) => candidate.querySelector("caption")?.text === "Pings and bids");
+      expect(table?.querySelectorAll("tbody tr").map((row) => row.querySelectorAll("th, td").map((cell) => cell.text))).toEqual([
+        ["summit", "bid", "$31.50", "exclusive", "S-9", "84 ms", "Yes"],
+        ["harbor", "unsigned: X-Signature missing", "—", "—", "—", "40 ms", "No"],
+      ]);
     });
 
     it("retries a failed delivery: back to pending, the worker woken, the action logged with the user", async () => {

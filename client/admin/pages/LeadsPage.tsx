@@ -3,7 +3,7 @@
  * attempt, retry a failed one, record a buyer's return; with nothing searched, the recently
  * dead-lettered deliveries. Never contact details: the view has none.
  */
-import { adminPaths, type AdminSession, type LeadDeliveryView, type LeadsView, type QuoteFactsView } from "../../../shared/admin-views";
+import { adminPaths, type AdminSession, type AuctionView, type LeadDeliveryView, type LeadsView, type QuoteFactsView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
 import { SearchForm } from "../SearchForm";
 import { CsrfField } from "../CsrfField";
@@ -75,6 +75,68 @@ function QuoteFacts({ quote }: { quote: QuoteFactsView }) {
       </ol>
       <h4>Insurance</h4>
       <p>{quote.insurance}</p>
+    </section>
+  );
+}
+
+const money = (value: number | null) => (value === null ? "—" : formatMoney(value));
+
+/** One lead's auction: how it ended, and each buyer's ping, bid and latency, the winners marked. */
+function AuctionSection({ auction }: { auction: AuctionView }) {
+  return (
+    <section aria-labelledby="auction">
+      <h2 id="auction">Auction</h2>
+      <dl className="facts">
+        <dt>Status</dt>
+        <dd>
+          {auction.status}
+          {auction.saleType ? `, ${auction.saleType}` : ""}
+          {auction.reason ? ` (${auction.reason})` : ""}
+          {auction.test ? ", test lead" : ""}
+        </dd>
+        <dt>Floor</dt>
+        <dd>{money(auction.floor)}</dd>
+        <dt>Pinged</dt>
+        <dd>
+          <OptionalTime iso={auction.pingedAt} />
+        </dd>
+        <dt>Decided</dt>
+        <dd>
+          <OptionalTime iso={auction.decidedAt} />
+        </dd>
+      </dl>
+      <div className="table-scroll">
+        <table>
+          <caption>Pings and bids</caption>
+          <thead>
+            <tr>
+              <th scope="col">Buyer</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Bid</th>
+              <th scope="col">Type</th>
+              <th scope="col">Bid id</th>
+              <th scope="col">Latency</th>
+              <th scope="col">Won</th>
+            </tr>
+          </thead>
+          <tbody>
+            {auction.pings.map((ping) => (
+              <tr key={ping.buyerId}>
+                <th scope="row">{ping.buyerId}</th>
+                <td>
+                  {ping.outcome.replaceAll("_", " ")}
+                  {ping.detail ? `: ${ping.detail}` : ""}
+                </td>
+                <td>{money(ping.price)}</td>
+                <td>{ping.saleType ?? "—"}</td>
+                <td>{ping.bidId ?? "—"}</td>
+                <td>{ping.outcome === "standing" ? "no ping" : `${ping.latencyMs} ms`}</td>
+                <td>{ping.won ? "Yes" : "No"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }
@@ -238,6 +300,7 @@ export function LeadsPage({ view }: { view: LeadsView }) {
           <h2>Lead {view.lead.reference}</h2>
           <LeadFacts lead={view.lead} />
           <QuoteFacts quote={view.lead.quote} />
+          {view.auction ? <AuctionSection auction={view.auction} /> : null}
           <h2>Deliveries</h2>
           {view.deliveries.length === 0 ? (
             <p className="empty">No deliveries for this lead.</p>
