@@ -89,7 +89,7 @@ export interface LeadAttemptView {
 }
 
 export interface LeadDeliveryView {
-  kind: "buyer" | "postback";
+  kind: "buyer" | "postback" | "revocation";
   target: string;
   status: string;
   sale: boolean;

@@ -7,10 +7,11 @@ import { emailSchema, trimmedText as text, usPhoneSchema } from "./contact";
 
 export { EMAIL_MAX_LENGTH, normalizeUsPhone } from "./contact";
 
-export const PRIVACY_REQUEST_TYPES = ["opt_out_sale_sharing", "nevada_opt_out", "access", "deletion", "correction", "appeal"] as const;
+export const PRIVACY_REQUEST_TYPES = ["revoke_consent", "opt_out_sale_sharing", "nevada_opt_out", "access", "deletion", "correction", "appeal"] as const;
 export type PrivacyRequestType = (typeof PRIVACY_REQUEST_TYPES)[number];
 
 export const PRIVACY_REQUEST_LABELS: Record<PrivacyRequestType, string> = {
+  revoke_consent: "Stop calls and texts: I revoke my consent to be contacted about my quote requests",
   opt_out_sale_sharing: "Do not sell or share my personal information",
   nevada_opt_out: "Nevada residents: do not sell my covered information",
   access: "Tell me what personal information you have about me",

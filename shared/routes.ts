@@ -11,6 +11,8 @@ export const paths = {
   noticeAtCollection: "/privacy-policy#notice-at-collection",
   quoteForm: "/rapidfire.html",
   doNotSell: "/do-not-sell",
+  /** The request form opened on "Stop calls and texts" (a revocation of consent to be contacted). */
+  stopCalls: "/do-not-sell?request=revoke_consent",
   privacyApi: "/api/privacy-requests",
   privacySession: "/api/privacy-requests/session",
   leadsApi: "/api/leads",
@@ -35,6 +37,7 @@ export const LEGAL_LINKS: readonly { href: string; text: string }[] = [
   { href: paths.californiaRights, text: "California Privacy Rights" },
   { href: paths.cookies, text: "Cookie Policy" },
   { href: paths.doNotSell, text: "Do Not Sell or Share My Personal Information" },
+  { href: paths.stopCalls, text: "Stop Calls and Texts" },
 ];
 
 /**

@@ -85,7 +85,8 @@ export function DoNotSellPage() {
   const summaryRef = useRef<HTMLDivElement>(null);
 
   const errors: FieldErrors = actionData && "errors" in actionData ? actionData.errors : {};
-  const values: Record<string, string> = actionData && "values" in actionData ? actionData.values : {};
+  // What was sent, after a refusal; else the choice the address asks for (the footer's "Stop Calls and Texts").
+  const values: Record<string, string> = actionData && "values" in actionData ? actionData.values : loaderData.preselected ? { requestType: loaderData.preselected } : {};
   const received = actionData && "received" in actionData ? actionData.received : loaderData.received;
   const duplicateOf = actionData && "duplicateOf" in actionData ? actionData.duplicateOf : null;
   const formError = actionData && "formError" in actionData ? actionData.formError : null;
@@ -158,8 +159,9 @@ export function DoNotSellPage() {
 
         <p>
           {site.productName} sends the quote requests you make to the insurers and agents named beside the consent box on
-          our quote form, and they pay us for them: under state privacy laws that is a sale. Use this form to stop it, or to
-          ask what we hold about you and which companies received it, to delete it or to correct it. For an opt-out we only need a way to find your records: an email address
+          our quote form, and they pay us for them: under state privacy laws that is a sale. Use this form to stop it, to stop
+          calls and texts about your quote requests, or to ask what we hold about you and which companies received it, to
+          delete it or to correct it. For an opt-out we only need a way to find your records: an email address
           or a phone number. You can also write to <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. More in
           our <Link to={paths.californiaRights}>privacy policy</Link>.
         </p>

@@ -5,12 +5,14 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "react-router-dom";
 import type { ServerContext } from "../../shared/render-contract";
 import type { ApiError, ApiInvalid } from "../../shared/api-envelope";
-import { PRIVACY_REFERENCE_PATTERN, type FieldErrors, type PrivacyRequestField } from "../../shared/privacy-request";
+import { PRIVACY_REFERENCE_PATTERN, PRIVACY_REQUEST_TYPES, type FieldErrors, type PrivacyRequestField, type PrivacyRequestType } from "../../shared/privacy-request";
 import { CSRF_FIELD, CSRF_HEADER, paths } from "../../shared/routes";
 import { randomId } from "../../shared/random-id";
 
 export const SUBMISSION_FIELD = "submissionId";
 export const RECEIVED_PARAM = "received";
+/** `?request=revoke_consent`: the choice the form opens with (the footer's "Stop Calls and Texts"). */
+export const REQUEST_PARAM = "request";
 
 export interface DoNotSellLoaderData {
   csrfToken: string;
@@ -18,6 +20,8 @@ export interface DoNotSellLoaderData {
   submissionId: string;
   /** The reference of a request just received (after the no-JavaScript redirect). */
   received: string | null;
+  /** The request type the address asks to open with, when it is one of the form's. */
+  preselected: PrivacyRequestType | null;
 }
 
 /** POST /api/privacy-requests: 201 with the reference, or a refusal in the API's envelope. */
@@ -39,12 +43,14 @@ function serverContext(context: unknown): ServerContext | undefined {
 export async function loader({ request, context }: LoaderFunctionArgs): Promise<DoNotSellLoaderData> {
   const receivedParam = new URL(request.url).searchParams.get(RECEIVED_PARAM);
   const received = receivedParam && PRIVACY_REFERENCE_PATTERN.test(receivedParam) ? receivedParam : null;
+  const requestParam = new URL(request.url).searchParams.get(REQUEST_PARAM);
+  const preselected = (PRIVACY_REQUEST_TYPES as readonly string[]).includes(requestParam ?? "") ? (requestParam as PrivacyRequestType) : null;
   const server = serverContext(context);
-  if (server) return { csrfToken: server.privacy.csrfToken(), gpc: server.privacy.gpc, submissionId: randomId(), received };
+  if (server) return { csrfToken: server.privacy.csrfToken(), gpc: server.privacy.gpc, submissionId: randomId(), received, preselected };
   const response = await fetch(paths.privacySession, { headers: { Accept: "application/json" }, signal: request.signal });
   if (!response.ok) throw data("Could not prepare the form", { status: response.status });
   const session = (await response.json()) as { csrfToken: string; gpc: boolean };
-  return { csrfToken: session.csrfToken, gpc: session.gpc, submissionId: randomId(), received };
+  return { csrfToken: session.csrfToken, gpc: session.gpc, submissionId: randomId(), received, preselected };
 }
 
 /** The form's text fields; a field sent more than once becomes a list (which validation refuses). */

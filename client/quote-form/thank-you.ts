@@ -6,6 +6,7 @@
 import { formatUsPhone } from "../../shared/contact";
 import type { Lead } from "../../shared/lead/fields";
 import { site } from "../../shared/site";
+import { paths } from "../../shared/routes";
 import { h } from "./dom";
 
 /** Shows the thank-you in place of form, scrolled to the top, its heading focused. */
@@ -31,6 +32,14 @@ export function showThankYou(form: HTMLFormElement, reference: string, duplicate
       h("li", {}, "Compare the offers. Quotes are free and you are never obliged to buy."),
     ),
     h("p", { class: "rf-note" }, `Questions? Call ${site.phone} and give your reference number.`),
+    // Consent may be revoked by any reasonable means (the FCC's rule): one click from here.
+    h(
+      "p",
+      { class: "rf-note" },
+      "Changed your mind? ",
+      h("a", { href: paths.stopCalls, target: "_blank", rel: "noopener", class: "rf-stop-calls" }, "Stop calls and texts"),
+      " about this request at any time.",
+    ),
   );
   heading.id = "rf-done-title";
   form.replaceWith(done);

@@ -52,6 +52,8 @@ export function certificatePageHtml(certificate: ConsentCertificate, buyerId: st
     ["Phone", text(maskPhone(certificate.phone))],
     ["Email", text(maskEmail(certificate.email))],
     ["ZIP code", text(certificate.zip)],
+    // The FCC's revocation rule: a revoked consent no longer covers calls or texts, whatever it said.
+    ["Consent revoked", certificate.revokedAt ? `${time(certificate.revokedAt)} (request ${code(certificate.revocationReference ?? "")}): do not call or text this person on this consent` : "No"],
   ];
   return `<!doctype html>
 <html lang="en">

@@ -28,6 +28,9 @@ export interface ConsentCertificate {
   phone: string;
   email: string;
   zip: string | null;
+  /** When the person revoked this consent, and by which request; null while it stands. */
+  revokedAt: Date | null;
+  revocationReference: string | null;
 }
 
 /** The certificate `certificateId`, if its lead was delivered to `buyerId`; otherwise nothing. */
@@ -56,6 +59,8 @@ export async function findCertificateForBuyer(db: Builder, certificateId: string
       "c.phone",
       "c.email",
       "c.zip",
+      "c.revokedAt",
+      "c.revocationReference",
     ])
     .where("c.certificateId", "=", certificateId)
     .where(({ exists, selectFrom }) =>

@@ -8,7 +8,7 @@ import type { Builder, Database } from "./database";
 import type { AttemptOutcome, DeliveryStatus, Tables } from "./schema";
 
 export interface NewDelivery {
-  kind: "buyer" | "postback";
+  kind: "buyer" | "postback" | "revocation";
   target: string;
   idempotencyKey: string;
   sale: boolean;
@@ -27,7 +27,7 @@ export interface DeliveryRecord {
   /** Null once the lead is purged. */
   leadId: string | null;
   leadReference: string;
-  kind: "buyer" | "postback";
+  kind: "buyer" | "postback" | "revocation";
   target: string;
   idempotencyKey: string;
   status: DeliveryStatus;

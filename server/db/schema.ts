@@ -54,6 +54,9 @@ export interface LeadConsentsTable {
   firstName: string | null;
   lastName: string | null;
   zip: string | null;
+  /** When the person revoked consent to be contacted, and by which request (migration 13). */
+  revokedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  revocationReference: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** text[]: read as an array by both drivers; written with a ::text[] cast. */
@@ -110,7 +113,7 @@ export interface DeliveriesTable {
   /** Null once the lead itself is purged; the reference stays. */
   leadId: ColumnType<string | number | null, string | number, never>;
   leadReference: string;
-  kind: "buyer" | "postback";
+  kind: "buyer" | "postback" | "revocation";
   /** The buyer's id, or the source's sid for a postback. */
   target: string;
   idempotencyKey: string;

@@ -60,6 +60,8 @@ const buyerFields = z.object({
   /** Where the lead is posted: a `post` buyer's only address; a `pingpost` buyer may name it `postUrl`. */
   url: httpUrl,
   mode: z.enum(BUYER_MODES).default("post"),
+  /** Where `consent.revoked` webhooks go (its lead address when not given). */
+  webhookUrl: httpUrl.optional(),
   /** A `pingpost` buyer's ping address: it answers a ping (no contact details) with a bid or none. */
   pingUrl: httpUrl.optional(),
   /** How long a `pingpost` buyer's bid may take, within the auction's own deadline (AUCTION_DEADLINE_MS). */

@@ -238,6 +238,54 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
+  /**
+   * A `consent.revoked` webhook (server/privacy/requests.ts, revokeConsent): signed like a delivery,
+   * to the buyer's webhookUrl (or its lead address), with the lead's reference, when consent was
+   * revoked, the honour-by date (10 business days) and the revocation's reference; retried like a
+   * delivery until the buyer accepts it.
+   */
+  async function sendRevocation(delivery: DeliveryRecord, buyer: Buyer): Promise<void> {
+    const row = await db.builder
+      .selectFrom("leadConsents")
+      .leftJoin("privacyRequests", "privacyRequests.reference", "leadConsents.revocationReference")
+      .select(["leadConsents.revokedAt", "leadConsents.revocationReference", "privacyRequests.dueAt"])
+      .where("leadConsents.leadReference", "=", delivery.leadReference)
+      .executeTakeFirst();
+    const body = JSON.stringify({
+      event: "consent.revoked",
+      reference: delivery.leadReference,
+      revokedAt: row?.revokedAt?.toISOString() ?? null,
+      honorBy: row?.dueAt?.toISOString() ?? null,
+      revocation: row?.revocationReference ?? null,
+    });
+    const at = now();
+    const result = await send(
+      buyer.webhookUrl ?? buyer.url,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "QuoteRidge-Webhook/1",
+          "idempotency-key": delivery.idempotencyKey,
+          "x-lead-reference": delivery.leadReference,
+          "x-event": "consent.revoked",
+          [SIGNATURE_HEADER]: signBody(buyer.secret, body),
+        },
+        body,
+      },
+      buyer.timeoutMs,
+    );
+    const base = { outcome: result.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
+    // A revocation must reach the buyer: a refusal is tried again too, until the attempts run out.
+    const completion: Completion = result.outcome === "accepted" ? { ...base, status: "accepted" } : retryOrFail(delivery, result, at);
+    const recorded = await record(delivery, completion);
+    if (!recorded) return;
+    const facts = { reference: delivery.leadReference, buyerId: buyer.id, attempt: delivery.attempts, httpStatus: result.httpStatus };
+    if (completion.status === "accepted") log.info({ event: "revocation_sent", ...facts }, "consent.revoked webhook accepted");
+    else if (completion.status === "pending") log.warn({ event: "revocation_retry", ...facts, nextAttemptAt: completion.nextAttemptAt }, "consent.revoked webhook will be tried again");
+    else log.error({ event: "revocation_failed", ...facts, error: completion.error }, "consent.revoked webhook not accepted after its last try: tell the buyer another way");
+  }
+
   /** What a claimed batch's buyer deliveries need, read at once: their leads, and whether each may still be sold. */
   interface Batch {
     leads: Map<string, LeadRecord>;
@@ -256,6 +304,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     try {
       if (delivery.kind === "postback") return await callPostback(delivery);
       const buyer = buyerById.get(delivery.target);
+      if (delivery.kind === "revocation" && buyer) return await sendRevocation(delivery, buyer);
       const lead = batch.leads.get(delivery.leadReference);
       if (!buyer || !lead) {
         const error = !buyer ? "buyer no longer in BUYERS_FILE" : "lead no longer stored";

@@ -1,6 +1,8 @@
 /**
  * When a privacy request must be answered (docs/privacy-operations.md):
  * - opt-out of sale/sharing: 15 business days (Cal. Code Regs. tit. 11, §7026(f));
+ * - revocation of consent to be contacted: 10 business days (47 CFR 64.1200(a)(10), the FCC's
+ *   revocation rule): the honour-by date;
  * - Nevada opt-out: 60 days (NRS 603A.345);
  * - know/access, deletion, correction: 45 days (Cal. Civ. Code §1798.130(a)(2));
  * - appeal of a decision: 45 days, the shortest any state with an appeals duty allows (Colorado,
@@ -39,6 +41,8 @@ export function dueDate(type: PrivacyRequestType, receivedAt: Date): Date {
   switch (type) {
     case "opt_out_sale_sharing":
       return addBusinessDays(receivedAt, 15);
+    case "revoke_consent":
+      return addBusinessDays(receivedAt, 10);
     case "nevada_opt_out":
       return new Date(receivedAt.getTime() + 60 * DAY_MS);
     case "access":

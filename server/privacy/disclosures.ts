@@ -12,7 +12,7 @@ import { normalizeEmail } from "./suppression";
 export interface Disclosure {
   leadReference: string;
   leadReceivedAt: Date;
-  kind: "buyer" | "postback";
+  kind: "buyer" | "postback" | "revocation";
   /** The buyer's id, or the traffic source's sid for a postback. */
   recipientId: string;
   /** The buyer's name from BUYERS_FILE; its id when the file is not loaded or no longer lists it. */
@@ -48,7 +48,8 @@ export async function disclosuresFor(
   contact: { email?: string; phone?: string },
   buyerNames: ReadonlyMap<string, string>,
 ): Promise<Disclosure[]> {
-  const rows = await deliveries.forPerson(contact);
+  // A consent.revoked webhook tells a buyer what it already holds is no longer to be used: no disclosure.
+  const rows = (await deliveries.forPerson(contact)).filter((delivery) => delivery.kind !== "revocation");
   const disclosures: Disclosure[] = [];
   for (const delivery of rows) {
     const attempts = await deliveries.attempts(delivery.id);

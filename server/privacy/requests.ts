@@ -5,7 +5,7 @@
  * Control puts its contact on the list too, whatever its type: the signal is an opt-out, and the
  * request tells us who the person is (docs/decisions/011-privacy-choices-in-delivery.md).
  */
-import type { Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/database";
 import type { Tables } from "../db/schema";
 import { privacyRequestRepository, type CreateResult, type NewPrivacyRequest } from "../db/privacy-requests";
@@ -30,7 +30,38 @@ export function suppressionSourceOf(request: { requestType: PrivacyRequestType; 
 export type StoreResult = CreateResult & {
   /** Whether the contact is on the suppression list because of this request (newly or already). */
   suppressed: boolean;
+  /** A revocation: the consent.revoked webhooks queued to buyers (0 otherwise, or for a person with no lead). */
+  webhooks: number;
 };
+
+/**
+ * A revocation of consent to be contacted (47 CFR 64.1200(a)(10)), in the request's transaction:
+ * the person's consent records are marked revoked (by email or phone, either matches), their
+ * leads leave further sale at once (deliveries not yet sent are stopped, auctions not yet settled
+ * end unsold), and every buyer that received one of them gets a `consent.revoked` webhook, queued
+ * as a delivery of kind `revocation` (sent and retried by the delivery worker). Returns how many
+ * webhooks were queued. The person's later quote requests carry their own, new consent.
+ */
+export async function revokeConsent(tx: Transaction<Tables>, contact: { email?: string | undefined; phone?: string | undefined }, reference: string, at: Date): Promise<number> {
+  if (!contact.email && !contact.phone) return 0;
+  const matches = sql`(${contact.email ? sql`email = ${contact.email}::text` : sql`false`} OR ${contact.phone ? sql`phone = ${contact.phone}::text` : sql`false`})`;
+  await sql`UPDATE lead_consents SET revoked_at = ${at}::timestamptz, revocation_reference = ${reference}::text WHERE ${matches} AND revoked_at IS NULL`.execute(tx);
+  const leads = sql`(SELECT lead_reference FROM lead_consents WHERE ${matches})`;
+  await sql`
+    UPDATE deliveries SET status = 'failed', reason = ${`consent revoked (${reference})`}::text, completed_at = ${at}::timestamptz, locked_until = NULL
+    WHERE lead_reference IN ${leads} AND kind = 'buyer' AND status = 'pending'`.execute(tx);
+  await sql`
+    UPDATE auctions SET status = CASE WHEN EXISTS (SELECT 1 FROM deliveries d WHERE d.auction_id = auctions.id AND d.status IN ('accepted', 'returned', 'sending')) THEN 'sold' ELSE 'unsold' END,
+      reason = 'consent revoked', locked_until = NULL
+    WHERE lead_reference IN ${leads} AND status IN ('pending', 'pinging', 'decided')`.execute(tx);
+  const { rows } = await sql<{ target: string }>`
+    INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at)
+    SELECT lead_id, lead_reference, 'revocation', target, lead_reference || ':' || target || ':revoked', false, NULL, NULL, NULL, ${at}::timestamptz
+    FROM deliveries WHERE lead_reference IN ${leads} AND kind = 'buyer' AND status IN ('accepted', 'returned', 'sending')
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING target`.execute(tx);
+  return rows.length;
+}
 
 /**
  * The repository over a transaction: privacyRequestRepository reads and writes only through
@@ -49,11 +80,12 @@ function within(db: Database, tx: Transaction<Tables>): Database {
 export async function storePrivacyRequest(db: Database, request: NewPrivacyRequest, channel: RequestChannel): Promise<StoreResult> {
   return db.builder.transaction().execute(async (tx) => {
     const result = await privacyRequestRepository(within(db, tx)).create(request);
-    const source = suppressionSourceOf(request, channel);
-    if (source === null) return { ...result, suppressed: false };
-    // Also for a duplicate: idempotent, and it covers a request stored before the list existed.
     const reference = result.created ? result.reference : result.duplicateOf;
+    const webhooks = request.requestType === "revoke_consent" && result.created ? await revokeConsent(tx, { email: request.email, phone: request.phone }, reference, request.receivedAt) : 0;
+    const source = suppressionSourceOf(request, channel);
+    if (source === null) return { ...result, suppressed: false, webhooks };
+    // Also for a duplicate: idempotent, and it covers a request stored before the list existed.
     await suppressionList(tx).add({ email: request.email, phone: request.phone }, source, reference);
-    return { ...result, suppressed: true };
+    return { ...result, suppressed: true, webhooks };
   });
 }

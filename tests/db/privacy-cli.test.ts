@@ -191,14 +191,14 @@ describe.each(LOCATIONS)("npm run privacy-requests -- record and suppressed ($ki
   });
 
   it("refuses what it cannot store, naming the option", async () => {
-    await expect(cli("record", "--type", "opt_out", "--email", "a@example.com", "--via", "phone")).rejects.toThrow(/--type must be one of opt_out_sale_sharing/);
+    await expect(cli("record", "--type", "opt_out", "--email", "a@example.com", "--via", "phone")).rejects.toThrow(/--type must be one of revoke_consent, opt_out_sale_sharing/);
     await expect(cli("record", "--type", "access", "--email", "a@example.com")).rejects.toThrow(/--via must be phone or email/);
     await expect(cli("record", "--type", "access", "--email", "a@example.com", "--via", "web")).rejects.toThrow(/--via/);
     await expect(cli("record", "--type", "access", "--via", "email")).rejects.toThrow(/--email: Give an email address or a phone number/);
     await expect(cli("record", "--type", "access", "--phone", "12345", "--via", "phone")).rejects.toThrow(/--phone: Enter a 10-digit US phone number/);
     await expect(cli("record", "--type", "access", "--email", "a@example.com", "--state", "ZZ", "--via", "email")).rejects.toThrow(/--state/);
     await expect(cli("record", "--type", "access", "--email", "a@example.com", "--details", "x", "--via", "email")).rejects.toThrow(/--details is kept only for a correction/);
-    await expect(cli("suppressed")).rejects.toThrow(/--email, --phone or both/);
+    await expect(cli("suppressed")).rejects.toThrow(/Give an email address or a phone number/);
     await expect(cli("suppressed", "--phone", "555")).rejects.toThrow(/not a US phone number/);
     await expect(cli("record", "--type", "access", "--email", "a@example.com", "--via", "email", "--format", "csv")).rejects.toThrow(/table or json/);
   });

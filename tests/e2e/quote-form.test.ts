@@ -16,6 +16,7 @@ import { leadRepository } from "../../server/db/leads";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { site } from "../../shared/site";
+import { LEGAL_LINKS } from "../../shared/routes";
 import { httpGet } from "../../tools/http-get";
 import { measureJsWeight } from "../../tools/js-weight";
 import { SAVED_KEY } from "../../client/quote-form/saved-answers";
@@ -484,7 +485,7 @@ describe("the notice at collection and the legal links (issue 14)", () => {
     await expect(visit.form.getByLabel("Model", { exact: true }).inputValue()).resolves.toBe(VEHICLES[0]!.model);
     // The frame's own legal links, at the end of the form page, open in a new tab too.
     const frameLinks = visit.form.locator('body > footer nav[aria-label="Legal"] a');
-    await expect(frameLinks.count()).resolves.toBe(5);
+    await expect(frameLinks.count()).resolves.toBe(LEGAL_LINKS.length);
     await expect(frameLinks.first().getAttribute("target")).resolves.toBe("_blank");
     // Under the frame, the quote page's own links navigate the page.
     await waitForHydration(visit.page, "footer.quote-footer a");

@@ -101,6 +101,7 @@ describe("/zipcode, the landing page", () => {
       "/privacy-policy#california-rights",
       "/privacy-policy#cookies",
       "/do-not-sell",
+      "/do-not-sell?request=revoke_consent",
     ]);
     expect(footer.text).toContain(formatPostalAddress());
     expect(footer.text).toContain("Activity on this site may be monitored or recorded.");

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
+import { addBusinessDays } from "../../server/privacy/deadlines";
 import { parse } from "node-html-parser";
 import { createTestApp, type TestApp } from "../support/app";
 import { PRIVACY_REFERENCE_PATTERN } from "../../shared/privacy-request";
@@ -38,6 +39,15 @@ async function postForm(fields: Record<string, string>, { cookie, headers = {} }
 }
 
 describe("GET /do-not-sell", () => {
+  it('opens on "Stop calls and texts" from the footer\'s link, and on no choice for anything else in the address', async () => {
+    const checked = async (url: string) => parse((await request(t.app).get(url)).text).querySelectorAll('input[name="requestType"]').filter((input) => input.hasAttribute("checked")).map((input) => input.getAttribute("value"));
+    expect(await checked("/do-not-sell?request=revoke_consent")).toEqual(["revoke_consent"]);
+    expect(await checked("/do-not-sell?request=%3Cscript%3E")).toEqual([]);
+    expect(await checked("/do-not-sell")).toEqual([]);
+    const footer = parse((await request(t.app).get("/do-not-sell")).text).querySelectorAll('footer nav[aria-label="Legal"] a');
+    expect(footer.map((link) => [link.getAttribute("href"), link.text])).toContainEqual(["/do-not-sell?request=revoke_consent", "Stop Calls and Texts"]);
+  });
+
   it("shows the form with every request type, contact fields, a CSRF token and a one-time submission id", async () => {
     const { response, doc, csrf, submissionId } = await openForm();
     expect(response.status).toBe(200);
@@ -46,6 +56,7 @@ describe("GET /do-not-sell", () => {
     expect(form.getAttribute("method")).toBe("post");
     expect(form.getAttribute("action")).toBe("/do-not-sell");
     expect(form.querySelectorAll('input[name="requestType"]').map((input) => input.getAttribute("value"))).toEqual([
+      "revoke_consent",
       "opt_out_sale_sharing",
       "nevada_opt_out",
       "access",
@@ -219,6 +230,20 @@ describe("POST /api/privacy-requests (the form with JavaScript)", () => {
     const empty = await postJson({ submissionId: newSubmissionId(), requestType: "appeal", email: "ana@example.com" }, form);
     expect(empty.status).toBe(422);
     expect(empty.body.errors).toEqual({ details: "Give the reference number of the request you are appealing (like PR-7K3M-Q9XD) and tell us why." });
+  });
+
+  it("takes a revocation of consent to be contacted, due in 10 business days, and answers the same whether or not we hold a lead", async () => {
+    const form = await openForm();
+    const answers = [];
+    for (const email of ["never.seen@example.com", "someone.else@example.com"]) {
+      const response = await postJson({ submissionId: newSubmissionId(), requestType: "revoke_consent", email }, form);
+      expect(response.status).toBe(201);
+      answers.push(Object.keys(response.body as object).sort());
+      const stored = await (await t.services.repository()).findByReference(response.body.reference);
+      expect(stored).toMatchObject({ requestType: "revoke_consent", email });
+      expect(new Date(response.body.dueAt).getTime()).toBe(addBusinessDays(stored!.receivedAt, 10).getTime());
+    }
+    expect(answers[0]).toEqual(answers[1]);
   });
 
   it("answers field errors with 422 JSON", async () => {

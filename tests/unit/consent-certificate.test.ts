@@ -157,6 +157,8 @@ describe("the certificate page", () => {
     phone: "+14155550134",
     email: "ana.diaz@example.com",
     zip: "90210",
+    revokedAt: null,
+    revocationReference: null,
   };
   const html = certificatePageHtml(certificate, "acme");
 
@@ -189,6 +191,13 @@ describe("the certificate page", () => {
     expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
     expect(html).toContain('<meta name="robots" content="noindex, nofollow" />');
     expect(html).not.toMatch(/\son\w+=/i);
+  });
+
+  it("shows a revoked consent as revoked, with when and the request, and a standing one as not revoked", () => {
+    const cell = (html: string) => /<th scope="row">Consent revoked<\/th><td>(.*?)<\/td>/.exec(html)?.[1];
+    expect(cell(certificatePageHtml(certificate, "acme"))).toBe("No");
+    const revoked = certificatePageHtml({ ...certificate, revokedAt: new Date("2026-11-24T09:30:00.000Z"), revocationReference: "PR-7K3M-Q9XD" }, "acme");
+    expect(cell(revoked)).toBe('<time datetime="2026-11-24T09:30:00.000Z">2026-11-24 09:30:00 UTC</time> (request <code>PR-7K3M-Q9XD</code>): do not call or text this person on this consent');
   });
 
   it("says what was not recorded (consent records made before certificates)", () => {

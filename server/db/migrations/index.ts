@@ -15,6 +15,7 @@ import { rateLimits } from "./009-rate-limits";
 import { vehiclesAndDrivers } from "./010-vehicles-and-drivers";
 import { privacyAppeals } from "./011-privacy-appeals";
 import { auctions } from "./012-auctions";
+import { consentRevocations } from "./013-consent-revocations";
 
 export type { Migration };
 
@@ -31,4 +32,5 @@ export const migrations: Migration[] = [
   vehiclesAndDrivers,
   privacyAppeals,
   auctions,
+  consentRevocations,
 ];

@@ -34,6 +34,8 @@ describe("the matches step", () => {
       { settled: true, matches: [{ name: "Summit Auto Insurance", phone: "+14155550101" }, { name: "Harbor Insurance Agency" }] },
     ]);
     expect($(".rf-reference").textContent).toBe(REFERENCE);
+    // Consent can be revoked from here, in a new tab (the FCC's "any reasonable means").
+    expect([$(".rf-stop-calls").getAttribute("href"), $(".rf-stop-calls").getAttribute("target"), $(".rf-stop-calls").textContent]).toEqual(["/do-not-sell?request=revoke_consent", "_blank", "Stop calls and texts"]);
     expect(fetchMatches).toHaveBeenCalledWith(REFERENCE, TOKEN);
     expect(fetchMatches).toHaveBeenCalledTimes(3);
     expect(text()).toContain("These companies have your request and will contact you:");
