@@ -144,7 +144,8 @@ async function main(): Promise<void> {
         onAuctionPost: (delivery, status) => auctions.auctioneer?.postSettled(delivery, status) ?? Promise.resolve(),
       })
     : undefined;
-  auctions.auctioneer = buyers
+  // Only with ping/post buyers: otherwise no lead ever goes to auction, and nothing needs to poll for one.
+  auctions.auctioneer = buyers?.buyers.some((buyer) => buyer.mode === "pingpost")
     ? createAuctioneer({
         db,
         buyers,
