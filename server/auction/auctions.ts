@@ -290,12 +290,15 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   const leads = leadRepository(db);
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollMs ?? 250;
-  const concurrency = options.concurrency ?? 16;
+  // Each auction mostly waits (up to AUCTION_DEADLINE_MS) for its bids: a few hundred at once cost little.
+  const concurrency = options.concurrency ?? 256;
   const log = logger.child({ component: "auction" });
   const leaseMs = options.deadlineMs + 30_000;
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
+  /** A lead was stored while the worker was claiming: it looks again before waiting. */
+  let nudged = false;
 
   async function namedBuyers(lead: LeadRecord): Promise<Set<string>> {
     if (!lead.consent) return new Set();
@@ -372,14 +375,30 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
     }
   }
 
+  /** Auctions running now: most of each one's time is waiting for bids, so many run at once. */
+  const inFlight = new Set<Promise<void>>();
+  const runGuarded = (auction: AuctionRecord) =>
+    run(auction).catch((error: unknown) => log.error({ event: "auction_error", reference: auction.leadReference, err: error }, "auction failed; its lease runs out and it runs again"));
+
+  /** Claims as many due auctions as there is room for and starts them; resolves with them (not when they end). */
+  async function claimAndStart(): Promise<Promise<void>[]> {
+    const room = concurrency - inFlight.size;
+    if (room <= 0) return [];
+    const claimed = await repository.claimDue(room, leaseMs, now());
+    return claimed.map((auction) => {
+      const running = runGuarded(auction).finally(() => {
+        inFlight.delete(running);
+        wake?.();
+      });
+      inFlight.add(running);
+      return running;
+    });
+  }
+
   async function runOnce(): Promise<number> {
-    const claimed = await repository.claimDue(concurrency, leaseMs, now());
-    await Promise.all(
-      claimed.map((auction) =>
-        run(auction).catch((error: unknown) => log.error({ event: "auction_error", reference: auction.leadReference, err: error }, "auction failed; its lease runs out and it runs again")),
-      ),
-    );
-    return claimed.length;
+    const started = await claimAndStart();
+    await Promise.all(started);
+    return started.length;
   }
 
   return {
@@ -388,11 +407,17 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       running = true;
       loop = (async () => {
         while (running) {
-          const ran = await runOnce().catch((error: unknown) => {
+          const room = concurrency - inFlight.size;
+          const started = await claimAndStart().catch((error: unknown) => {
             log.error({ event: "auction_error", err: error }, "could not claim auctions");
-            return 0;
+            return [];
           });
-          if (ran > 0 || !running) continue;
+          // A full claim may have left more waiting, and a lead stored meanwhile is due now: look again at once.
+          if (!running || (started.length > 0 && started.length === room)) continue;
+          if (nudged && inFlight.size < concurrency) {
+            nudged = false;
+            continue;
+          }
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, pollMs);
             wake = () => {
@@ -408,9 +433,11 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       running = false;
       wake?.();
       await loop;
+      await Promise.all(inFlight);
     },
     runOnce,
     nudge() {
+      nudged = true;
       wake?.();
     },
     async postSettled(delivery, status) {
