@@ -491,7 +491,8 @@ describe("the notice at collection and the legal links (issue 14)", () => {
     await waitForHydration(visit.page, "footer.quote-footer a");
     await visit.page.locator("footer.quote-footer").getByRole("link", { name: "Do Not Sell or Share My Personal Information" }).click();
     await visit.page.waitForURL((url) => url.pathname === "/do-not-sell");
-    await expect(visit.page.locator("h1").textContent()).resolves.toBe("Do Not Sell or Share My Personal Information");
+    // A client-side navigation: the address changes before the lazy page has rendered, so wait for its heading.
+    await visit.page.getByRole("heading", { level: 1, name: "Do Not Sell or Share My Personal Information", exact: true }).waitFor();
     await expectNoProblems(visit.page, visit.problems, isSandboxNote);
     await visit.context.close();
   });
