@@ -55,7 +55,6 @@ async function auctionView(db: Database, reference: string, deliveries: readonly
   const auctions = auctionRepository(db);
   const auction = await auctions.find(reference);
   if (!auction) return undefined;
-  const decided = await db.builder.selectFrom("auctions").select("decidedAt").where("id", "=", auction.id).executeTakeFirst();
   const winners = new Set(deliveries.filter((delivery) => delivery.auctionId === auction.id).map((delivery) => delivery.target));
   return {
     status: auction.status,
@@ -64,7 +63,7 @@ async function auctionView(db: Database, reference: string, deliveries: readonly
     test: auction.test,
     floor: auction.floor,
     pingedAt: iso(auction.pingedAt),
-    decidedAt: iso(decided?.decidedAt ?? null),
+    decidedAt: iso(auction.decidedAt),
     pings: (await auctions.pings(auction.id)).map((ping) => ({
       buyerId: ping.buyerId,
       outcome: ping.outcome,

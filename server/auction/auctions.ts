@@ -16,7 +16,7 @@ import type { Database } from "../db/database";
 import type { AuctionStatus, Tables } from "../db/schema";
 import { leadRepository, type LeadRecord, type NewAuction } from "../db/leads";
 import { scheduleDeliveries, type DeliveryRecord } from "../db/deliveries";
-import { buyerDay, isOpen, takesState, type Buyer, type BuyersFile } from "../delivery/buyers";
+import { buyerDay, mayOffer, takesState, type Buyer, type BuyersFile } from "../delivery/buyers";
 import { deliveryKey } from "../delivery/plan";
 import type { Exchange, SendResult } from "../delivery/http-send";
 import type { Bid, PingResult } from "./bids";
@@ -36,6 +36,7 @@ export interface AuctionRecord {
   reason: string | null;
   pingedAt: Date | null;
   bidsExpireAt: Date | null;
+  decidedAt: Date | null;
 }
 
 export const newAuction = (options: { test: boolean; floor: number }): NewAuction => ({ pingId: randomUUID(), ...options });
@@ -55,6 +56,7 @@ const toRecord = (row: Record<string, unknown>): AuctionRecord => ({
   reason: row.reason as string | null,
   pingedAt: row.pingedAt as Date | null,
   bidsExpireAt: row.bidsExpireAt as Date | null,
+  decidedAt: (row.decidedAt as Date | null | undefined) ?? null,
 });
 
 export interface SettleOptions {
@@ -84,7 +86,7 @@ export function auctionRepository(db: Database) {
           ORDER BY created_at LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
         RETURNING id, lead_id AS "leadId", lead_reference AS "leadReference", ping_id AS "pingId", test, floor, status,
-          sale_type AS "saleType", reason, pinged_at AS "pingedAt", bids_expire_at AS "bidsExpireAt"`.execute(builder);
+          sale_type AS "saleType", reason, pinged_at AS "pingedAt", bids_expire_at AS "bidsExpireAt", decided_at AS "decidedAt"`.execute(builder);
       return rows.map(toRecord);
     },
 
@@ -280,8 +282,7 @@ export interface Auctioneer {
 
 /** The buyers that may be offered this lead: named in its disclosure, taking its state, open, of the lead's kind (test or real). */
 export function eligibleBuyers(buyers: BuyersFile, named: ReadonlySet<string>, lead: { state: string }, test: boolean, now: Date): Buyer[] {
-  // A test lead is no person's: sandbox buyers take it without being named (they never are).
-  return buyers.buyers.filter((buyer) => buyer.sandbox === test && (test || named.has(buyer.id)) && takesState(buyer, lead.state) && isOpen(buyer, now) && buyer.dailyCap !== 0);
+  return buyers.buyers.filter((buyer) => mayOffer(buyer, { state: lead.state, test }, named, now) && buyer.dailyCap !== 0);
 }
 
 export function createAuctioneer(options: AuctioneerOptions): Auctioneer {

@@ -185,3 +185,13 @@ export function isOpen(buyer: Buyer, now: Date): boolean {
 export function takesState(buyer: Buyer, state: string): boolean {
   return buyer.states === undefined || buyer.states.includes(state);
 }
+
+/**
+ * Whether a lead may be offered to the buyer now, by fixed-price post or in the auction: a real lead
+ * to a buyer named in its consent disclosure, a test lead (server/auction/sandbox.ts) to a sandbox
+ * buyer only (no visitor consented to those: they are never named), taking the lead's state, open
+ * by its schedule. Daily caps are counted where the lead is written.
+ */
+export function mayOffer(buyer: Buyer, lead: { state: string; test: boolean }, named: ReadonlySet<string>, now: Date): boolean {
+  return buyer.sandbox === lead.test && (lead.test || named.has(buyer.id)) && takesState(buyer, lead.state) && isOpen(buyer, now);
+}

@@ -8,7 +8,7 @@
  */
 import type { NewDelivery } from "../db/deliveries";
 import type { PlannedLead } from "../db/leads";
-import { buyerDay, isOpen, takesState, type BuyersFile } from "./buyers";
+import { buyerDay, mayOffer, type BuyersFile } from "./buyers";
 
 export interface DeliveryPlanner {
   /**
@@ -27,9 +27,7 @@ export function createDeliveryPlanner(file: BuyersFile): DeliveryPlanner {
       const named = new Set(namedBuyerIds);
       const deliveries: NewDelivery[] = [];
       for (const buyer of file.buyers) {
-        // A test lead goes to sandbox buyers only (no visitor consented to them: it is not a person's),
-        // and a real one never to them (server/auction/sandbox.ts).
-        if (buyer.sandbox !== lead.test || (!lead.test && !named.has(buyer.id)) || !takesState(buyer, lead.state) || !isOpen(buyer, now)) continue;
+        if (!mayOffer(buyer, lead, named, now)) continue;
         // A cap of 0 takes nothing today.
         if (buyer.dailyCap !== undefined && buyer.dailyCap <= 0) continue;
         const capDay = buyer.dailyCap === undefined ? null : buyerDay(buyer, now);

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { NewDelivery } from "../db/deliveries";
 import type { NewAuction, PlannedLead } from "../db/leads";
 import type { DeliveryPlanner } from "./plan";
-import { isOpen, takesState, type BuyersFile } from "./buyers";
+import { mayOffer, type BuyersFile } from "./buyers";
 
 export interface LeadRouting {
   deliveries(lead: PlannedLead, sale: boolean, now: Date): NewDelivery[];
@@ -33,7 +33,7 @@ export function createLeadRouting({ planner, namedBuyerIds, buyers }: LeadRoutin
     auction(lead, sale, now) {
       if (!sale || !buyers) return undefined;
       const named = new Set(namedBuyerIds());
-      const bidder = buyers.buyers.some((buyer) => buyer.mode === "pingpost" && buyer.sandbox === lead.test && (lead.test || named.has(buyer.id)) && takesState(buyer, lead.state) && isOpen(buyer, now));
+      const bidder = buyers.buyers.some((buyer) => buyer.mode === "pingpost" && mayOffer(buyer, lead, named, now));
       if (!bidder) return undefined;
       const floor = buyers.sources.find((source) => source.sid === lead.sid)?.floor ?? 0;
       return { pingId: randomUUID(), test: lead.test, floor };
