@@ -127,7 +127,8 @@ async function main(): Promise<void> {
   const db = await openStore(config, logger);
   const rendering = await buildRendering(config);
   const secret = csrfSecret(config, logger);
-  const privacy = { service: createPrivacyService(db), csrf: createCsrf(secret) };
+  // A revocation's consent.revoked webhooks go out at once: the delivery worker (made below) is nudged.
+  const privacy = { service: createPrivacyService(db, { onQueued: () => worker?.nudge() }), csrf: createCsrf(secret) };
   const suppression = suppressionList(db);
   const analytics = eventStore(config, db, logger);
   // The auction (ping/post buyers) queues its winners' posts for the delivery worker, which reports each post's end back.
@@ -153,6 +154,7 @@ async function main(): Promise<void> {
         deadlineMs: config.AUCTION_DEADLINE_MS,
         salesAllowed: async (lead) => (await salesAllowed([lead], suppression))[0] ?? false,
         onQueued: () => worker?.nudge(),
+        ...(analytics ? { analytics: analytics.writer } : {}),
       })
     : undefined;
   const auctioneer = auctions.auctioneer;

@@ -4,7 +4,7 @@
  * `renderAdmin`). The server gathers everything a page shows into one of these views; the page
  * only renders it. Types only.
  */
-import type { JourneyEvent, ReportGrouping, ReportRow } from "./analytics";
+import type { BuyerReportRow, JourneyEvent, ReportGrouping, ReportRow } from "./analytics";
 
 export type AdminRole = "analyst" | "ops";
 
@@ -66,6 +66,8 @@ export interface ReportView extends ViewBase {
   query: { since: string; until: string; by: ReportGrouping; bots: boolean; sid?: string };
   rows: ReportRow[];
   totals: ReportRow;
+  /** The per-buyer view of the same range and filters (pings, bids, wins, win rate, revenue). */
+  buyers: BuyerReportRow[];
   /** Funnel for the whole range: clicks → unique clicks → ZIP → quote page → form started → leads → sold. */
   funnel: { stage: string; count: number }[];
   trend: TrendSeries[];

@@ -22,6 +22,8 @@ export const ANALYTICS_EVENTS = [
   "lead_duplicate",
   /** A quote request was refused before storing (detail: the reason; honeypot and too_fast are bots). */
   "lead_refused",
+  /** A ping/post buyer was pinged in an auction (target: buyer id; detail: bid, or why not; bid: its price). Never for a test lead. */
+  "buyer_pinged",
   /** A buyer accepted a lead (target: buyer id; revenue: its price; payout: the source's payout, on the lead's first sale only). */
   "lead_sold",
   /** A buyer answered no (target: buyer id; detail: its reason). */
@@ -65,6 +67,14 @@ export interface ReportRow {
   cr: number;
   /** revenue / unique_clicks (0 when there are no unique clicks). */
   epc: number;
+  /** Bids received in auctions (buyer_pinged events with a bid; test leads never count). */
+  bids: number;
+  /** US dollars: the bids added up (not a column: it makes avg_bid of the totals exact). */
+  bid_total: number;
+  /** bid_total / bids (0 without bids). */
+  avg_bid: number;
+  /** revenue / leads (0 without leads). */
+  revenue_per_lead: number;
 }
 
 /** The report's columns, in order (the CLI's table and CSV header, the console's table). */
@@ -85,7 +95,30 @@ export const REPORT_COLUMNS = [
   "profit",
   "cr",
   "epc",
+  "bids",
+  "avg_bid",
+  "revenue_per_lead",
 ] as const satisfies readonly (keyof ReportRow)[];
+
+/** One buyer's line of the per-buyer view (`npm run report -- buyers`, the console's report page). */
+export interface BuyerReportRow {
+  buyer: string;
+  /** Times it was pinged in an auction (0 for a fixed-price buyer: it is never pinged). */
+  pings: number;
+  bids: number;
+  /** US dollars: bid total / bids (0 without bids). */
+  avg_bid: number;
+  /** Leads it bought (auction wins and fixed-price sales). */
+  wins: number;
+  /** wins / bids, for a buyer that bids; null for a fixed-price buyer (it never bids). */
+  win_rate: number | null;
+  returned: number;
+  /** US dollars, net of returns. */
+  revenue: number;
+}
+
+/** The per-buyer view's columns, in order. */
+export const BUYER_REPORT_COLUMNS = ["buyer", "pings", "bids", "avg_bid", "wins", "win_rate", "returned", "revenue"] as const satisfies readonly (keyof BuyerReportRow)[];
 
 /** One event of a click's journey (`npm run report -- tid CLK123`, the console's journey page). */
 export interface JourneyEvent {
@@ -104,4 +137,6 @@ export interface JourneyEvent {
   detail: string | null;
   revenue: number | null;
   payout: number | null;
+  /** A buyer_pinged event's bid, US dollars. */
+  bid: number | null;
 }

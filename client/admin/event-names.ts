@@ -10,6 +10,7 @@ export const eventLabels: Record<AnalyticsEventName, string> = {
   lead_submitted: "Lead submitted",
   lead_duplicate: "Duplicate lead",
   lead_refused: "Lead refused",
+  buyer_pinged: "Buyer pinged",
   lead_sold: "Sold to buyer",
   buyer_rejected: "Rejected by buyer",
   delivery_failed: "Delivery failed",

@@ -25,12 +25,17 @@ const headings: Record<ReportColumn, string> = {
   profit: "Profit",
   cr: "CR",
   epc: "EPC",
+  bids: "Bids",
+  avg_bid: "Avg bid",
+  revenue_per_lead: "Revenue / lead",
 };
 
 /** Longer names for the columns whose heading is an abbreviation. */
 export const columnTitles: Partial<Record<ReportColumn, string>> = {
   cr: "Conversion rate: leads / unique clicks",
   epc: "Earnings per click: revenue / unique clicks",
+  avg_bid: "Average bid: the bids added up / bids",
+  revenue_per_lead: "Revenue per lead: revenue / leads",
 };
 
 export function columnHeading(column: ReportColumn): string {
@@ -56,6 +61,8 @@ export function formatCell(row: ReportRow, column: ReportColumn): string {
     case "payout":
     case "profit":
     case "epc":
+    case "avg_bid":
+    case "revenue_per_lead":
       return formatMoney(row[column]);
     case "cr":
       return formatRate(row.cr);

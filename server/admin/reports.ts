@@ -4,10 +4,10 @@
  * real queries, and nothing else here knows where they live.
  */
 import type { Database } from "../db/database";
-import type { JourneyEvent, ReportRow } from "../../shared/analytics";
+import type { BuyerReportRow, JourneyEvent, ReportRow } from "../../shared/analytics";
 import type { ReportView, TrendSeries } from "../../shared/admin-views";
 import type { ReportQuery } from "./report-query";
-import { funnel, journey, reportRows, reportTotals, trend } from "../analytics/report";
+import { buyerRows, funnel, journey, reportRows, reportTotals, trend } from "../analytics/report";
 
 export interface AdminReports {
   rows(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<ReportRow[]>;
@@ -15,6 +15,7 @@ export interface AdminReports {
   funnel(totals: ReportRow): ReportView["funnel"];
   trend(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<TrendSeries[]>;
   journey(db: Database, tid: string): Promise<JourneyEvent[]>;
+  buyers(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<BuyerReportRow[]>;
 }
 
 export const analyticsReports: AdminReports = {
@@ -23,4 +24,5 @@ export const analyticsReports: AdminReports = {
   funnel,
   trend: (db, query) => trend(db, query),
   journey: (db, tid) => journey(db, tid),
+  buyers: (db, query) => buyerRows(db, query),
 };

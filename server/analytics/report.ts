@@ -6,7 +6,7 @@
  */
 import { sql } from "kysely";
 import type { Database } from "../db/database";
-import type { JourneyEvent, ReportGrouping, ReportRow } from "../../shared/analytics";
+import type { BuyerReportRow, JourneyEvent, ReportGrouping, ReportRow } from "../../shared/analytics";
 import type { TrendSeries } from "../../shared/admin-views";
 import { addDays, daysBetween } from "./report-days";
 
@@ -26,7 +26,7 @@ export interface ReportQuery {
 export type TrendQuery = Omit<ReportQuery, "by">;
 
 /** The counters a report row adds up, as the rollup names them. */
-const COUNTS = ["clicks", "uniqueClicks", "zipSubmits", "quoteViews", "formStarts", "leads", "duplicates", "sold", "returned"] as const;
+const COUNTS = ["clicks", "uniqueClicks", "zipSubmits", "quoteViews", "formStarts", "leads", "duplicates", "sold", "returned", "bids"] as const;
 type Count = (typeof COUNTS)[number];
 
 /** Dollars as whole cents (the rollup's sums are exact decimals; this undoes binary fractions). */
@@ -51,10 +51,13 @@ export function roundedRatio(numerator: number, denominator: number, places: num
   return (Math.sign(numerator) * quotient) / scale || 0;
 }
 
-/** A row's derived columns (profit, cr, epc) from its sums, rounded as the report shows them. */
-function withRatios(row: Omit<ReportRow, "profit" | "cr" | "epc">): ReportRow {
+type Derived = "profit" | "cr" | "epc" | "avg_bid" | "revenue_per_lead";
+
+/** A row's derived columns (profit, cr, epc, avg_bid, revenue_per_lead) from its sums, rounded as the report shows them. */
+function withRatios(row: Omit<ReportRow, Derived>): ReportRow {
   const revenue = toCents(row.revenue);
   const payout = toCents(row.payout);
+  const bidTotal = toCents(row.bid_total);
   return {
     ...row,
     revenue: revenue / 100,
@@ -63,6 +66,9 @@ function withRatios(row: Omit<ReportRow, "profit" | "cr" | "epc">): ReportRow {
     cr: roundedRatio(row.leads, row.unique_clicks, 4),
     // revenue in cents / clicks, to 2 places = dollars per click, to the cent.
     epc: roundedRatio(revenue, row.unique_clicks * 100, 2),
+    bid_total: bidTotal / 100,
+    avg_bid: roundedRatio(bidTotal, row.bids * 100, 2),
+    revenue_per_lead: roundedRatio(revenue, row.leads * 100, 2),
   };
 }
 
@@ -88,6 +94,7 @@ export async function reportRows(db: Database, query: ReportQuery): Promise<Repo
       ...COUNTS.map((column) => eb.fn.sum<string | number>(column).as(column)),
       eb.fn.sum<string | number>("revenue").as("revenue"),
       eb.fn.sum<string | number>("payout").as("payout"),
+      eb.fn.sum<string | number>("bidTotal").as("bidTotal"),
     ])
     .$if(byDay, (select) => select.groupBy("day").orderBy("day"))
     // Byte order: the same on every store and database locale ("B2" before "a1"), as JavaScript sorts.
@@ -109,13 +116,15 @@ export async function reportRows(db: Database, query: ReportQuery): Promise<Repo
       returned: count("returned"),
       revenue: Number(row.revenue),
       payout: Number(row.payout),
+      bids: count("bids"),
+      bid_total: Number(row.bidTotal),
     });
   });
 }
 
 /** The rows added up (date and sid null), with the ratios of the sums (not the sum of the ratios). */
 export function reportTotals(rows: readonly ReportRow[]): ReportRow {
-  const sum = (column: keyof Omit<ReportRow, "date" | "sid">) => rows.reduce((total, row) => total + row[column], 0);
+  const sum = (column: keyof Omit<ReportRow, "date" | "sid" | Derived>) => rows.reduce((total, row) => total + row[column], 0);
   return withRatios({
     date: null,
     sid: null,
@@ -130,7 +139,48 @@ export function reportTotals(rows: readonly ReportRow[]): ReportRow {
     returned: sum("returned"),
     revenue: sum("revenue"),
     payout: sum("payout"),
+    bids: sum("bids"),
+    bid_total: sum("bid_total"),
   });
+}
+
+/**
+ * The per-buyer view for [since, until) (the sid and bot filters apply; grouping does not): each
+ * buyer's pings, bids, average bid, wins, win rate, returns and revenue net of returns, from the
+ * rollup (analytics_buyer_daily), best revenue first.
+ */
+export async function buyerRows(db: Database, query: TrendQuery): Promise<BuyerReportRow[]> {
+  let select = db.builder.selectFrom("analyticsBuyerDaily").where("day", ">=", query.since).where("day", "<", query.until);
+  if (!query.includeBots) select = select.where("bot", "=", false);
+  if (query.sid !== undefined) select = select.where("sid", "=", query.sid);
+  const rows = await select
+    .select((eb) => [
+      "buyer",
+      eb.fn.sum<string | number>("pings").as("pings"),
+      eb.fn.sum<string | number>("bids").as("bids"),
+      eb.fn.sum<string | number>("bidTotal").as("bidTotal"),
+      eb.fn.sum<string | number>("sold").as("sold"),
+      eb.fn.sum<string | number>("returned").as("returned"),
+      eb.fn.sum<string | number>("revenue").as("revenue"),
+    ])
+    .groupBy("buyer")
+    .execute();
+  return rows
+    .map((row) => {
+      const bids = Number(row.bids);
+      const wins = Number(row.sold);
+      return {
+        buyer: row.buyer,
+        pings: Number(row.pings),
+        bids,
+        avg_bid: roundedRatio(toCents(Number(row.bidTotal)), bids * 100, 2),
+        wins,
+        win_rate: bids > 0 ? roundedRatio(wins, bids, 4) : null,
+        returned: Number(row.returned),
+        revenue: cents(Number(row.revenue)),
+      };
+    })
+    .sort((a, b) => b.revenue - a.revenue || (a.buyer < b.buyer ? -1 : a.buyer > b.buyer ? 1 : 0));
 }
 
 export interface FunnelStage {
@@ -219,5 +269,6 @@ export async function journey(db: Database, tid: string, limit = 1000): Promise<
     detail: row.detail,
     revenue: row.revenue === null ? null : Number(row.revenue),
     payout: row.payout === null ? null : Number(row.payout),
+    bid: row.bid === null ? null : Number(row.bid),
   }));
 }

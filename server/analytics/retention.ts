@@ -44,6 +44,7 @@ export async function purgeAnalytics(db: Database, cutoff: AnalyticsCutoff): Pro
   return db.builder.transaction().execute(async (tx) => {
     const events = await tx.deleteFrom("analyticsEvents").where("occurredAt", "<", cutoff.before).executeTakeFirst();
     const days = await tx.deleteFrom("analyticsDaily").where("day", "<", cutoff.beforeDay).executeTakeFirst();
+    await tx.deleteFrom("analyticsBuyerDaily").where("day", "<", cutoff.beforeDay).execute();
     await tx.deleteFrom("analyticsClickKeys").where("day", "<", cutoff.beforeDay).execute();
     await tx.deleteFrom("analyticsPaidLeads").where("day", "<", cutoff.beforeDay).execute();
     return { events: Number(events.numDeletedRows), days: Number(days.numDeletedRows) };

@@ -4,7 +4,8 @@
  * events it is made of and a 30-day report reads a few thousand rollup rows, not millions of
  * events (docs/analytics.md). Events of a lead (sales, returns, postbacks) may carry only its
  * reference: its sid, tid and visit id are taken from the lead in the same statement. A lead's
- * source payout is counted once, at its first sale (analytics_paid_leads).
+ * source payout is counted once, at its first sale (analytics_paid_leads). Pings, bids, sales and
+ * returns are also counted per buyer (analytics_buyer_daily: the report's per-buyer view).
  */
 import { sql } from "kysely";
 import type { Database } from "../db/database";
@@ -30,6 +31,8 @@ export interface EventInput {
   revenue?: number | null;
   /** US dollars owed to the traffic source for a sale, or reversed by a return. */
   payout?: number | null;
+  /** US dollars: a buyer's bid (buyer_pinged). */
+  bid?: number | null;
 }
 
 /** Longest value kept for free-text fields (paths, details): they are labels, not documents. */
@@ -49,7 +52,7 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
              CASE WHEN i.lead_reference IS NOT NULL AND i.sid IS NULL AND i.tid IS NULL THEN l.sid ELSE i.sid END AS sid,
              CASE WHEN i.lead_reference IS NOT NULL AND i.sid IS NULL AND i.tid IS NULL THEN l.tid ELSE i.tid END AS tid,
              COALESCE(i.visit_id, l.visit_id) AS visit_id,
-             i.bot, i.gpc, i.path, i.step, i.lead_reference, i.target, i.detail, i.revenue, i.payout, i.n
+             i.bot, i.gpc, i.path, i.step, i.lead_reference, i.target, i.detail, i.revenue, i.payout, i.bid, i.n
         FROM unnest(
                ${column((event) => (event.at ?? now).toISOString())}::timestamptz[],
                ${column((event) => event.name)}::text[],
@@ -64,8 +67,9 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
                ${column((event) => cut(event.target))}::text[],
                ${column((event) => cut(event.detail))}::text[],
                ${column((event) => money(event.revenue))}::numeric[],
-               ${column((event) => money(event.payout))}::numeric[]
-             ) WITH ORDINALITY AS i (occurred_at, name, sid, tid, visit_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout, n)
+               ${column((event) => money(event.payout))}::numeric[],
+               ${column((event) => money(event.bid))}::numeric[]
+             ) WITH ORDINALITY AS i (occurred_at, name, sid, tid, visit_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout, bid, n)
         LEFT JOIN leads l ON i.lead_reference IS NOT NULL AND l.reference = i.lead_reference
     ),
     -- A lead's source is paid once, at its first sale (as its postback reports it once): only the
@@ -83,13 +87,34 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
              CASE WHEN g.name <> 'lead_sold' THEN g.payout
                   WHEN g.n = (SELECT min(f.n) FROM given f WHERE f.name = 'lead_sold' AND f.lead_reference = g.lead_reference)
                    AND g.lead_reference IN (SELECT lead_reference FROM paid) THEN g.payout END AS payout,
-             g.n
+             g.bid, g.n
         FROM given g
     ),
     stored AS (
-      INSERT INTO analytics_events (occurred_at, day, name, sid, tid, visit_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout)
+      INSERT INTO analytics_events (occurred_at, day, name, sid, tid, visit_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout, bid)
       -- In the order recorded: ids then follow the order events happened in.
-      SELECT occurred_at, day, name, sid, tid, visit_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout FROM input ORDER BY n
+      SELECT occurred_at, day, name, sid, tid, visit_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout, bid FROM input ORDER BY n
+    ),
+    -- The per-buyer view: each buyer's pings, bids, sales and returns, sorted (lock order, as below).
+    per_buyer AS (
+      INSERT INTO analytics_buyer_daily AS b (day, sid, bot, buyer, pings, bids, bid_total, sold, returned, revenue)
+      SELECT day, COALESCE(sid, ''), bot, target,
+             count(*) FILTER (WHERE name = 'buyer_pinged'),
+             count(*) FILTER (WHERE name = 'buyer_pinged' AND bid IS NOT NULL),
+             COALESCE(sum(bid) FILTER (WHERE name = 'buyer_pinged'), 0),
+             count(*) FILTER (WHERE name = 'lead_sold'),
+             count(*) FILTER (WHERE name = 'lead_returned'),
+             COALESCE(sum(revenue) FILTER (WHERE name = 'lead_sold'), 0) - COALESCE(sum(revenue) FILTER (WHERE name = 'lead_returned'), 0)
+        FROM input
+       WHERE name IN ('buyer_pinged', 'lead_sold', 'lead_returned') AND target IS NOT NULL
+       GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+      ON CONFLICT (day, sid, bot, buyer) DO UPDATE SET
+        pings = b.pings + EXCLUDED.pings,
+        bids = b.bids + EXCLUDED.bids,
+        bid_total = b.bid_total + EXCLUDED.bid_total,
+        sold = b.sold + EXCLUDED.sold,
+        returned = b.returned + EXCLUDED.returned,
+        revenue = b.revenue + EXCLUDED.revenue
     ),
     clicks AS (
       SELECT day, COALESCE(sid, '') AS sid, COALESCE(tid, visit_id) AS key, bool_and(bot) AS bot
@@ -116,15 +141,18 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
              count(*) FILTER (WHERE name = 'lead_sold') AS sold,
              count(*) FILTER (WHERE name = 'lead_returned') AS returned,
              COALESCE(sum(revenue) FILTER (WHERE name = 'lead_sold'), 0) - COALESCE(sum(revenue) FILTER (WHERE name = 'lead_returned'), 0) AS revenue,
-             COALESCE(sum(payout) FILTER (WHERE name = 'lead_sold'), 0) - COALESCE(sum(payout) FILTER (WHERE name = 'lead_returned'), 0) AS payout
+             COALESCE(sum(payout) FILTER (WHERE name = 'lead_sold'), 0) - COALESCE(sum(payout) FILTER (WHERE name = 'lead_returned'), 0) AS payout,
+             count(*) FILTER (WHERE name = 'buyer_pinged') AS pings,
+             count(*) FILTER (WHERE name = 'buyer_pinged' AND bid IS NOT NULL) AS bids,
+             COALESCE(sum(bid) FILTER (WHERE name = 'buyer_pinged'), 0) AS bid_total
         FROM input GROUP BY 1, 2, 3
       UNION ALL
-      SELECT c.day, c.sid, c.bot, 0, count(*), 0, 0, 0, 0, 0, 0, 0, 0, 0
+      SELECT c.day, c.sid, c.bot, 0, count(*), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
         FROM fresh f JOIN clicks c ON c.day = f.day AND c.sid = f.sid AND c.key = f.key
        GROUP BY 1, 2, 3
     )
-    INSERT INTO analytics_daily AS d (day, sid, bot, clicks, unique_clicks, zip_submits, quote_views, form_starts, leads, duplicates, sold, returned, revenue, payout)
-    SELECT day, sid, bot, sum(clicks), sum(unique_clicks), sum(zip_submits), sum(quote_views), sum(form_starts), sum(leads), sum(duplicates), sum(sold), sum(returned), sum(revenue), sum(payout)
+    INSERT INTO analytics_daily AS d (day, sid, bot, clicks, unique_clicks, zip_submits, quote_views, form_starts, leads, duplicates, sold, returned, revenue, payout, pings, bids, bid_total)
+    SELECT day, sid, bot, sum(clicks), sum(unique_clicks), sum(zip_submits), sum(quote_views), sum(form_starts), sum(leads), sum(duplicates), sum(sold), sum(returned), sum(revenue), sum(payout), sum(pings), sum(bids), sum(bid_total)
       FROM counted GROUP BY day, sid, bot ORDER BY day, sid, bot
     ON CONFLICT (day, sid, bot) DO UPDATE SET
       clicks = d.clicks + EXCLUDED.clicks,
@@ -137,6 +165,9 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
       sold = d.sold + EXCLUDED.sold,
       returned = d.returned + EXCLUDED.returned,
       revenue = d.revenue + EXCLUDED.revenue,
-      payout = d.payout + EXCLUDED.payout
+      payout = d.payout + EXCLUDED.payout,
+      pings = d.pings + EXCLUDED.pings,
+      bids = d.bids + EXCLUDED.bids,
+      bid_total = d.bid_total + EXCLUDED.bid_total
   `.execute(db.builder);
 }

@@ -19,6 +19,7 @@ import { scheduleDeliveries, type DeliveryRecord } from "../db/deliveries";
 import { buyerDay, mayOffer, takesState, type Buyer, type BuyersFile } from "../delivery/buyers";
 import { deliveryKey } from "../delivery/plan";
 import type { Exchange, SendResult } from "../delivery/http-send";
+import type { EventRecorder } from "../analytics/writer";
 import type { Bid, PingResult } from "./bids";
 import { pingPayload } from "./ping";
 import { pingRound } from "./pinger";
@@ -263,6 +264,8 @@ export interface AuctioneerOptions {
   salesAllowed?: (lead: LeadRecord) => Promise<boolean>;
   /** Posts were queued: the delivery worker should look at once. */
   onQueued?: () => void;
+  /** Where each ping's outcome is counted for the report (buyer_pinged; never for a test lead). */
+  analytics?: EventRecorder;
   pollMs?: number;
   concurrency?: number;
   now?: () => Date;
@@ -366,6 +369,11 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
         detail: null,
       }) as PingResult);
     await repository.recordPings(auction.id, [...results, ...standing], at);
+    if (!auction.test) {
+      for (const result of results) {
+        options.analytics?.record({ name: "buyer_pinged", at, leadReference: auction.leadReference, target: result.buyerId, detail: result.outcome, bid: result.outcome === "bid" ? (result.bid?.price ?? null) : null });
+      }
+    }
     const settlement = await settle({ ...auction, pingedAt: auction.pingedAt ?? at }, saleAllowed);
     const bids = results.filter((result) => result.outcome === "bid").length;
     if (settlement.outcome === "decided") {

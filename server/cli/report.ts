@@ -2,6 +2,7 @@
  * The analysts' command (docs/analytics.md):
  *   npm run report -- --since 2026-11-01 [--until 2026-12-01] [--by day|sid|day,sid]
  *                     [--format table|csv|json] [--bots] [--sid SID]
+ *   npm run report -- buyers --since 2026-11-01 [--until …] [--format table|csv|json] [--bots] [--sid SID]
  *   npm run report -- tid CLK123 [--format table|json] [--limit N]
  * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, which only
  * one process can open: stop the server first, or use PostgreSQL; REPORT_TIME_ZONE for the days).
@@ -11,12 +12,12 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/database";
 import { migrate } from "../db/migrate";
-import { journey, reportRows, reportTotals, type ReportQuery } from "../analytics/report";
+import { buyerRows, journey, reportRows, reportTotals, type ReportQuery } from "../analytics/report";
 import { addDays } from "../analytics/report-days";
 import { dayIn } from "../../shared/formatters";
 import { isReportGrouping, reportQueryErrors } from "../analytics/report-query";
 import { campaignIdSchema } from "../../shared/campaign";
-import { REPORT_COLUMNS, REPORT_GROUPINGS, type JourneyEvent, type ReportRow } from "../../shared/analytics";
+import { BUYER_REPORT_COLUMNS, REPORT_COLUMNS, REPORT_GROUPINGS, type BuyerReportRow, type JourneyEvent, type ReportRow } from "../../shared/analytics";
 import { csv, runAsScript, UsageError } from "./common";
 
 const USAGE = `Usage:
@@ -25,12 +26,17 @@ const USAGE = `Usage:
       the sub-id report for the days [since, until) in REPORT_TIME_ZONE (until defaults to
       tomorrow, so today is in); by day and sid unless --by says otherwise; bots excluded
       unless --bots; only one source with --sid ("" for traffic without a sid)
+  npm run report -- buyers --since YYYY-MM-DD [--until YYYY-MM-DD] [--format table|csv|json]
+                    [--bots] [--sid SID]
+      the per-buyer view of the same days and filters: pings, bids, average bid, wins,
+      win rate (wins / bids), returns and revenue net of returns, best revenue first
   npm run report -- tid CLICK_ID [--format table|json] [--limit N]
       one click's journey: every event of that tid, of its visit and of its lead, in order`;
 
 /** The options each command takes (anything else is a usage mistake). */
 const COMMAND_OPTIONS = {
   report: ["since", "until", "by", "format", "bots", "sid"],
+  buyers: ["since", "until", "format", "bots", "sid"],
   tid: ["format", "limit"],
 } as const;
 
@@ -43,7 +49,7 @@ const JOURNEY_LIMIT_MAX = 100_000;
 function columnText(row: ReportRow, column: (typeof REPORT_COLUMNS)[number]): string {
   const value = row[column];
   if (value === null) return "";
-  if (column === "revenue" || column === "payout" || column === "profit" || column === "epc") return (value as number).toFixed(2);
+  if (column === "revenue" || column === "payout" || column === "profit" || column === "epc" || column === "avg_bid" || column === "revenue_per_lead") return (value as number).toFixed(2);
   if (column === "cr") return (value as number).toFixed(4);
   return String(value);
 }
@@ -76,6 +82,30 @@ export function formatReport(rows: ReportRow[], format: string, query: ReportQue
   return `Sub-id report, ${range}, by ${query.by}, ${filters}\n\n${alignedTable(REPORT_COLUMNS, [...lines, total], (column) => LEFT_ALIGNED.has(REPORT_COLUMNS[column]!))}\n`;
 }
 
+// ---- the per-buyer view ------------------------------------------------------------------
+
+function buyerText(row: BuyerReportRow, column: (typeof BUYER_REPORT_COLUMNS)[number]): string {
+  const value = row[column];
+  if (value === null) return "";
+  if (column === "avg_bid" || column === "revenue") return (value as number).toFixed(2);
+  if (column === "win_rate") return (value as number).toFixed(4);
+  return String(value);
+}
+
+export function formatBuyers(rows: BuyerReportRow[], format: string, query: ReportQuery & { timeZone: string }): string {
+  if (format === "json") {
+    const { since, until, includeBots, sid, timeZone } = query;
+    return `${JSON.stringify({ since, until, bots: includeBots, ...(sid === undefined ? {} : { sid }), timeZone, buyers: rows }, null, 2)}\n`;
+  }
+  if (format === "csv") return csv([[...BUYER_REPORT_COLUMNS], ...rows.map((row) => BUYER_REPORT_COLUMNS.map((column) => buyerText(row, column)))]);
+  if (format !== "table") throw new UsageError(`Unknown format ${format}: use table, csv or json.`);
+  const range = `${query.since} to ${addDays(query.until, -1)} (${query.timeZone})`;
+  const filters = `${query.includeBots ? "bots included" : "bots excluded"}${query.sid === undefined ? "" : `, sid ${query.sid === "" ? "(none)" : query.sid}`}`;
+  if (rows.length === 0) return `No pings or sales from ${range}, ${filters}.\n`;
+  const lines = rows.map((row) => BUYER_REPORT_COLUMNS.map((column) => buyerText(row, column)));
+  return `Buyers, ${range}, ${filters}\n\n${alignedTable(BUYER_REPORT_COLUMNS, lines, (column) => column === 0)}\n`;
+}
+
 // ---- one click's journey -----------------------------------------------------------------
 
 /** "2026-11-23 13:40:05.120" (UTC): milliseconds matter here (a form filled in under a second). */
@@ -92,9 +122,9 @@ function cell(text: string | null, max = 40): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-const JOURNEY_HEADER = ["AT (UTC)", "EVENT", "SID", "TID", "VISIT", "BOT", "GPC", "LEAD", "STEP", "TARGET", "DETAIL", "PATH", "REVENUE", "PAYOUT"];
+const JOURNEY_HEADER = ["AT (UTC)", "EVENT", "SID", "TID", "VISIT", "BOT", "GPC", "LEAD", "STEP", "TARGET", "DETAIL", "PATH", "REVENUE", "PAYOUT", "BID"];
 /** The columns written on the right: step and money. */
-const JOURNEY_NUMBERS = new Set([8, 12, 13]);
+const JOURNEY_NUMBERS = new Set([8, 12, 13, 14]);
 
 export function formatJourney(tid: string, events: JourneyEvent[], format: string, limit: number): string {
   if (format === "json") return `${JSON.stringify(events, null, 2)}\n`;
@@ -115,6 +145,7 @@ export function formatJourney(tid: string, events: JourneyEvent[], format: strin
     cell(event.path),
     money(event.revenue),
     money(event.payout),
+    money(event.bid),
   ]);
   const more = events.length === limit ? ` (the first ${limit}: raise --limit for more)` : "";
   return `Journey of tid ${tid}: ${events.length} ${events.length === 1 ? "event" : "events"}${more}\n\n${alignedTable(JOURNEY_HEADER, lines, (column) => !JOURNEY_NUMBERS.has(column))}\n`;
@@ -178,11 +209,13 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     return values.help ? 0 : 2;
   }
   const [first, ...operands] = positionals;
-  if (first !== undefined && first !== "tid") throw new UsageError(`Unknown command ${first}.\n${USAGE}`);
+  if (first !== undefined && first !== "tid" && first !== "buyers") throw new UsageError(`Unknown command ${first}.\n${USAGE}`);
   const command = first ?? "report";
   const allowed: readonly string[] = COMMAND_OPTIONS[command];
   for (const option of Object.keys(values)) {
-    if (!allowed.includes(option)) throw new UsageError(command === "tid" ? `--${option} does not apply to a journey.` : `--${option} applies only to a journey (tid CLICK_ID).`);
+    if (!allowed.includes(option)) {
+      throw new UsageError(command === "tid" ? `--${option} does not apply to a journey.` : option === "by" ? "--by does not apply to the per-buyer view." : `--${option} applies only to a journey (tid CLICK_ID).`);
+    }
   }
   const format = values.format ?? "table";
 
@@ -212,7 +245,7 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
   const db = await openDatabase(config);
   try {
     await migrate(db);
-    out(formatReport(await reportRows(db, query), format, { ...query, timeZone }));
+    out(command === "buyers" ? formatBuyers(await buyerRows(db, query), format, { ...query, timeZone }) : formatReport(await reportRows(db, query), format, { ...query, timeZone }));
     return 0;
   } finally {
     await db.close();

@@ -223,6 +223,8 @@ export interface AnalyticsEventsTable {
   detail: string | null;
   revenue: Money;
   payout: Money;
+  /** A buyer_pinged event's bid, US dollars (null: no bid). */
+  bid: Money;
 }
 
 /** Per report day, sid ("" = none) and bot flag: the events counted (server/analytics/writer.ts). */
@@ -241,6 +243,23 @@ export interface AnalyticsDailyTable {
   returned: ColumnType<string | number, number | undefined, number>;
   revenue: ColumnType<string | number, number | undefined, number>;
   payout: ColumnType<string | number, number | undefined, number>;
+  pings: ColumnType<string | number, number | undefined, number>;
+  bids: ColumnType<string | number, number | undefined, number>;
+  bidTotal: ColumnType<string | number, number | undefined, number>;
+}
+
+/** Per report day, sid, bot flag and buyer: the per-buyer view (migration 014). */
+export interface AnalyticsBuyerDailyTable {
+  day: string;
+  sid: string;
+  bot: boolean;
+  buyer: string;
+  pings: ColumnType<string | number, number | undefined, number>;
+  bids: ColumnType<string | number, number | undefined, number>;
+  bidTotal: ColumnType<string | number, number | undefined, number>;
+  sold: ColumnType<string | number, number | undefined, number>;
+  returned: ColumnType<string | number, number | undefined, number>;
+  revenue: ColumnType<string | number, number | undefined, number>;
 }
 
 export interface AnalyticsClickKeysTable {
@@ -293,6 +312,7 @@ export interface RateLimitHitsTable {
 export interface Tables {
   analyticsEvents: AnalyticsEventsTable;
   analyticsDaily: AnalyticsDailyTable;
+  analyticsBuyerDaily: AnalyticsBuyerDailyTable;
   analyticsClickKeys: AnalyticsClickKeysTable;
   analyticsPaidLeads: AnalyticsPaidLeadsTable;
   adminUsers: AdminUsersTable;

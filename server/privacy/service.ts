@@ -21,9 +21,9 @@ export interface PrivacyService {
 /**
  * The service over the database. Given only the repository (the call sites written before the
  * suppression list), requests are stored but opt-outs do NOT reach the suppression list: pass the
- * database.
+ * database. `onQueued` is told when a revocation queued webhooks to buyers (the worker's nudge).
  */
-export function createPrivacyService(store: Database | PrivacyRequestRepository): PrivacyService {
+export function createPrivacyService(store: Database | PrivacyRequestRepository, options: { onQueued?: () => void } = {}): PrivacyService {
   const save: (request: NewPrivacyRequest) => Promise<CreateResult | StoreResult> =
     "builder" in store ? (request) => storePrivacyRequest(store, request, "web_form") : (request) => store.create(request);
   return {
@@ -41,6 +41,8 @@ export function createPrivacyService(store: Database | PrivacyRequestRepository)
         req.log.info({ event: "privacy_request_duplicate", reference: result.duplicateOf }, "privacy request submitted again");
         return { kind: "duplicate", reference: result.duplicateOf };
       }
+      // A revocation queued consent.revoked webhooks: the delivery worker sends them now, not at its next poll.
+      if ("webhooks" in result && result.webhooks > 0) options.onQueued?.();
       // Never the email, phone, state or details: only what ops need to find the request.
       req.log.info(
         { event: "privacy_request_received", reference: result.reference, requestType: checked.value.requestType, gpc, dueAt: dueAt.toISOString() },

@@ -22,6 +22,7 @@ import { disclosureFor } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
 import { sampleNewLead } from "../../tools/lead-session";
 import { TEST_LEAD_PHONE } from "../../server/auction/sandbox";
+import type { EventInput } from "../../server/analytics/store";
 
 type PingAnswer = { price: number; type: "exclusive" | "shared" } | null;
 interface Stub {
@@ -211,8 +212,11 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     stubs.set("trial-post", { pingAnswer: null, postStatus: 200, pings: [], posts: [] });
     const test = await storeLead(file, { lead: { phone: TEST_LEAD_PHONE } });
     const real = await storeLead(file);
-    const auctions = auctioneer(file);
+    const recorded: EventInput[] = [];
+    const auctions = auctioneer(file, { analytics: { record: (event) => recorded.push(event) } });
     await auctions.runOnce();
+    // The report counts the real lead's ping and bid, never the test lead's.
+    expect(recorded.map((event) => [event.name, event.leadReference, event.target, event.detail, event.bid])).toEqual([["buyer_pinged", real, "live", "bid", 30]]);
     expect(stubs.get("trial")!.pings).toHaveLength(1);
     expect(stubs.get("live")!.pings).toHaveLength(1);
     expect(JSON.parse(stubs.get("trial")!.pings[0]!)).toMatchObject({ test: true });

@@ -25,6 +25,7 @@ const EVENTS: EventInput[] = [
   { name: "campaign_hit", at: at("2026-11-02T14:00:00Z"), sid: "a1", tid: "t1", visitId: "v1" },
   { name: "quote_page_view", at: at("2026-11-02T14:00:04.250Z"), sid: "a1", tid: "t1", visitId: "v1", path: "/" },
   { name: "lead_submitted", at: at("2026-11-02T14:02:00Z"), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-0001" },
+  { name: "buyer_pinged", at: at("2026-11-02T14:02:01Z"), sid: "a1", tid: "t1", leadReference: "LD-AAAA-0001", target: "buyer-1", detail: "bid", bid: 20 },
   { name: "lead_sold", at: at("2026-11-02T14:02:05Z"), sid: "a1", tid: "t1", leadReference: "LD-AAAA-0001", target: "buyer-1", revenue: 20, payout: 8 },
   { name: "campaign_hit", at: at("2026-11-02T16:00:00Z"), sid: "a1", tid: "tb", visitId: "vb", bot: true },
   { name: "campaign_hit", at: at("2026-11-03T15:00:00Z"), sid: "b2", visitId: "v2" },
@@ -61,10 +62,10 @@ describe.each(commandStores({ REPORT_TIME_ZONE: TIME_ZONE }))("npm run report ($
     expect(await runReport([...range, "--format", "csv"], store.env)).toEqual({
       code: 0,
       text:
-        "date,sid,clicks,unique_clicks,zip_submits,quote_views,form_starts,leads,duplicates,sold,returned,revenue,payout,profit,cr,epc\r\n" +
-        "2026-11-02,a1,1,1,0,1,0,1,0,1,0,20.00,8.00,12.00,1.0000,20.00\r\n" +
-        "2026-11-03,,1,1,0,0,0,0,0,0,0,0.00,0.00,0.00,0.0000,0.00\r\n" +
-        "2026-11-03,b2,1,1,0,0,0,0,0,0,0,0.00,0.00,0.00,0.0000,0.00\r\n",
+        "date,sid,clicks,unique_clicks,zip_submits,quote_views,form_starts,leads,duplicates,sold,returned,revenue,payout,profit,cr,epc,bids,avg_bid,revenue_per_lead\r\n" +
+        "2026-11-02,a1,1,1,0,1,0,1,0,1,0,20.00,8.00,12.00,1.0000,20.00,1,20.00,20.00\r\n" +
+        "2026-11-03,,1,1,0,0,0,0,0,0,0,0.00,0.00,0.00,0.0000,0.00,0,0.00,0.00\r\n" +
+        "2026-11-03,b2,1,1,0,0,0,0,0,0,0,0.00,0.00,0.00,0.0000,0.00,0,0.00,0.00\r\n",
     });
   });
 
@@ -76,7 +77,7 @@ describe.each(commandStores({ REPORT_TIME_ZONE: TIME_ZONE }))("npm run report ($
     const byDay = await json("--by", "day");
     expect(byDay.rows.map((row: { date: string; sid: null; clicks: number }) => [row.date, row.sid, row.clicks])).toEqual([["2026-11-02", null, 1], ["2026-11-03", null, 2]]);
     expect((await json("--sid", "a1", "--bots")).rows).toEqual([
-      { date: "2026-11-02", sid: "a1", clicks: 2, unique_clicks: 2, zip_submits: 0, quote_views: 1, form_starts: 0, leads: 1, duplicates: 0, sold: 1, returned: 0, revenue: 20, payout: 8, profit: 12, cr: 0.5, epc: 10 },
+      { date: "2026-11-02", sid: "a1", clicks: 2, unique_clicks: 2, zip_submits: 0, quote_views: 1, form_starts: 0, leads: 1, duplicates: 0, sold: 1, returned: 0, revenue: 20, payout: 8, profit: 12, cr: 0.5, epc: 10, bids: 1, bid_total: 20, avg_bid: 20, revenue_per_lead: 20 },
     ]);
     expect((await json("--sid", "")).rows.map((row: { date: string }) => row.date)).toEqual(["2026-11-03"]);
   });
@@ -96,22 +97,28 @@ describe.each(commandStores({ REPORT_TIME_ZONE: TIME_ZONE }))("npm run report ($
 
   it("includes today when --until is left out", async () => {
     const { text } = await runReport(["--since", addDays(today(), -1), "--sid", "now", "--format", "csv"], store.env);
-    expect(text.split("\r\n")[1]).toBe(`${today()},now,1,1,0,0,0,0,0,0,0,0.00,0.00,0.00,0.0000,0.00`);
+    expect(text.split("\r\n")[1]).toBe(`${today()},now,1,1,0,0,0,0,0,0,0,0.00,0.00,0.00,0.0000,0.00,0,0.00,0.00`);
   });
 
   it("follows one click: its events, its visit's and its lead's, in order", async () => {
     const { code, text } = await runReport(["tid", "t1"], store.env);
     expect(code).toBe(0);
     const lines = text.trimEnd().split("\n");
-    expect(lines[0]).toBe("Journey of tid t1: 4 events");
+    expect(lines[0]).toBe("Journey of tid t1: 5 events");
     expect(lines.slice(3).map((line) => line.split(/ {2,}/).slice(0, 2))).toEqual([
       ["2026-11-02 14:00:00.000", "campaign_hit"],
       ["2026-11-02 14:00:04.250", "quote_page_view"],
       ["2026-11-02 14:02:00.000", "lead_submitted"],
+      ["2026-11-02 14:02:01.000", "buyer_pinged"],
       ["2026-11-02 14:02:05.000", "lead_sold"],
     ]);
     const json = JSON.parse((await runReport(["tid", "t1", "--format", "json", "--limit", "2"], store.env)).text);
     expect(json.map((event: { name: string }) => event.name)).toEqual(["campaign_hit", "quote_page_view"]);
+  });
+
+  it("views each buyer: pings, bids, average bid, wins, win rate, returns, revenue", async () => {
+    expect(await runReport(["buyers", ...range, "--format", "csv"], store.env)).toEqual({ code: 0, text: "buyer,pings,bids,avg_bid,wins,win_rate,returned,revenue\r\nbuyer-1,1,1,20.00,1,1.0000,0,20.00\r\n" });
+    expect(await runReport(["buyers", ...range, "--sid", "b2"], store.env)).toEqual({ code: 0, text: `No pings or sales from 2026-11-01 to 2026-11-04 (${TIME_ZONE}), bots excluded, sid b2.\n` });
   });
 
   it("exits 1 for a click id never seen", async () => {
@@ -123,7 +130,7 @@ describe.each(commandStores({ REPORT_TIME_ZONE: TIME_ZONE }))("npm run report ($
       spawnSync(process.execPath, ["--import", "tsx", SCRIPT, ...argv], { cwd: projectRoot, env: { PATH: process.env.PATH, ...store.env }, encoding: "utf8", timeout: 30_000 });
     const done = script(...range, "--by", "sid", "--format", "csv");
     expect(done.status).toBe(0);
-    expect(done.stdout.split("\r\n")[2]).toBe(",a1,1,1,0,1,0,1,0,1,0,20.00,8.00,12.00,1.0000,20.00");
+    expect(done.stdout.split("\r\n")[2]).toBe(",a1,1,1,0,1,0,1,0,1,0,20.00,8.00,12.00,1.0000,20.00,1,20.00,20.00");
     const mistake = script("--since", "2026-11-31");
     expect(mistake.status).toBe(2);
     expect(mistake.stderr).toBe("--since must be a date like 2026-11-01.\n");

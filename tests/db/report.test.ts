@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertEvents, type EventInput } from "../../server/analytics/store";
-import { journey, reportRows, reportTotals, trend, type ReportQuery } from "../../server/analytics/report";
+import { buyerRows, journey, reportRows, reportTotals, trend, type ReportQuery } from "../../server/analytics/report";
 import type { ReportRow } from "../../shared/analytics";
 import { allStores, type TestDatabase } from "../support/databases";
 import { projectRoot } from "../../tools/production-server";
@@ -36,6 +36,10 @@ function row(date: string | null, sid: string | null, counts: Partial<Omit<Repor
     profit: 0,
     cr: 0,
     epc: 0,
+    bids: 0,
+    bid_total: 0,
+    avg_bid: 0,
+    revenue_per_lead: 0,
     ...counts,
   };
 }
@@ -55,6 +59,10 @@ const BATCHES: EventInput[][] = [
     { name: "form_started", at: at("2026-11-02T14:00:20Z"), sid: "a1", tid: "t1", visitId: "v1" },
     { name: "form_step_completed", at: at("2026-11-02T14:00:40Z"), sid: "a1", tid: "t1", visitId: "v1", step: 1 },
     { name: "lead_submitted", at: at("2026-11-02T14:02:00Z"), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-0001" },
+    // Its auction: buyer-1 bid 25.50 and won, buyer-3 bid 20, buyer-4 did not answer.
+    { name: "buyer_pinged", at: at("2026-11-02T14:02:01Z"), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-0001", target: "buyer-1", detail: "bid", bid: 25.5 },
+    { name: "buyer_pinged", at: at("2026-11-02T14:02:01Z"), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-0001", target: "buyer-3", detail: "bid", bid: 20 },
+    { name: "buyer_pinged", at: at("2026-11-02T14:02:01Z"), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-0001", target: "buyer-4", detail: "timeout" },
     { name: "lead_sold", at: at("2026-11-02T14:02:05Z"), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-0001", target: "buyer-1", revenue: 25.5, payout: 10 },
   ],
   [
@@ -72,6 +80,7 @@ const BATCHES: EventInput[][] = [
     { name: "campaign_hit", at: at("2026-11-02T16:00:00Z"), sid: "b2", tid: "t9", visitId: "v9" },
     { name: "zip_submitted", at: at("2026-11-02T16:00:05Z"), sid: "b2", tid: "t9", visitId: "v9", detail: "accepted" },
     { name: "lead_submitted", at: at("2026-11-02T16:03:00Z"), sid: "b2", tid: "t9", visitId: "v9", leadReference: "LD-BBBB-0001" },
+    { name: "buyer_pinged", at: at("2026-11-02T16:03:01Z"), sid: "b2", tid: "t9", visitId: "v9", leadReference: "LD-BBBB-0001", target: "buyer-1", detail: "bid", bid: 40 },
     { name: "lead_sold", at: at("2026-11-02T16:03:02Z"), sid: "b2", tid: "t9", visitId: "v9", leadReference: "LD-BBBB-0001", target: "buyer-1", revenue: 40, payout: 15 },
     { name: "postback_sent", at: at("2026-11-02T16:03:03Z"), sid: "b2", tid: "t9", visitId: "v9", leadReference: "LD-BBBB-0001", target: "b2", detail: "sold" },
     // Bots: the same click id twice (1 unique), a ZIP submitted, a refused request.
@@ -88,8 +97,8 @@ const BATCHES: EventInput[][] = [
   ],
 ];
 
-const A1_D1 = row(D1, "a1", { clicks: 4, unique_clicks: 3, zip_submits: 3, quote_views: 3, form_starts: 2, leads: 2, duplicates: 1, sold: 2, revenue: 55.5, payout: 22, profit: 33.5, cr: 0.6667, epc: 18.5 });
-const B2_D1 = row(D1, "b2", { clicks: 1, unique_clicks: 1, zip_submits: 1, leads: 1, sold: 1, revenue: 40, payout: 15, profit: 25, cr: 1, epc: 40 });
+const A1_D1 = row(D1, "a1", { clicks: 4, unique_clicks: 3, zip_submits: 3, quote_views: 3, form_starts: 2, leads: 2, duplicates: 1, sold: 2, revenue: 55.5, payout: 22, profit: 33.5, cr: 0.6667, epc: 18.5, bids: 2, bid_total: 45.5, avg_bid: 22.75, revenue_per_lead: 27.75 });
+const B2_D1 = row(D1, "b2", { clicks: 1, unique_clicks: 1, zip_submits: 1, leads: 1, sold: 1, revenue: 40, payout: 15, profit: 25, cr: 1, epc: 40, bids: 1, bid_total: 40, avg_bid: 40, revenue_per_lead: 40 });
 const NONE_D2 = row(D2, "", { clicks: 1, unique_clicks: 1 });
 const A1_D2 = row(D2, "a1", { clicks: 1, unique_clicks: 1, quote_views: 1, returned: 1, revenue: -25.5, payout: -10, profit: -15.5, epc: -25.5 });
 
@@ -146,6 +155,10 @@ function fromSql(raw: Record<string, unknown>): ReportRow {
     profit: number("profit"),
     cr: number("cr"),
     epc: number("epc"),
+    bids: number("bids"),
+    bid_total: number("bid_total"),
+    avg_bid: number("avg_bid"),
+    revenue_per_lead: number("revenue_per_lead"),
   };
 }
 
@@ -169,7 +182,7 @@ describe.each(allStores())("the sub-id report ($kind)", (store) => {
 
   it("adds the sources up per day", async () => {
     expect(await report({ by: "day" })).toEqual([
-      row(D1, null, { clicks: 5, unique_clicks: 4, zip_submits: 4, quote_views: 3, form_starts: 2, leads: 3, duplicates: 1, sold: 3, revenue: 95.5, payout: 37, profit: 58.5, cr: 0.75, epc: 23.88 }),
+      row(D1, null, { clicks: 5, unique_clicks: 4, zip_submits: 4, quote_views: 3, form_starts: 2, leads: 3, duplicates: 1, sold: 3, revenue: 95.5, payout: 37, profit: 58.5, cr: 0.75, epc: 23.88, bids: 3, bid_total: 85.5, avg_bid: 28.5, revenue_per_lead: 31.83 }),
       row(D2, null, { clicks: 2, unique_clicks: 2, quote_views: 1, returned: 1, revenue: -25.5, payout: -10, profit: -15.5, epc: -12.75 }),
     ]);
   });
@@ -177,8 +190,8 @@ describe.each(allStores())("the sub-id report ($kind)", (store) => {
   it("adds the days up per sid, revenue and payout net of returns", async () => {
     expect(await report({ by: "sid" })).toEqual([
       row(null, "", { clicks: 1, unique_clicks: 1 }),
-      row(null, "a1", { clicks: 5, unique_clicks: 4, zip_submits: 3, quote_views: 4, form_starts: 2, leads: 2, duplicates: 1, sold: 2, returned: 1, revenue: 30, payout: 12, profit: 18, cr: 0.5, epc: 7.5 }),
-      row(null, "b2", { clicks: 1, unique_clicks: 1, zip_submits: 1, leads: 1, sold: 1, revenue: 40, payout: 15, profit: 25, cr: 1, epc: 40 }),
+      row(null, "a1", { clicks: 5, unique_clicks: 4, zip_submits: 3, quote_views: 4, form_starts: 2, leads: 2, duplicates: 1, sold: 2, returned: 1, revenue: 30, payout: 12, profit: 18, cr: 0.5, epc: 7.5, bids: 2, bid_total: 45.5, avg_bid: 22.75, revenue_per_lead: 15 }),
+      row(null, "b2", { clicks: 1, unique_clicks: 1, zip_submits: 1, leads: 1, sold: 1, revenue: 40, payout: 15, profit: 25, cr: 1, epc: 40, bids: 1, bid_total: 40, avg_bid: 40, revenue_per_lead: 40 }),
     ]);
   });
 
@@ -226,11 +239,23 @@ describe.each(allStores())("the sub-id report ($kind)", (store) => {
   it("totals the rows with the ratios of the sums", async () => {
     const totals = reportTotals(await report({ by: "day,sid" }));
     expect(totals).toEqual(
-      row(null, null, { clicks: 7, unique_clicks: 6, zip_submits: 4, quote_views: 4, form_starts: 2, leads: 3, duplicates: 1, sold: 3, returned: 1, revenue: 70, payout: 27, profit: 43, cr: 0.5, epc: 11.67 }),
+      row(null, null, { clicks: 7, unique_clicks: 6, zip_submits: 4, quote_views: 4, form_starts: 2, leads: 3, duplicates: 1, sold: 3, returned: 1, revenue: 70, payout: 27, profit: 43, cr: 0.5, epc: 11.67, bids: 3, bid_total: 85.5, avg_bid: 28.5, revenue_per_lead: 23.33 }),
     );
     // The same whatever the grouping.
     expect(reportTotals(await report({ by: "sid" }))).toEqual(totals);
     expect(reportTotals(await report({ by: "day" }))).toEqual(totals);
+  });
+
+  it("views each buyer: pings, bids, average bid, wins, win rate, returns and revenue net of returns", async () => {
+    expect(await buyerRows(db, RANGE)).toEqual([
+      { buyer: "buyer-1", pings: 2, bids: 2, avg_bid: 32.75, wins: 2, win_rate: 1, returned: 1, revenue: 40 },
+      // A fixed-price buyer is never pinged and never bids: no win rate.
+      { buyer: "buyer-2", pings: 0, bids: 0, avg_bid: 0, wins: 1, win_rate: null, returned: 0, revenue: 30 },
+      { buyer: "buyer-3", pings: 1, bids: 1, avg_bid: 20, wins: 0, win_rate: 0, returned: 0, revenue: 0 },
+      { buyer: "buyer-4", pings: 1, bids: 0, avg_bid: 0, wins: 0, win_rate: null, returned: 0, revenue: 0 },
+    ]);
+    expect(await buyerRows(db, { ...RANGE, sid: "b2" })).toEqual([{ buyer: "buyer-1", pings: 1, bids: 1, avg_bid: 40, wins: 1, win_rate: 1, returned: 0, revenue: 40 }]);
+    expect(await buyerRows(db, { ...RANGE, since: D2, until: "2026-11-04" })).toEqual([{ buyer: "buyer-1", pings: 0, bids: 0, avg_bid: 0, wins: 0, win_rate: null, returned: 1, revenue: -25.5 }]);
   });
 
   it("draws a trend per sid over every day of the range, zeros included", async () => {
@@ -256,6 +281,21 @@ describe.each(allStores())("the sub-id report ($kind)", (store) => {
         }
       });
     }
+
+    it("gives the per-buyer view", async () => {
+      const { rows } = await db.query<Record<string, unknown>>(docsSql("per-buyer view", range));
+      const fromDocs = rows.map((raw) => ({
+        buyer: raw.buyer,
+        pings: Number(raw.pings),
+        bids: Number(raw.bids),
+        avg_bid: Number(raw.avg_bid),
+        wins: Number(raw.wins),
+        win_rate: raw.win_rate === null ? null : Number(raw.win_rate),
+        returned: Number(raw.returned),
+        revenue: Number(raw.revenue),
+      }));
+      expect(fromDocs).toEqual(await buyerRows(db, RANGE));
+    });
 
     it("gives a click's journey", async () => {
       const { rows } = await db.query<{ occurred_at: Date; name: string }>(docsSql("journey of one click", { "'CLK123'": "'j1'" }));
@@ -290,6 +330,7 @@ describe.each(allStores())("the sub-id report ($kind)", (store) => {
         detail: null,
         revenue: 20,
         payout: 8,
+        bid: null,
       });
     });
 

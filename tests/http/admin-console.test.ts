@@ -507,6 +507,8 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
           { name: "quote_page_view", at: at(14, 2), sid: "a1", tid: "t1", visitId: "v1" },
           { name: "form_started", at: at(14, 3), sid: "a1", tid: "t1", visitId: "v1" },
           { name: "lead_submitted", at: at(15, 10), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-AAAA" },
+          { name: "buyer_pinged", at: at(15, 11), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-AAAA", target: "summit", detail: "bid", bid: 18.5 },
+          { name: "buyer_pinged", at: at(15, 11), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-AAAA", target: "harbor", detail: "timeout" },
           { name: "lead_sold", at: at(16, 0), sid: "a1", tid: "t1", visitId: "v1", leadReference: "LD-AAAA-AAAA", target: "summit", revenue: 18.5, payout: 6 },
           { name: "campaign_hit", at: at(17, 0), sid: "b2", tid: "u1", visitId: "w1" },
         ],
@@ -521,8 +523,12 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       expect(view.errors).toBeUndefined();
       expect(view.query).toEqual({ since: "2026-11-01", until: "2026-11-08", by: "sid", bots: false });
       expect(view.rows).toEqual([
-        { date: null, sid: "a1", clicks: 3, unique_clicks: 2, zip_submits: 1, quote_views: 1, form_starts: 1, leads: 1, duplicates: 0, sold: 1, returned: 0, revenue: 18.5, payout: 6, profit: 12.5, cr: 0.5, epc: 9.25 },
-        { date: null, sid: "b2", clicks: 1, unique_clicks: 1, zip_submits: 0, quote_views: 0, form_starts: 0, leads: 0, duplicates: 0, sold: 0, returned: 0, revenue: 0, payout: 0, profit: 0, cr: 0, epc: 0 },
+        { date: null, sid: "a1", clicks: 3, unique_clicks: 2, zip_submits: 1, quote_views: 1, form_starts: 1, leads: 1, duplicates: 0, sold: 1, returned: 0, revenue: 18.5, payout: 6, profit: 12.5, cr: 0.5, epc: 9.25, bids: 1, bid_total: 18.5, avg_bid: 18.5, revenue_per_lead: 18.5 },
+        { date: null, sid: "b2", clicks: 1, unique_clicks: 1, zip_submits: 0, quote_views: 0, form_starts: 0, leads: 0, duplicates: 0, sold: 0, returned: 0, revenue: 0, payout: 0, profit: 0, cr: 0, epc: 0, bids: 0, bid_total: 0, avg_bid: 0, revenue_per_lead: 0 },
+      ]);
+      expect(view.buyers).toEqual([
+        { buyer: "summit", pings: 1, bids: 1, avg_bid: 18.5, wins: 1, win_rate: 1, returned: 0, revenue: 18.5 },
+        { buyer: "harbor", pings: 1, bids: 0, avg_bid: 0, wins: 0, win_rate: null, returned: 0, revenue: 0 },
       ]);
       expect(view.totals).toMatchObject({ clicks: 4, unique_clicks: 3, leads: 1, revenue: 18.5 });
       expect(view.funnel.map((stage) => stage.count)).toEqual([4, 3, 1, 1, 1, 1, 1]);
@@ -548,8 +554,8 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       expect(response.headers["content-disposition"]).toMatch(/^attachment; filename="?report-2026-11-01-to-2026-11-08-by-day-sid\.csv"?$/);
       expect(response.text.split("\r\n")).toEqual([
         REPORT_COLUMNS.join(","),
-        "2026-11-03,a1,3,2,1,1,1,1,0,1,0,18.5,6,12.5,0.5,9.25",
-        "2026-11-03,b2,1,1,0,0,0,0,0,0,0,0,0,0,0,0",
+        "2026-11-03,a1,3,2,1,1,1,1,0,1,0,18.5,6,12.5,0.5,9.25,1,18.5,18.5",
+        "2026-11-03,b2,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0",
         "",
       ]);
       expect((await get(ops.agent, "/report.csv?since=nope")).status).toBe(400);
@@ -568,7 +574,7 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       expect((await get(ops.agent, "/journey?tid=t1")).status).toBe(200);
       const view = lastView<JourneyView>("journey");
       expect(view.tid).toBe("t1");
-      expect(view.events.map((event) => event.name)).toEqual(["campaign_hit", "zip_submitted", "quote_page_view", "form_started", "campaign_hit", "lead_submitted", "lead_sold"]);
+      expect(view.events.map((event) => event.name)).toEqual(["campaign_hit", "zip_submitted", "quote_page_view", "form_started", "campaign_hit", "lead_submitted", "buyer_pinged", "buyer_pinged", "lead_sold"]);
       await get(ops.agent, "/journey?tid=%3Cbad%3E");
       expect(lastView<JourneyView>("journey").error).toMatch(/click id/);
     });

@@ -4,6 +4,9 @@
  * quote form's API, and the lead sold to the right buyers at the right prices, each post carrying
  * the buyer's bid id, the losing bidder never receiving a contact detail. Both workers wake when
  * the lead is stored: their polls are set to ten minutes, so only the wiring can make it happen.
+ * Then the sale shows in the analysts' report (bids, average bid, revenue per lead, the per-buyer
+ * view), and the visitor's "stop calls and texts" request on the privacy page reaches each buyer
+ * that holds the lead as a signed consent.revoked webhook (and not the buyer that lost).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -15,6 +18,8 @@ import { startProductionServer, type RunningServer } from "../../tools/productio
 import { leadBody, openLeadSession, postLead } from "../../tools/lead-session";
 import { signBody, verifySignature } from "../../server/delivery/signature";
 import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
+import { run as runReport } from "../../server/cli/report";
+import { CSRF_HEADER } from "../../shared/routes";
 
 const BIDS: Record<string, { price: number; type: "exclusive" | "shared" }> = {
   solo: { price: 20, type: "exclusive" },
@@ -29,7 +34,9 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
   let buyers: http.Server;
   let server: RunningServer | undefined;
   const pings: Record<string, string[]> = {};
-  const posts: Record<string, { body: string; signature: string }[]> = {};
+  const posts: Record<string, { body: string; signature: string; event: string | undefined }[]> = {};
+  let reference = "";
+  let email = "";
 
   beforeAll(async () => {
     postgres = await freshPostgresUrl();
@@ -46,7 +53,7 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
           const answer = JSON.stringify({ bid: { ...BIDS[id], bidId: `${id}-7` } });
           return void response.writeHead(200, { "content-type": "application/json", "x-signature": signBody(secretOf(id), answer) }).end(answer);
         }
-        (posts[id] ??= []).push({ body, signature: String(request.headers["x-signature"]) });
+        (posts[id] ??= []).push({ body, signature: String(request.headers["x-signature"]), event: request.headers["x-event"] as string | undefined });
         response.writeHead(200, { "content-type": "application/json" }).end("{}");
       });
     });
@@ -78,7 +85,8 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
     const body = leadBody(session);
     const response = await postLead(server!.origin, session, body);
     expect(response.status, JSON.stringify(response.body)).toBe(201);
-    const reference = (response.body as { reference: string }).reference;
+    reference = (response.body as { reference: string }).reference;
+    email = String((body as Record<string, unknown>).email);
 
     const deadline = Date.now() + 30_000;
     while ((posts["pair-a"]?.length ?? 0) + (posts["pair-b"]?.length ?? 0) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -91,10 +99,58 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
       expect(JSON.parse(post.body)).toMatchObject({ reference, sale: true, price: BIDS[id]!.price, auction: { saleType: "shared", bidId: `${id}-7` } });
     }
     // The losing bidder saw the lead's facts, never who it is.
-    const email = String((body as Record<string, unknown>).email);
     expect(pings.solo![0]).not.toContain(email);
     expect(pings.solo![0]).not.toContain(reference);
     const decided = server!.logs.find((line) => line.event === "auction_decided");
     expect(decided).toMatchObject({ reference, pinged: 3, bids: 3, saleType: "shared" });
+  });
+
+  it("shows the sale in the report: three bids averaging 14.33, 23.00 per lead, and each buyer's pings, bids and wins", async () => {
+    const env = { DATABASE_URL: postgres.url, REPORT_TIME_ZONE: "UTC" };
+    const since = new Date().toISOString().slice(0, 10);
+    const read = async (argv: string[]) => {
+      let text = "";
+      await runReport([...argv, "--since", since, "--format", "json"], (chunk) => (text += chunk), env);
+      return JSON.parse(text) as { rows?: Record<string, unknown>[]; buyers?: Record<string, unknown>[] };
+    };
+    // The events are written in batches after the fact: wait for the sales to be counted.
+    const deadline = Date.now() + 20_000;
+    let buyers = (await read(["buyers"])).buyers ?? [];
+    while (buyers.filter((row) => row.wins === 1).length < 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      buyers = (await read(["buyers"])).buyers ?? [];
+    }
+    expect(buyers).toEqual([
+      { buyer: "pair-a", pings: 1, bids: 1, avg_bid: 12, wins: 1, win_rate: 1, returned: 0, revenue: 12 },
+      { buyer: "pair-b", pings: 1, bids: 1, avg_bid: 11, wins: 1, win_rate: 1, returned: 0, revenue: 11 },
+      { buyer: "solo", pings: 1, bids: 1, avg_bid: 20, wins: 0, win_rate: 0, returned: 0, revenue: 0 },
+    ]);
+    const { rows } = await read(["--by", "sid"]);
+    expect(rows).toEqual([expect.objectContaining({ sid: "a1", leads: 1, sold: 2, revenue: 23, bids: 3, avg_bid: 14.33, revenue_per_lead: 23 })]);
+  });
+
+  it("sends a signed consent.revoked webhook to each buyer holding the lead when the visitor asks to stop calls on the privacy page", async () => {
+    const page = await fetch(`${server!.origin}/do-not-sell?request=revoke_consent`);
+    const html = await page.text();
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1] ?? "";
+    const cookie = page.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+    const submitted = await fetch(`${server!.origin}/api/privacy-requests`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie, [CSRF_HEADER]: field("_csrf") },
+      body: JSON.stringify({ submissionId: field("submissionId"), requestType: "revoke_consent", email }),
+    });
+    expect(submitted.status, await submitted.clone().text()).toBe(201);
+
+    const revocations = (id: string) => (posts[id] ?? []).filter((post) => post.event === "consent.revoked");
+    const deadline = Date.now() + 30_000;
+    while (revocations("pair-a").length + revocations("pair-b").length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const id of ["pair-a", "pair-b"] as const) {
+      expect(revocations(id), id).toHaveLength(1);
+      const webhook = revocations(id)[0]!;
+      expect(verifySignature(secretOf(id), webhook.signature, webhook.body)).toBe("ok");
+      expect(JSON.parse(webhook.body)).toMatchObject({ event: "consent.revoked", reference });
+    }
+    // The buyer that lost the auction never had the lead: it is told nothing.
+    expect(posts.solo).toBeUndefined();
   });
 });

@@ -16,7 +16,7 @@ const analyst: AdminSession = { name: "adam", role: "analyst", csrfToken: "csrf-
 function row(partial: Partial<ReportRow>): ReportRow {
   return {
     date: null, sid: null, clicks: 0, unique_clicks: 0, zip_submits: 0, quote_views: 0, form_starts: 0, leads: 0,
-    duplicates: 0, sold: 0, returned: 0, revenue: 0, payout: 0, profit: 0, cr: 0, epc: 0, ...partial,
+    duplicates: 0, sold: 0, returned: 0, revenue: 0, payout: 0, profit: 0, cr: 0, epc: 0, bids: 0, bid_total: 0, avg_bid: 0, revenue_per_lead: 0, ...partial,
   };
 }
 
@@ -26,7 +26,7 @@ function reportView(overrides: Partial<ReportView> = {}): ReportView {
     session: analyst,
     query: { since: "2026-11-01", until: "2026-11-03", by: "day,sid", bots: false },
     rows: [
-      row({ date: "2026-11-01", sid: "a1", clicks: 1200, unique_clicks: 1000, zip_submits: 400, quote_views: 380, form_starts: 200, leads: 50, duplicates: 2, sold: 40, returned: 1, revenue: 1234.5, payout: 600, profit: 634.5, cr: 0.05, epc: 1.2345 }),
+      row({ date: "2026-11-01", sid: "a1", clicks: 1200, unique_clicks: 1000, zip_submits: 400, quote_views: 380, form_starts: 200, leads: 50, duplicates: 2, sold: 40, returned: 1, revenue: 1234.5, payout: 600, profit: 634.5, cr: 0.05, epc: 1.2345, bids: 80, bid_total: 1720, avg_bid: 21.5, revenue_per_lead: 24.69 }),
       row({ date: "2026-11-02", sid: "", clicks: 10, unique_clicks: 8, leads: 1, cr: 0.125, revenue: -12, payout: -5, profit: -7, epc: -1.5 }),
     ],
     totals: row({ clicks: 1210, unique_clicks: 1008, zip_submits: 400, quote_views: 380, form_starts: 200, leads: 51, duplicates: 2, sold: 40, returned: 1, revenue: 1222.5, payout: 595, profit: 627.5, cr: 51 / 1008, epc: 1222.5 / 1008 }),
@@ -42,6 +42,10 @@ function reportView(overrides: Partial<ReportView> = {}): ReportView {
     trend: [
       { sid: "a1", points: [{ date: "2026-11-01", clicks: 1200, leads: 50, revenue: 1234.5 }, { date: "2026-11-02", clicks: 300, leads: 7, revenue: 80 }] },
       { sid: "", points: [{ date: "2026-11-02", clicks: 10, leads: 1, revenue: -12 }] },
+    ],
+    buyers: [
+      { buyer: "summit", pings: 120, bids: 80, avg_bid: 21.5, wins: 30, win_rate: 0.375, returned: 1, revenue: 645 },
+      { buyer: "harbor", pings: 0, bids: 0, avg_bid: 0, wins: 12, win_rate: null, returned: 0, revenue: 144 },
     ],
     ...overrides,
   };
@@ -126,10 +130,10 @@ const journeyView: JourneyView = {
   session: analyst,
   tid: "t1",
   events: [
-    { at: "2026-11-01T14:00:00.000Z", name: "campaign_hit", sid: "a1", tid: "t1", visitId: "v-123", bot: false, gpc: false, path: "/zipcode", step: null, leadReference: null, target: null, detail: null, revenue: null, payout: null },
-    { at: "2026-11-01T14:00:20.000Z", name: "zip_submitted", sid: "a1", tid: "t1", visitId: "v-123", bot: false, gpc: false, path: "/go", step: null, leadReference: null, target: null, detail: "accepted", revenue: null, payout: null },
-    { at: "2026-11-01T14:03:00.000Z", name: "lead_submitted", sid: "a1", tid: "t1", visitId: "v-123", bot: false, gpc: false, path: null, step: null, leadReference: "QR-7F3K2", target: null, detail: null, revenue: null, payout: null },
-    { at: "2026-11-01T14:03:02.000Z", name: "lead_sold", sid: "a1", tid: "t1", visitId: "v-123", bot: false, gpc: false, path: null, step: null, leadReference: "QR-7F3K2", target: "bolt", detail: null, revenue: 18.5, payout: 9 },
+    { at: "2026-11-01T14:00:00.000Z", name: "campaign_hit", sid: "a1", tid: "t1", visitId: "v-123", bot: false, gpc: false, path: "/zipcode", step: null, leadReference: null, target: null, detail: null, revenue: null, payout: null, bid: null },
+    { at: "2026-11-01T14:00:20.000Z", name: "zip_submitted", sid: "a1", tid: "t1", visitId: "v-123", bot: false, gpc: false, path: "/go", step: null, leadReference: null, target: null, detail: "accepted", revenue: null, payout: null, bid: null },
+    { at: "2026-11-01T14:03:00.000Z", name: "lead_submitted", sid: "a1", tid: "t1", visitId: "v-123", bot: false, gpc: false, path: null, step: null, leadReference: "QR-7F3K2", target: null, detail: null, revenue: null, payout: null, bid: null },
+    { at: "2026-11-01T14:03:02.000Z", name: "lead_sold", sid: "a1", tid: "t1", visitId: "v-123", bot: false, gpc: false, path: null, step: null, leadReference: "QR-7F3K2", target: "bolt", detail: null, revenue: 18.5, payout: 9, bid: null },
   ],
 };
 
@@ -234,8 +238,8 @@ describe("the report page", () => {
   it("lists every row with money in dollars, cr as a percentage and epc in dollars", () => {
     const rows = reportCells(render(reportView()), "tbody");
     expect(rows).toEqual([
-      { date: "2026-11-01", sid: "a1", clicks: "1,200", unique_clicks: "1,000", zip_submits: "400", quote_views: "380", form_starts: "200", leads: "50", duplicates: "2", sold: "40", returned: "1", revenue: "$1,234.50", payout: "$600.00", profit: "$634.50", cr: "5.0%", epc: "$1.23" },
-      { date: "2026-11-02", sid: "(none)", clicks: "10", unique_clicks: "8", zip_submits: "0", quote_views: "0", form_starts: "0", leads: "1", duplicates: "0", sold: "0", returned: "0", revenue: "-$12.00", payout: "-$5.00", profit: "-$7.00", cr: "12.5%", epc: "-$1.50" },
+      { date: "2026-11-01", sid: "a1", clicks: "1,200", unique_clicks: "1,000", zip_submits: "400", quote_views: "380", form_starts: "200", leads: "50", duplicates: "2", sold: "40", returned: "1", revenue: "$1,234.50", payout: "$600.00", profit: "$634.50", cr: "5.0%", epc: "$1.23", bids: "80", avg_bid: "$21.50", revenue_per_lead: "$24.69" },
+      { date: "2026-11-02", sid: "(none)", clicks: "10", unique_clicks: "8", zip_submits: "0", quote_views: "0", form_starts: "0", leads: "1", duplicates: "0", sold: "0", returned: "0", revenue: "-$12.00", payout: "-$5.00", profit: "-$7.00", cr: "12.5%", epc: "-$1.50", bids: "0", avg_bid: "$0.00", revenue_per_lead: "$0.00" },
     ]);
   });
 
@@ -250,11 +254,20 @@ describe("the report page", () => {
       render(reportView({ query: { since: "2026-11-01", until: "2026-11-03", by, bots: false }, rows: [] })).querySelectorAll(".report-table thead th").map((th) => th.getAttribute("data-column"));
     expect(columns("day")?.slice(0, 2)).toEqual(["date", "clicks"]);
     expect(columns("sid")?.slice(0, 2)).toEqual(["sid", "clicks"]);
-    expect(columns("day,sid")).toHaveLength(16);
+    expect(columns("day,sid")).toHaveLength(19);
   });
 
   it("says when the range has no events", () => {
     expect(render(reportView({ rows: [] })).querySelector(".report-table tbody")?.text).toContain("No events in this range.");
+  });
+
+  it("shows each buyer's pings, bids, average bid, wins, win rate, returns and revenue; a fixed-price buyer has no win rate", () => {
+    const rows = render(reportView()).querySelectorAll(".buyer-report-table tbody tr").map((tr) => tr.querySelectorAll("th, td").map((cell) => cell.text.trim()));
+    expect(rows).toEqual([
+      ["summit", "120", "80", "$21.50", "30", "37.5%", "1", "$645.00"],
+      ["harbor", "0", "0", "—", "12", "—", "0", "$144.00"],
+    ]);
+    expect(render(reportView({ buyers: [] })).querySelector(".buyer-report-table tbody")?.text).toContain("No pings or sales in this range.");
   });
 
   it("keeps the query in the form and in the CSV link", () => {

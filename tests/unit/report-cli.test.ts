@@ -3,16 +3,16 @@
  * UsageError, exit 2, found before any store is opened) and how it writes rows and journeys.
  */
 import { describe, expect, it } from "vitest";
-import { formatJourney, formatReport, run } from "../../server/cli/report";
+import { formatBuyers, formatJourney, formatReport, run } from "../../server/cli/report";
 import { UsageError } from "../../server/cli/common";
-import type { JourneyEvent, ReportRow } from "../../shared/analytics";
+import type { BuyerReportRow, JourneyEvent, ReportRow } from "../../shared/analytics";
 
 /** A store that cannot be opened: a mistake must be reported before the command gets that far. */
 const ENV = { DATA_DIR: "/nonexistent/never-created", DATABASE_URL: "" };
 
 const ROWS: ReportRow[] = [
-  { date: "2026-11-02", sid: "", clicks: 1, unique_clicks: 1, zip_submits: 0, quote_views: 0, form_starts: 0, leads: 0, duplicates: 0, sold: 0, returned: 0, revenue: 0, payout: 0, profit: 0, cr: 0, epc: 0 },
-  { date: "2026-11-02", sid: "a1", clicks: 1204, unique_clicks: 1100, zip_submits: 800, quote_views: 790, form_starts: 400, leads: 99, duplicates: 3, sold: 60, returned: 2, revenue: 1530.5, payout: 600, profit: 930.5, cr: 0.09, epc: 1.39 },
+  { date: "2026-11-02", sid: "", clicks: 1, unique_clicks: 1, zip_submits: 0, quote_views: 0, form_starts: 0, leads: 0, duplicates: 0, sold: 0, returned: 0, revenue: 0, payout: 0, profit: 0, cr: 0, epc: 0, bids: 0, bid_total: 0, avg_bid: 0, revenue_per_lead: 0 },
+  { date: "2026-11-02", sid: "a1", clicks: 1204, unique_clicks: 1100, zip_submits: 800, quote_views: 790, form_starts: 400, leads: 99, duplicates: 3, sold: 60, returned: 2, revenue: 1530.5, payout: 600, profit: 930.5, cr: 0.09, epc: 1.39, bids: 240, bid_total: 4321.5, avg_bid: 18.01, revenue_per_lead: 15.46 },
 ];
 const QUERY = { since: "2026-11-01", until: "2026-12-01", by: "day,sid" as const, includeBots: false, timeZone: "America/New_York" };
 
@@ -33,6 +33,11 @@ describe("npm run report: command-line mistakes", () => {
     [["tid", "t1", "--since", "2026-11-01"], /--since does not apply to a journey/],
     [["tid", "t1", "--format", "csv"], /Unknown format csv: use table or json/],
     [["tid", "t1", "--limit", "0"], /--limit must be a whole number/],
+    [["buyers"], /--since YYYY-MM-DD/],
+    [["buyers", "--since", "2026-11-01", "--by", "day"], /--by does not apply to the per-buyer view/],
+    [["buyers", "--since", "2026-11-01", "--limit", "3"], /--limit applies only to a journey/],
+    [["buyers", "--since", "2026-11-01", "--format", "xml"], /Unknown format xml: use table, csv or json/],
+    [["buyers", "--since", "2026-11-01", "extra"], /Unexpected extra/],
   ];
   for (const [argv, message] of mistakes) {
     it(`refuses ${argv.join(" ")}`, async () => {
@@ -57,15 +62,15 @@ describe("npm run report: command-line mistakes", () => {
 describe("formatReport", () => {
   it("writes CSV with exactly the report's columns, money in cents and cr to 4 places", () => {
     expect(formatReport(ROWS, "csv", QUERY)).toBe(
-      "date,sid,clicks,unique_clicks,zip_submits,quote_views,form_starts,leads,duplicates,sold,returned,revenue,payout,profit,cr,epc\r\n" +
-        "2026-11-02,,1,1,0,0,0,0,0,0,0,0.00,0.00,0.00,0.0000,0.00\r\n" +
-        "2026-11-02,a1,1204,1100,800,790,400,99,3,60,2,1530.50,600.00,930.50,0.0900,1.39\r\n",
+      "date,sid,clicks,unique_clicks,zip_submits,quote_views,form_starts,leads,duplicates,sold,returned,revenue,payout,profit,cr,epc,bids,avg_bid,revenue_per_lead\r\n" +
+        "2026-11-02,,1,1,0,0,0,0,0,0,0,0.00,0.00,0.00,0.0000,0.00,0,0.00,0.00\r\n" +
+        "2026-11-02,a1,1204,1100,800,790,400,99,3,60,2,1530.50,600.00,930.50,0.0900,1.39,240,18.01,15.46\r\n",
     );
   });
 
   it("keeps negative money as a number in CSV (not defused like a formula)", () => {
     const csv = formatReport([{ ...ROWS[1]!, revenue: -25.5, payout: -10, profit: -15.5, epc: -0.02 }], "csv", QUERY);
-    expect(csv.split("\r\n")[1]).toBe("2026-11-02,a1,1204,1100,800,790,400,99,3,60,2,-25.50,-10.00,-15.50,0.0900,-0.02");
+    expect(csv.split("\r\n")[1]).toBe("2026-11-02,a1,1204,1100,800,790,400,99,3,60,2,-25.50,-10.00,-15.50,0.0900,-0.02,240,18.01,15.46");
   });
 
   it("defuses a sid a spreadsheet would run as a formula", () => {
@@ -77,10 +82,10 @@ describe("formatReport", () => {
       [
         "Sub-id report, 2026-11-01 to 2026-11-30 (America/New_York), by day,sid, bots excluded",
         "",
-        "date        sid     clicks  unique_clicks  zip_submits  quote_views  form_starts  leads  duplicates  sold  returned  revenue  payout  profit      cr   epc",
-        "2026-11-02  (none)       1              1            0            0            0      0           0     0         0     0.00    0.00    0.00  0.0000  0.00",
-        "2026-11-02  a1        1204           1100          800          790          400     99           3    60         2  1530.50  600.00  930.50  0.0900  1.39",
-        "total                 1205           1101          800          790          400     99           3    60         2  1530.50  600.00  930.50  0.0899  1.39",
+        "date        sid     clicks  unique_clicks  zip_submits  quote_views  form_starts  leads  duplicates  sold  returned  revenue  payout  profit      cr   epc  bids  avg_bid  revenue_per_lead",
+        "2026-11-02  (none)       1              1            0            0            0      0           0     0         0     0.00    0.00    0.00  0.0000  0.00     0     0.00              0.00",
+        "2026-11-02  a1        1204           1100          800          790          400     99           3    60         2  1530.50  600.00  930.50  0.0900  1.39   240    18.01             15.46",
+        "total                 1205           1101          800          790          400     99           3    60         2  1530.50  600.00  930.50  0.0899  1.39   240    18.01             15.46",
         "",
       ].join("\n"),
     );
@@ -94,6 +99,29 @@ describe("formatReport", () => {
     const json = JSON.parse(formatReport(ROWS, "json", { ...QUERY, sid: "a1" }));
     expect(json).toMatchObject({ since: "2026-11-01", until: "2026-12-01", by: "day,sid", bots: false, sid: "a1", timeZone: "America/New_York", rows: ROWS });
     expect(json.totals).toMatchObject({ date: null, sid: null, clicks: 1205, unique_clicks: 1101, revenue: 1530.5 });
+  });
+});
+
+describe("formatBuyers", () => {
+  const BUYERS: BuyerReportRow[] = [
+    { buyer: "summit", pings: 120, bids: 80, avg_bid: 21.5, wins: 30, win_rate: 0.375, returned: 1, revenue: 645 },
+    { buyer: "harbor", pings: 0, bids: 0, avg_bid: 0, wins: 12, win_rate: null, returned: 0, revenue: 144 },
+  ];
+
+  it("writes CSV and a table with each buyer's pings, bids, average bid, wins, win rate, returns and revenue", () => {
+    expect(formatBuyers(BUYERS, "csv", QUERY)).toBe("buyer,pings,bids,avg_bid,wins,win_rate,returned,revenue\r\nsummit,120,80,21.50,30,0.3750,1,645.00\r\nharbor,0,0,0.00,12,,0,144.00\r\n");
+    expect(formatBuyers(BUYERS, "table", QUERY)).toBe(
+      [
+        "Buyers, 2026-11-01 to 2026-11-30 (America/New_York), bots excluded",
+        "",
+        "buyer   pings  bids  avg_bid  wins  win_rate  returned  revenue",
+        "summit    120    80    21.50    30    0.3750         1   645.00",
+        "harbor      0     0     0.00    12                   0   144.00",
+        "",
+      ].join("\n"),
+    );
+    expect(JSON.parse(formatBuyers(BUYERS, "json", QUERY))).toMatchObject({ since: "2026-11-01", buyers: BUYERS });
+    expect(formatBuyers([], "table", QUERY)).toBe("No pings or sales from 2026-11-01 to 2026-11-30 (America/New_York), bots excluded.\n");
   });
 });
 
@@ -113,23 +141,29 @@ describe("formatJourney", () => {
     detail: null,
     revenue: null,
     payout: null,
+    bid: null,
     ...extra,
   });
 
   it("lists the events with millisecond times, cleaning outside text", () => {
     const text = formatJourney(
       "t1",
-      [event("2026-11-02T14:00:00.120Z", "campaign_hit", { path: "/zipcode\u001b[31m" }), event("2026-11-02T14:02:05.000Z", "lead_sold", { leadReference: "LD-AAAA-0001", target: "buyer-1", revenue: 25.5, payout: 10 })],
+      [
+        event("2026-11-02T14:00:00.120Z", "campaign_hit", { path: "/zipcode\u001b[31m" }),
+        event("2026-11-02T14:02:04.300Z", "buyer_pinged", { leadReference: "LD-AAAA-0001", target: "buyer-1", detail: "bid", bid: 25.5 }),
+        event("2026-11-02T14:02:05.000Z", "lead_sold", { leadReference: "LD-AAAA-0001", target: "buyer-1", revenue: 25.5, payout: 10 }),
+      ],
       "table",
       1000,
     );
     expect(text).toBe(
       [
-        "Journey of tid t1: 2 events",
+        "Journey of tid t1: 3 events",
         "",
-        "AT (UTC)                 EVENT         SID  TID  VISIT  BOT  GPC  LEAD          STEP  TARGET   DETAIL  PATH           REVENUE  PAYOUT",
+        "AT (UTC)                 EVENT         SID  TID  VISIT  BOT  GPC  LEAD          STEP  TARGET   DETAIL  PATH           REVENUE  PAYOUT    BID",
         // The escape character of the path's terminal sequence is gone.
         "2026-11-02 14:00:00.120  campaign_hit  a1   t1   v1                                                    /zipcode [31m",
+        "2026-11-02 14:02:04.300  buyer_pinged  a1   t1   v1               LD-AAAA-0001        buyer-1  bid                                     25.50",
         "2026-11-02 14:02:05.000  lead_sold     a1   t1   v1               LD-AAAA-0001        buyer-1                           25.50   10.00",
         "",
       ].join("\n"),

@@ -9,7 +9,7 @@ import { REPORT_MAX_DAYS, reportQueryErrors } from "../../server/analytics/repor
 import type { ReportRow } from "../../shared/analytics";
 
 function row(counts: Partial<ReportRow>): ReportRow {
-  const zero = { clicks: 0, unique_clicks: 0, zip_submits: 0, quote_views: 0, form_starts: 0, leads: 0, duplicates: 0, sold: 0, returned: 0, revenue: 0, payout: 0, profit: 0, cr: 0, epc: 0 };
+  const zero = { clicks: 0, unique_clicks: 0, zip_submits: 0, quote_views: 0, form_starts: 0, leads: 0, duplicates: 0, sold: 0, returned: 0, revenue: 0, payout: 0, profit: 0, cr: 0, epc: 0, bids: 0, bid_total: 0, avg_bid: 0, revenue_per_lead: 0 };
   return { date: "2026-11-02", sid: "a1", ...zero, ...counts };
 }
 
@@ -37,8 +37,8 @@ describe("roundedRatio", () => {
 describe("reportTotals", () => {
   it("adds the counts and money and takes the ratios of the sums, not the sum of the ratios", () => {
     const totals = reportTotals([
-      row({ clicks: 4, unique_clicks: 3, leads: 2, sold: 2, revenue: 55.5, payout: 22, profit: 33.5, cr: 0.6667, epc: 18.5 }),
-      row({ sid: "b2", clicks: 1, unique_clicks: 1, leads: 1, sold: 1, revenue: 40, payout: 15, profit: 25, cr: 1, epc: 40 }),
+      row({ clicks: 4, unique_clicks: 3, leads: 2, sold: 2, revenue: 55.5, payout: 22, profit: 33.5, cr: 0.6667, epc: 18.5, bids: 3, bid_total: 50, avg_bid: 16.67, revenue_per_lead: 27.75 }),
+      row({ sid: "b2", clicks: 1, unique_clicks: 1, leads: 1, sold: 1, revenue: 40, payout: 15, profit: 25, cr: 1, epc: 40, bids: 1, bid_total: 40.01, avg_bid: 40.01, revenue_per_lead: 40 }),
       row({ date: "2026-11-03", clicks: 1, unique_clicks: 1, returned: 1, revenue: -25.5, payout: -10, profit: -15.5, epc: -25.5 }),
     ]);
     expect(totals).toEqual({
@@ -58,6 +58,11 @@ describe("reportTotals", () => {
       profit: 43,
       cr: 0.6,
       epc: 14,
+      bids: 4,
+      bid_total: 90.01,
+      // 90.01 / 4 = 22.5025: the total's average, not the average of the rows' averages (28.34).
+      avg_bid: 22.5,
+      revenue_per_lead: 23.33,
     });
   });
 

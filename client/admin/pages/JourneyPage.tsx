@@ -25,6 +25,7 @@ function EventDetails({ event, session }: { event: JourneyEvent; session?: Admin
   if (event.detail) facts.push({ term: "detail", value: event.detail });
   if (event.revenue !== null) facts.push({ term: "revenue", value: formatMoney(event.revenue) });
   if (event.payout !== null) facts.push({ term: "payout", value: formatMoney(event.payout) });
+  if (event.bid !== null) facts.push({ term: "bid", value: formatMoney(event.bid) });
   if (event.bot) facts.push({ term: "bot", value: "yes" });
   if (event.gpc) facts.push({ term: "GPC", value: "yes" });
   return (

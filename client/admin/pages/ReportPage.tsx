@@ -2,13 +2,14 @@
  * The sub-id report: the query form (GET, so a report is a link to share), the table with a
  * totals row, the CSV download of the same query, the funnel and the daily trends by source.
  */
-import { REPORT_GROUPINGS, type ReportGrouping } from "../../../shared/analytics";
+import { REPORT_GROUPINGS, type BuyerReportRow, type ReportGrouping } from "../../../shared/analytics";
 import { adminPaths, type ReportView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
 import { FunnelChart } from "../charts/FunnelChart";
 import { TrendChart } from "../charts/TrendChart";
 import { columnHeading, columnsFor, columnTitles, formatCell, isNumeric } from "../report-columns";
 import { reportCsvHref } from "../report-query";
+import { formatCount, formatMoney, formatRate } from "../format";
 
 const groupingLabels: Record<ReportGrouping, string> = { day: "Day", sid: "Source (sid)", "day,sid": "Day and source" };
 
@@ -115,6 +116,64 @@ function ReportTable({ view }: { view: ReportView }) {
   );
 }
 
+/** The per-buyer view: who was pinged, bid, won, and what each earned, best revenue first. */
+function BuyerTable({ view }: { view: ReportView }) {
+  const numbers = (row: BuyerReportRow) => [
+    formatCount(row.pings),
+    formatCount(row.bids),
+    row.bids > 0 ? formatMoney(row.avg_bid) : "—",
+    formatCount(row.wins),
+    row.win_rate === null ? "—" : formatRate(row.win_rate),
+    formatCount(row.returned),
+    formatMoney(row.revenue),
+  ];
+  return (
+    <section aria-labelledby="buyer-table-heading">
+      <h2 id="buyer-table-heading">By buyer</h2>
+      <div className="table-scroll" role="region" aria-labelledby="buyer-table-heading" tabIndex={0}>
+        <table className="data-table buyer-report-table">
+          <thead>
+            <tr>
+              <th scope="col">Buyer</th>
+              <th scope="col" className="num">Pings</th>
+              <th scope="col" className="num">Bids</th>
+              <th scope="col" className="num">
+                <abbr title="Average bid: the bids added up / bids">Avg bid</abbr>
+              </th>
+              <th scope="col" className="num">Wins</th>
+              <th scope="col" className="num">
+                <abbr title="Win rate: wins / bids (a fixed-price buyer never bids)">Win rate</abbr>
+              </th>
+              <th scope="col" className="num">Returned</th>
+              <th scope="col" className="num">Revenue</th>
+            </tr>
+          </thead>
+          <tbody>
+            {view.buyers.length === 0 ? (
+              <tr>
+                <td colSpan={8} className="empty">
+                  No pings or sales in this range.
+                </td>
+              </tr>
+            ) : (
+              view.buyers.map((row) => (
+                <tr key={row.buyer} data-buyer={row.buyer}>
+                  <th scope="row">{row.buyer}</th>
+                  {numbers(row).map((text, index) => (
+                    <td key={index} className="num">
+                      {text}
+                    </td>
+                  ))}
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
 export function ReportPage({ view }: { view: ReportView }) {
   return (
     <AdminLayout session={view.session} flash={view.flash} current="report">
@@ -137,8 +196,9 @@ export function ReportPage({ view }: { view: ReportView }) {
       <ReportForm query={view.query} />
       <ReportTable view={view} />
       <p className="note">
-        CR is leads / unique clicks; EPC is revenue / unique clicks; revenue and payout are net of returns. Every column is defined in docs/analytics.md.
+        CR is leads / unique clicks; EPC is revenue / unique clicks; bids are auction bids (test leads never count); revenue and payout are net of returns. Every column is defined in docs/analytics.md.
       </p>
+      <BuyerTable view={view} />
       <div className="charts">
         <FunnelChart stages={view.funnel} />
         <TrendChart series={view.trend} metric="clicks" />

@@ -16,6 +16,7 @@ import { vehiclesAndDrivers } from "./010-vehicles-and-drivers";
 import { privacyAppeals } from "./011-privacy-appeals";
 import { auctions } from "./012-auctions";
 import { consentRevocations } from "./013-consent-revocations";
+import { auctionReport } from "./014-auction-report";
 
 export type { Migration };
 
@@ -33,4 +34,5 @@ export const migrations: Migration[] = [
   privacyAppeals,
   auctions,
   consentRevocations,
+  auctionReport,
 ];
