@@ -6,6 +6,7 @@ import type { LeadRecord } from "../db/leads";
 import { LEAD_ANSWER_COLUMNS } from "../db/lead-rows";
 import type { NewDelivery } from "../db/deliveries";
 import type { Source } from "./buyers";
+import { callingRules, type CallingRules } from "./calling-rules";
 
 export interface DeliveryPayload {
   reference: string;
@@ -27,11 +28,13 @@ export interface DeliveryPayload {
   } | null;
   /** Sold by the auction (server/auction/): the sale's type and the bid id the buyer gave; null for a fixed-price post. */
   auction: { saleType: "exclusive" | "shared"; bidId: string | null } | null;
+  /** When the visitor may be called: the lead's time zone and the federal and state hours and limits (docs/calling-rules.md). */
+  callingRules: CallingRules;
 }
 
 export function deliveryPayload(
   lead: LeadRecord,
-  options: { sale: boolean; price: number | null; certificateUrl: string | null; auction?: DeliveryPayload["auction"] },
+  options: { sale: boolean; price: number | null; certificateUrl: string | null; auction?: DeliveryPayload["auction"]; timeZone?: string | null },
 ): DeliveryPayload {
   const answers = Object.fromEntries(LEAD_ANSWER_COLUMNS.map((column) => [column, lead[column]]));
   const consent = lead.consent;
@@ -53,6 +56,7 @@ export function deliveryPayload(
       certificateUrl: options.certificateUrl,
     },
     auction: options.auction ?? null,
+    callingRules: callingRules(lead.state, options.timeZone ?? null),
   };
 }
 

@@ -16,6 +16,7 @@ import { deliveryPayload, postbackDelivery, responseExcerpt, sourcePayout } from
 import { isTestLead } from "../auction/sandbox";
 import { send, type SendResult } from "./http-send";
 import type { EventRecorder } from "../analytics/writer";
+import { createZipDirectory, type ZipDirectory } from "../zip-codes";
 
 export interface RetryPolicy {
   /** Tries before a delivery is dead-lettered ("failed"). */
@@ -55,6 +56,8 @@ export interface DeliveryWorkerOptions {
   /** Where sales, refusals, failures and postbacks are stored for the report (server/analytics/). */
   analytics?: EventRecorder;
   now?: () => Date;
+  /** The lead's time zone for its calling rules (default: from its ZIP, server/zip-codes.ts). */
+  timeZoneOf?: (lead: LeadRecord) => string | null;
   /** An auction's post ended (server/auction/auctions.ts): accepted marks the lead sold; refused or failed cascades to the next bid. */
   onAuctionPost?: (delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed") => Promise<void>;
 }
@@ -94,6 +97,9 @@ function jsonObject(text: string): Record<string, unknown> {
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, buyers, logger, analytics } = options;
+  // The ZIP table loads once per process (about 0.7 s, in a worker thread), at the first delivery.
+  let zips: ZipDirectory | undefined;
+  const timeZoneOf = options.timeZoneOf ?? ((lead: LeadRecord) => (zips ??= createZipDirectory()).lookup(lead.zip)?.timeZone || null);
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const concurrency = options.concurrency ?? 64;
   const pollMs = options.pollMs ?? 250;
@@ -165,6 +171,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       price: delivery.price,
       certificateUrl: options.certificateUrl?.(lead, buyer.id) ?? null,
       auction: delivery.saleType ? { saleType: delivery.saleType, bidId: delivery.bidId } : null,
+      timeZone: timeZoneOf(lead),
     });
     const body = JSON.stringify(payload);
     const at = now();

@@ -103,6 +103,8 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     // Every vehicle and driver, exactly as stored, and the household's insurance facts (issue 13).
     expect(body.lead).toMatchObject({ vehicles: SAMPLE_ANSWERS.vehicles, drivers: SAMPLE_ANSWERS.drivers, insuredFor: "1_3y", coverage: "standard", residence: "own" });
     expect(body.consent.certificateUrl).toBe(`https://quotes.example/consent/${reference}?b=acme`);
+    // When the visitor may be called travels with the lead: 90210's zone, California's (federal) hours.
+    expect(received?.json).toMatchObject({ callingRules: { timeZone: "America/Los_Angeles", state: "CA", hours: { mon: { start: "08:00", end: "21:00" } }, maxCallsPer24h: null } });
     expect(body.consent.disclosureVersion).toBe(currentDisclosure().version);
 
     const delivered = await deliveriesOf(reference);
@@ -118,6 +120,17 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     expect(await sending.runOnce()).toBe(1);
     expect(stub.postbacks().map((postback) => postback.query)).toEqual([{ tid: "CLICK-42", payout: "6.00", status: "sold" }]);
     expect(await sending.runOnce()).toBe(0);
+  });
+
+  it("tells the buyer a Florida panhandle lead's calling rules: Central time, Florida's 8 a.m.–8 p.m. and three calls a day, with the laws", async () => {
+    const file = buyersFile({ acme: { states: ["FL"] } });
+    const reference = await storeLead(file, { location: { city: "Pensacola", state: "FL" }, lead: { zip: "32501" } });
+    await worker(file).runOnce();
+    const [received] = stub.received("acme");
+    expect(received?.json).toMatchObject({ reference, lead: { zip: "32501", state: "FL" } });
+    const rules = (received?.json as { callingRules: Record<string, unknown> }).callingRules;
+    expect(rules).toMatchObject({ timeZone: "America/Chicago", state: "FL", maxCallsPer24h: 3, hours: { sat: { start: "08:00", end: "20:00" }, sun: { start: "08:00", end: "20:00" } } });
+    expect(rules.sources).toEqual(["47 CFR § 64.1200(c)(1) (Telephone Consumer Protection Act rules)", "Fla. Stat. § 501.616(6) (Florida Telephone Solicitation Act)"]);
   });
 
   it("retries 500 twice with backoff, then is accepted once, every attempt recorded with the same key", async () => {
