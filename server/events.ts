@@ -129,7 +129,7 @@ export function logFunnelEvent(req: Request, event: FunnelEvent): void {
 /** `lead_submitted`: a quote request was stored. Never the person's details: the reference finds them. */
 export function logLeadSubmitted(
   req: Request,
-  lead: { reference: string; duplicateOf: string | null; zip: string; state: string; gpc: boolean; sid?: string | undefined; tid?: string | undefined; visitId?: string | null | undefined },
+  lead: { reference: string; duplicateOf: string | null; zip: string; state: string; gpc: boolean; test?: boolean; sid?: string | undefined; tid?: string | undefined; visitId?: string | null | undefined },
 ): void {
   const campaign = campaignOf(lead.sid, lead.tid, lead.visitId ?? undefined);
   req.log.info(
@@ -141,6 +141,8 @@ export function logLeadSubmitted(
       zip: lead.zip,
       state: lead.state,
       gpc: lead.gpc,
+      // An ops test link marked it: sandbox buyers only (server/leads/test-link.ts).
+      ...(lead.test ? { test: true } : {}),
       campaign,
     },
     "lead submitted",

@@ -5,6 +5,7 @@
  *   npm run leads -- deliveries [--status failed] [--since 2026-11-01] [--reference LD-…] [--format table|csv|json]
  *   npm run leads -- retry LD-… [--buyer ID]    dead-lettered deliveries back in the queue
  *   npm run leads -- return LD-… --buyer ID --reason "…"   a buyer's return: revenue reversed
+ *   npm run leads -- test-link [--hours 24] [--zip 90210] [--sid SID]   a link whose leads are tests
  * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, which only
  * one process can open: stop the server first, or use PostgreSQL; BUYERS_FILE for `return`).
  * Output goes to stdout; an export holds personal information, so write it only where such data
@@ -29,6 +30,8 @@ import { retentionCutoffs, LEAD_RETENTION_YEARS, CONSENT_RETENTION_YEARS, DELIVE
 import { privacyRequestRepository } from "../db/privacy-requests";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { csv, parseDay, runAsScript, UsageError } from "./common";
+import { testLink, TEST_LINK_MAX_HOURS } from "../leads/test-link";
+import { campaignIdSchema, zipSchema } from "../../shared/campaign";
 
 const DELIVERY_STATUSES: readonly DeliveryStatus[] = ["pending", "sending", "accepted", "rejected", "failed", "returned"];
 /** As POST /api/buyer-returns allows. */
@@ -46,7 +49,11 @@ const USAGE = `Usage: npm run leads -- <command> [options]
   retry   LD-XXXX-XXXX [--buyer ID]
           send a lead's dead-lettered (failed) deliveries again, or only the one to that buyer
   return  LD-XXXX-XXXX --buyer ID --reason TEXT
-          the buyer returns the lead: its price is no longer revenue, the traffic source is told (needs BUYERS_FILE)`;
+          the buyer returns the lead: its price is no longer revenue, the traffic source is told (needs BUYERS_FILE)
+  test-link [--hours N] [--zip ZIP] [--sid SID]
+          a quote page link, good for N hours (24 by default, at most ${TEST_LINK_MAX_HOURS}), whose quote requests are
+          test leads whatever their contact details: sandbox buyers only, never billed (needs CSRF_SECRET,
+          the servers' own; the link starts with PUBLIC_BASE_URL)`;
 
 /** The options each command takes (anything else is a usage mistake). */
 const COMMAND_OPTIONS: Record<string, readonly string[]> = {
@@ -55,6 +62,7 @@ const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   deliveries: ["status", "since", "reference", "format"],
   retry: ["buyer"],
   return: ["buyer", "reason"],
+  "test-link": ["hours", "zip", "sid"],
 };
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? "";
@@ -246,6 +254,9 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
       reference: { type: "string" },
       buyer: { type: "string" },
       reason: { type: "string" },
+      hours: { type: "string" },
+      zip: { type: "string" },
+      sid: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -283,6 +294,21 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     if (values.buyer === undefined) throw new UsageError("Say which buyer returns the lead with --buyer ID.");
     if (!reason) throw new UsageError("Say why with --reason TEXT (the buyer's words: it is kept with the delivery).");
     if (reason.length > REASON_MAX_LENGTH) throw new UsageError(`--reason is at most ${REASON_MAX_LENGTH} characters.`);
+  }
+
+  if (command === "test-link") {
+    const hours = values.hours === undefined ? 24 : Number(values.hours);
+    if (!/^\d+$/.test(values.hours ?? "24") || hours < 1 || hours > TEST_LINK_MAX_HOURS) throw new UsageError(`--hours must be a whole number from 1 to ${TEST_LINK_MAX_HOURS}.`);
+    if (values.zip !== undefined && !zipSchema.safeParse(values.zip).success) throw new UsageError("--zip must be 5 digits.");
+    if (values.sid !== undefined && !campaignIdSchema.safeParse(values.sid).success) throw new UsageError("--sid must be 1–64 letters, digits or - _ . ~.");
+    const config = loadConfig(env);
+    // Without it each server signs with a secret of its own, and no server could check the link.
+    if (!config.CSRF_SECRET) throw new Error("test-link needs CSRF_SECRET, the same as the servers': they check the link with it.");
+    const baseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+    const expiresAt = new Date(Date.now() + hours * 3_600_000);
+    out(`${testLink(config.CSRF_SECRET, { baseUrl, expiresAt, ...(values.zip ? { zip: values.zip } : {}), ...(values.sid ? { sid: values.sid } : {}) })}\n`);
+    out(`Good until ${expiresAt.toISOString()}. Every quote request sent from it is a test lead: offered to sandbox buyers only, never billed.\n`);
+    return 0;
   }
 
   const config = loadConfig(env);

@@ -39,6 +39,8 @@ export interface NewLead {
   gpc: boolean;
   receivedAt: Date;
   consent: ConsentEvidence;
+  /** Ops marked it a test (a test link, server/leads/test-link.ts): sandbox buyers only, never billed. */
+  test?: boolean;
 }
 
 /** A new lead as its follow-up is planned: its reference is drawn, it is not written yet. */
@@ -92,6 +94,8 @@ export interface LeadRecord extends Selectable<LeadAnswerColumns> {
   tid: string | null;
   gpc: boolean;
   duplicateOf: string | null;
+  /** Marked a test by ops (a test link); a lead with the test phone number is a test without it (isTestLead). */
+  test: boolean;
   consent: {
     disclosureVersion: number;
     disclosureSha256: string;
@@ -111,7 +115,7 @@ function selectLeads(db: Builder) {
   return db
     .selectFrom("leads")
     .leftJoin("leadConsents", "leadConsents.leadId", "leads.id")
-    .select(["leads.reference", "leads.receivedAt", "leads.city", "leads.state", "leads.sid", "leads.tid", "leads.gpc", "leads.duplicateOf"])
+    .select(["leads.reference", "leads.receivedAt", "leads.city", "leads.state", "leads.sid", "leads.tid", "leads.gpc", "leads.duplicateOf", "leads.test"])
     .select(LEAD_ANSWER_COLUMNS.map((column) => `leads.${column}` as const))
     .select([
       "leadConsents.disclosureVersion",
@@ -158,10 +162,11 @@ export function leadRepository(db: Database) {
       const hashOf = (kind: "email" | "phone") => hashes.find((hash) => hash.kind === kind)?.hash ?? null;
       // A test lead (server/auction/sandbox.ts) is never a duplicate: a buyer trying its integration
       // sends the test number again and again, and each must flow (a window starting tomorrow is empty).
-      const since = isTestLead(lead) ? new Date(input.receivedAt.getTime() + DAY_MS) : new Date(input.receivedAt.getTime() - DUPLICATE_WINDOW_DAYS * DAY_MS);
+      const test = isTestLead({ phone: lead.phone, test: input.test });
+      const since = test ? new Date(input.receivedAt.getTime() + DAY_MS) : new Date(input.receivedAt.getTime() - DUPLICATE_WINDOW_DAYS * DAY_MS);
       for (let attempt = 0; attempt < 5; attempt += 1) {
         const reference = newReference("LD");
-        const plan = followUp?.({ reference, state: input.location.state, sid: input.sid ?? null, test: isTestLead(lead) }) ?? {};
+        const plan = followUp?.({ reference, state: input.location.state, sid: input.sid ?? null, test }) ?? {};
         const { reserved, scheduled } = outboxForNewLead(plan.deliveries ?? []);
         const row = {
           ...answerColumns(lead),
@@ -174,6 +179,7 @@ export function leadRepository(db: Database) {
           tid: input.tid ?? null,
           visitId: input.visitId ?? null,
           gpc: input.gpc,
+          test: input.test === true,
         };
         // One statement, so one round trip and its own transaction. `checked` (migration 6) locks
         // the phone and email, then reads: the same submission already stored, the first lead of

@@ -27,6 +27,8 @@ export interface LeadsTable extends LeadAnswerColumns {
   duplicateOf: string | null;
   /** The visit the request came from (migration 7); null for leads stored before it. */
   visitId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Marked a test by an ops test link (migration 015); the test phone number needs no flag. */
+  test: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface LeadConsentsTable {

@@ -10,6 +10,7 @@ import { leadRepository } from "../db/leads";
 import { createZipDirectory, type ZipDirectory } from "../zip-codes";
 import { createFormTokens, type FormTokens } from "./form-token";
 import { createLeadService, type LeadService } from "./service";
+import { isTestPage } from "./test-link";
 import { checkTemplate, disclosureFor, type CurrentDisclosure } from "./disclosure";
 import { registerDisclosure } from "../consent/disclosures";
 import { certificateSecret } from "../consent/certificate";
@@ -55,7 +56,15 @@ export async function createLeadCapture(
   const routing = buyers ? createLeadRouting({ planner: createDeliveryPlanner(buyers), namedBuyerIds: () => namedBuyerIds, buyers }) : undefined;
   const shown: ShownDisclosure = { version: disclosure.version, parts: disclosure.parts };
   return {
-    service: createLeadService({ repository, zipCodes, formTokens, disclosure, ...(routing ? { routing } : {}), ...(onStored ? { onStored } : {}) }),
+    service: createLeadService({
+      repository,
+      zipCodes,
+      formTokens,
+      disclosure,
+      ...(routing ? { routing } : {}),
+      ...(onStored ? { onStored } : {}),
+      isTestPage: (pageUrl, now) => isTestPage(secret, pageUrl, now),
+    }),
     formTokens,
     zipCodes,
     shownDisclosure: async () => shown,

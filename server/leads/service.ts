@@ -37,6 +37,8 @@ export interface LeadServiceOptions {
   routing?: LeadRouting;
   /** Told after a new lead is stored with deliveries (the delivery worker looks for them at once). */
   onStored?: () => void;
+  /** Whether the page the form was on came from an ops test link (server/leads/test-link.ts): the lead is then a test. */
+  isTestPage?: (pageUrl: string, now: Date) => boolean;
 }
 
 const RELOAD = "This form is out of date. Reload the page and send it again.";
@@ -51,7 +53,7 @@ function isFormAddress(formUrl: string, pageUrl: string): boolean {
   return form.pathname === paths.quoteForm && page.origin === form.origin;
 }
 
-export function createLeadService({ repository, zipCodes, formTokens, disclosure, routing, onStored }: LeadServiceOptions): LeadService {
+export function createLeadService({ repository, zipCodes, formTokens, disclosure, routing, onStored, isTestPage }: LeadServiceOptions): LeadService {
   return {
     async submit(req, body) {
       const envelope = leadEnvelopeSchema.safeParse(body);
@@ -93,9 +95,11 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
 
       const lead = checked.value;
       const gpc = hasGpc(req);
+      const test = isTestPage?.(meta.pageUrl, receivedAt) ?? false;
       const result = await repository.create({
         lead,
         location,
+        test,
         idempotencyKey: meta.idempotencyKey.toLowerCase(),
         sid: meta.sid,
         tid: meta.tid,
@@ -132,7 +136,7 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
         return { kind: "already_sent", reference: result.existingReference };
       }
       if (result.deliveries > 0 || result.auctions > 0) onStored?.();
-      logLeadSubmitted(req, { reference: result.reference, duplicateOf: result.duplicateOf, zip: lead.zip, state: location.state, gpc, sid: meta.sid, tid: meta.tid, visitId: meta.vid ?? null });
+      logLeadSubmitted(req, { reference: result.reference, duplicateOf: result.duplicateOf, zip: lead.zip, state: location.state, gpc, test, sid: meta.sid, tid: meta.tid, visitId: meta.vid ?? null });
       return { kind: "created", reference: result.reference, duplicate: result.duplicateOf !== null };
     },
   };

@@ -232,6 +232,11 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     const postOnly = buyersFileSchema.parse({ buyers: [file.buyers[2], { id: "prod-post", name: "Prod Post Agency", url: `${origin}/post/prod-post`, secret: secretOf("prod-post"), price: 9 }] });
     const fixed = await storeLead(postOnly, { lead: { phone: TEST_LEAD_PHONE } });
     expect((await deliveryRepository(db).list({ reference: fixed })).map((row) => row.target)).toEqual(["trial-post"]);
+    // Ops marked a lead a test (an ops test link, server/leads/test-link.ts): the same, whatever its contact details.
+    const marked = await storeLead(file, { test: true });
+    await auctioneer(file).runOnce();
+    expect(await sold(marked)).toEqual([["trial", "exclusive", 5, "trial-bid-2", "pending"]]);
+    expect(stubs.get("live")!.pings).toHaveLength(1);
   });
 
   it.runIf(store.kind === "postgres")("sells once when two workers settle the same auction at the same time", async () => {

@@ -127,6 +127,7 @@ describe.each(allStores())("leads ($kind)", (store) => {
         tid: "click_0123456789",
         gpc: true,
         duplicateOf: null,
+        test: false,
         consent: {
           disclosureVersion: DISCLOSURE.version,
           disclosureSha256: DISCLOSURE.sha256,
@@ -163,6 +164,14 @@ describe.each(allStores())("leads ($kind)", (store) => {
     it("stores no insurer for someone not insured, and no campaign ids when none came", async () => {
       const { reference } = await createdRef(repo, newLead({ lead: { currentlyInsured: false, currentInsurer: undefined, insuredFor: undefined }, sid: undefined, tid: undefined }));
       expect(await repo.findByReference(reference)).toMatchObject({ currentlyInsured: false, currentInsurer: null, insuredFor: null, sid: null, tid: null, gpc: false });
+    });
+
+    it("stores a lead ops marked a test as a test, never a duplicate of the same contact's earlier lead", async () => {
+      const contact = sampleNewLead().lead;
+      await createdRef(repo, newLead({ lead: { phone: contact.phone, email: contact.email } }));
+      const { reference, duplicateOf } = await createdRef(repo, newLead({ lead: { phone: contact.phone, email: contact.email }, test: true }));
+      expect(duplicateOf).toBeNull();
+      expect((await repo.findByReference(reference))?.test).toBe(true);
     });
 
     it("finds nothing for an unknown reference", async () => {

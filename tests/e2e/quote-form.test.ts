@@ -13,6 +13,7 @@ import { collectProblems, expectNoProblems, isSandboxNote, startHarness, waitFor
 import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
 import { openDatabase, type Database } from "../../server/db/database";
 import { leadRepository } from "../../server/db/leads";
+import { TEST_LINK_PARAM, testLinkToken } from "../../server/leads/test-link";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { site } from "../../shared/site";
@@ -26,11 +27,13 @@ const PHONE = { width: 375, height: 740 };
 let harness: Harness;
 let postgres: FreshPostgres;
 let db: Database;
+/** The servers' CSRF_SECRET: ops test links are signed with it. */
+const SITE_SECRET = "e2e-quote-form-site-secret-0123456789abcdef";
 
 beforeAll(async () => {
   postgres = await freshPostgresUrl();
   // A short minimum fill time: the browser fills the form faster than a person would.
-  harness = await startHarness({ DATABASE_URL: postgres.url, LEAD_MIN_FILL_MS: "300" });
+  harness = await startHarness({ DATABASE_URL: postgres.url, LEAD_MIN_FILL_MS: "300", CSRF_SECRET: SITE_SECRET });
   db = await openDatabase({ DATABASE_URL: postgres.url, DATA_DIR: "unused" });
 }, 90_000);
 
@@ -48,16 +51,20 @@ interface Visit {
   frame(): Frame;
 }
 
-/** From /zipcode?sid=a1&tid=b2, enter a ZIP and land on the quote page with the form framed. */
-async function arrive(zip = "90210"): Promise<Visit> {
+/** From /zipcode?sid=a1&tid=b2, enter a ZIP and land on the quote page with the form framed (or open the quote page at `quotePage`). */
+async function arrive(zip = "90210", quotePage?: string): Promise<Visit> {
   const context = await harness.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
   const page = await context.newPage();
   const problems = await collectProblems(context, page);
-  await page.goto(harness.url("/zipcode?sid=a1&tid=b2"));
-  await waitForHydration(page, "#zip");
-  await page.locator("#zip").fill(zip);
-  await page.getByRole("button", { name: "Get Your Quote" }).click();
-  await page.waitForURL((url) => url.pathname === "/");
+  if (quotePage) {
+    await page.goto(harness.url(quotePage));
+  } else {
+    await page.goto(harness.url("/zipcode?sid=a1&tid=b2"));
+    await waitForHydration(page, "#zip");
+    await page.locator("#zip").fill(zip);
+    await page.getByRole("button", { name: "Get Your Quote" }).click();
+    await page.waitForURL((url) => url.pathname === "/");
+  }
   const form = page.frameLocator("iframe.quote-frame");
   await form.locator("#rf-form").waitFor();
   const frame = () => page.frames().find((candidate) => new URL(candidate.url()).pathname === "/rapidfire.html")!;
@@ -123,6 +130,7 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     expect(lead).toMatchObject({
       sid: "a1",
       tid: "b2",
+      test: false,
       zip: "90210",
       city: "Beverly Hills",
       state: "CA",
@@ -247,8 +255,9 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     await visit.context.close();
   });
 
-  it("removes a vehicle from the list, fills a car in from its VIN, and keeps every answer across a reload", async () => {
-    const visit = await arrive();
+  it("removes a vehicle from the list, fills a car in from its VIN, and keeps every answer across a reload; from an ops test link, the lead is a test", async () => {
+    // An ops test link (npm run leads -- test-link) opens the quote page; its quote request is a test lead.
+    const visit = await arrive("90210", `/?zip=90210&sid=a1&tid=b2&${TEST_LINK_PARAM}=${testLinkToken(SITE_SECRET, new Date(Date.now() + 3_600_000))}`);
     const { form, page } = visit;
     await form.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
     await fillCar(form, VEHICLES[0]!);
@@ -314,6 +323,7 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
       [2015, "Honda", "Civic", undefined],
     ]);
     expect(lead?.drivers).toHaveLength(1);
+    expect(lead?.test).toBe(true);
     // Sent: the saved answers are gone.
     await expect(visit.frame().evaluate((key) => window.sessionStorage.getItem(key), SAVED_KEY)).resolves.toBeNull();
     await visit.context.close();

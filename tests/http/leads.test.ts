@@ -21,6 +21,7 @@ import { suppressionList } from "../../server/privacy/suppression";
 import { LEAD_MESSAGES } from "../../shared/lead/fields";
 import { newestVehicleYear } from "../../shared/vehicles";
 import { CSRF_HEADER } from "../../shared/routes";
+import { TEST_LINK_PARAM, testLinkToken } from "../../server/leads/test-link";
 
 const DAY_MS = 86_400_000;
 
@@ -173,6 +174,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
         tid: "b2",
         gpc: false,
         duplicateOf: null,
+        test: false,
         consent: {
           disclosureVersion: CONSENT_DISCLOSURE.version,
           disclosureSha256: CONSENT_DISCLOSURE_SHA256,
@@ -229,6 +231,25 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
       if (dob.slice(0, 5) !== birthDate(0, 0).slice(0, 5)) return;
       const response = await postLead(t.app, session, leadBody(session, { "drivers.0.dateOfBirth": dob }));
       expect(response.status, JSON.stringify(response.body)).toBe(201);
+    });
+
+    it("stores a lead sent from an ops test link as a test, and one from a forged, expired or foreign link as a real lead", async () => {
+      const pageWith = (token: string) => `${PAGE_URL}&${TEST_LINK_PARAM}=${encodeURIComponent(token)}`;
+      const now = new Date();
+      const cases: [string, boolean][] = [
+        [testLinkToken(TEST_SECRET, new Date(now.getTime() + 3_600_000)), true],
+        [testLinkToken(TEST_SECRET, new Date(now.getTime() - 1_000)), false],
+        [testLinkToken("another-secret-another-secret-another!", new Date(now.getTime() + 3_600_000)), false],
+        ["lzz.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", false],
+      ];
+      for (const [token, test] of cases) {
+        const response = await postLead(t.app, session, leadBody(session, { pageUrl: pageWith(token) }));
+        expect(response.status, JSON.stringify(response.body)).toBe(201);
+        const { reference } = response.body as { reference: string };
+        expect((await (await t.services.leadRepository()).findByReference(reference))?.test, token).toBe(test);
+        const logged = t.events("lead_submitted").find((line) => line.reference === reference);
+        expect(logged?.test, token).toBe(test ? true : undefined);
+      }
     });
 
     it("accepts a same-origin Origin header (the Host it names)", async () => {

@@ -17,6 +17,7 @@ import { privacyAppeals } from "./011-privacy-appeals";
 import { auctions } from "./012-auctions";
 import { consentRevocations } from "./013-consent-revocations";
 import { auctionReport } from "./014-auction-report";
+import { testLeads } from "./015-test-leads";
 
 export type { Migration };
 
@@ -35,4 +36,5 @@ export const migrations: Migration[] = [
   auctions,
   consentRevocations,
   auctionReport,
+  testLeads,
 ];
