@@ -64,13 +64,12 @@ export const CONSENT_TEMPLATE_V1: { version: 1; parts: readonly TemplatePart[] }
 };
 
 /**
- * The wording. Only companies (and licensed agents acting for them) that may contact the visitor
- * about quotes are named: nothing about selling or sharing the request with anyone else. Version
- * 2 (issue 13): the phone number shown back, the box as the visitor's electronic signature (E-SIGN
- * Act, 15 U.S.C. § 7001), the text-message terms (CTIA), and our number to get quotes without
- * consenting.
+ * The wording of version 2 (issue 13; 2026-11-24 to 2026-11-26), kept word for word for the
+ * records made under it: the phone number shown back, the box as the visitor's electronic
+ * signature (E-SIGN Act, 15 U.S.C. § 7001), the text-message terms (CTIA), and our number to get
+ * quotes without consenting.
  */
-export const CONSENT_TEMPLATE: { version: number; parts: readonly TemplatePart[] } = {
+export const CONSENT_TEMPLATE_V2: { version: 2; parts: readonly TemplatePart[] } = {
   version: 2,
   parts: [
     `By ticking this box and selecting “${SUBMIT_LABEL}”, I agree that ${site.legalEntity} and its partners `,
@@ -90,10 +89,40 @@ export const CONSENT_TEMPLATE: { version: number; parts: readonly TemplatePart[]
 };
 
 /**
+ * The wording. Only companies (and licensed agents acting for them) that may contact the visitor
+ * about quotes are named: nothing about selling or sharing the request with anyone else. Version
+ * 3 (issue 16) says what the auction does (some named companies see the answers without contact
+ * details first, and only those that offer a quote get the contact details) and how to withdraw
+ * consent (STOP, the caller, or the Stop Calls and Texts page), on top of version 2's terms.
+ */
+export const CONSENT_TEMPLATE: { version: number; parts: readonly TemplatePart[] } = {
+  version: 3,
+  parts: [
+    `By ticking this box and selecting “${SUBMIT_LABEL}”, I agree that ${site.legalEntity} and its partners `,
+    PARTNERS_SLOT,
+    ", and licensed insurance agents acting for them, may call and text me about car insurance quotes at ",
+    PHONE_SLOT,
+    " and email me at the address I gave, including by calls and texts made with an automatic telephone dialing system " +
+      "or an artificial or prerecorded voice. Some of these companies may first see my answers without my name, phone " +
+      "number, email or street address, to decide whether to offer me a quote; only those that do receive my contact " +
+      "details. Ticking this box is my electronic signature. Calls may be recorded. " +
+      "Message and data rates may apply. Msg frequency varies. Reply HELP for help, STOP to opt out. My consent is not " +
+      `a condition of buying any goods or services: I can get quotes without it by calling ${site.phone}, and I can ` +
+      "withdraw it at any time by replying STOP, telling the caller, or on the ",
+    { text: "Stop Calls and Texts", href: paths.stopCalls },
+    " page. I agree to the ",
+    { text: "Terms of Use", href: paths.terms },
+    " and have read the ",
+    { text: "Privacy Policy", href: paths.privacy },
+    ".",
+  ],
+};
+
+/**
  * SHA-256 (hex) of consentTemplateText(): the words with the partners' slot marked (the phone's shows its placeholder). Recorded by hand when
  * CONSENT_TEMPLATE.version is bumped, so an edit without a bump fails the tests and the start-up.
  */
-export const CONSENT_TEMPLATE_SHA256 = "eb1f7fe5156158566b96d72e37235b5a4061fbab280fe8e22c129fa3cedf3b7b";
+export const CONSENT_TEMPLATE_SHA256 = "7fc43d99c7c82e11fc3c1bb2f865e41a7a4f75dad27ab6a17e551a5d820a87aa";
 
 /** "A", "A and B", "A, B and C". */
 export function listOf(names: readonly string[]): string {
@@ -132,5 +161,5 @@ export const CONSENT_PARTNERS: readonly string[] = carriers.map((carrier) => car
  */
 export const CONSENT_DISCLOSURE: ShownDisclosure = { version: 1, parts: disclosureParts(CONSENT_PARTNERS) };
 
-/** SHA-256 (hex) of CONSENT_DISCLOSURE's text (the wording of version 2; a store that showed version 1's words first keeps them as its version 1 and stores these as the next). */
-export const CONSENT_DISCLOSURE_SHA256 = "9e51f373db3e771aebb0965223d217d7304358149ada55cd7762d4bda8f9c4e1";
+/** SHA-256 (hex) of CONSENT_DISCLOSURE's text (the wording of version 3; a store that showed earlier words first keeps them under their versions and stores these as the next). */
+export const CONSENT_DISCLOSURE_SHA256 = "080328fad0e02f792c84f33ce5e621ca6cc9f06f727ddf02c936f5eea9a0bed2";

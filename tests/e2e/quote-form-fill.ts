@@ -85,7 +85,7 @@ export async function fillInsurance(form: FormScope): Promise<void> {
 }
 
 export async function fillContact(form: FormScope): Promise<void> {
-  await form.getByLabel("Street address").fill("123 Main St Apt 4");
+  await form.getByLabel("Street address", { exact: true }).fill("123 Main St Apt 4");
   // exact: the consent box's label (the disclosure) mentions "the phone number and email address".
   await form.getByLabel("Email address", { exact: true }).fill("Ana.Diaz@Example.com");
   await form.getByLabel("Phone number", { exact: true }).fill("(415) 555-0134");

@@ -15,6 +15,7 @@ import {
   CONSENT_TEMPLATE,
   CONSENT_TEMPLATE_SHA256,
   CONSENT_TEMPLATE_V1,
+  CONSENT_TEMPLATE_V2,
   PHONE_PLACEHOLDER,
   SUBMIT_LABEL,
   consentTemplateText,
@@ -112,10 +113,16 @@ describe("what the disclosure says", () => {
     expect(flat).toContain(`I can get quotes without it by calling ${site.phone}`);
   });
 
-  it("keeps version 1's words as they were, for the records made under them", () => {
+  it("keeps versions 1's and 2's words as they were, for the records made under them", () => {
     expect(CONSENT_TEMPLATE_V1.version).toBe(1);
     expect(sha256(consentTemplateText(CONSENT_TEMPLATE_V1.parts))).toBe("ecd7cae256b8c195406f6dd84d471eeb770201b75a9205fb9b355c6fd5658272");
-    expect(CONSENT_TEMPLATE.version).toBe(2);
+    expect(CONSENT_TEMPLATE_V2.version).toBe(2);
+    expect(sha256(consentTemplateText(CONSENT_TEMPLATE_V2.parts))).toBe("eb1f7fe5156158566b96d72e37235b5a4061fbab280fe8e22c129fa3cedf3b7b");
+    expect(CONSENT_TEMPLATE.version).toBe(3);
+  });
+
+  it("says some named companies may see the answers without contact details first, and only those offering a quote get them (issue 16)", () => {
+    expect(flat).toContain("Some of these companies may first see my answers without my name, phone number, email or street address, to decide whether to offer me a quote; only those that do receive my contact details.");
   });
 
   it("says calls and texts may use an autodialer and an artificial or prerecorded voice", () => {
@@ -127,15 +134,16 @@ describe("what the disclosure says", () => {
     expect(flat).toMatch(/Calls may be recorded\./);
   });
 
-  it("says consent is not a condition of purchase and can be withdrawn", () => {
+  it("says consent is not a condition of purchase and can be withdrawn, linking the Stop Calls and Texts page", () => {
     expect(flat).toMatch(/consent is not a condition of buying any goods or services/);
-    expect(flat).toMatch(/withdraw it at any time/);
-    expect(flat).toMatch(/STOP/);
+    expect(flat).toMatch(/withdraw it at any time by replying STOP, telling the caller, or on the Stop Calls and Texts page/);
+    expect(CONSENT_TEMPLATE.parts).toContainEqual({ text: "Stop Calls and Texts", href: "/do-not-sell?request=revoke_consent" });
   });
 
-  it("links to the terms of use and the privacy policy", () => {
+  it("links to the Stop Calls and Texts page, the terms of use and the privacy policy", () => {
     const links = CONSENT_DISCLOSURE.parts.filter((part): part is { text: string; href: string } => typeof part !== "string");
     expect(links).toEqual([
+      { text: "Stop Calls and Texts", href: paths.stopCalls },
       { text: "Terms of Use", href: paths.terms },
       { text: "Privacy Policy", href: paths.privacy },
     ]);
@@ -183,6 +191,7 @@ describe("the companies named", () => {
 
   it("keep the parts the form renders: one run of text before the links", () => {
     expect(disclosureParts(["A", "B"]).filter((part) => typeof part !== "string")).toEqual([
+      { text: "Stop Calls and Texts", href: paths.stopCalls },
       { text: "Terms of Use", href: paths.terms },
       { text: "Privacy Policy", href: paths.privacy },
     ]);

@@ -25,6 +25,7 @@ describe("the consent box's words", () => {
     expect(labelText()).toContain("its partners Acme Insurance Agency and Beta Auto Insurance, and licensed insurance agents acting for them");
     const links = [...document.querySelectorAll<HTMLAnchorElement>("#rf-field-consent label a")];
     expect(links.map((link) => [link.textContent, link.getAttribute("href"), link.target, link.rel])).toEqual([
+      ["Stop Calls and Texts", "/do-not-sell?request=revoke_consent", "_blank", "noopener"],
       ["Terms of Use", "/terms-of-use", "_blank", "noopener"],
       ["Privacy Policy", "/privacy-policy", "_blank", "noopener"],
     ]);
