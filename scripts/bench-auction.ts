@@ -7,7 +7,10 @@
  *
  * Measured: from the lead's 201 to its first accepted post (p50, p95, p99), auctions settled per
  * second, and the invariants read back from the database afterwards: no lead sold exclusive twice,
- * to the same buyer twice, or to more than maxShared buyers. Written to bench-results/auction.json.
+ * to the same buyer twice, or to more than maxShared buyers. And whether the site keeps serving
+ * meanwhile: the landing page's throughput (ad clicks: a new tid each, a phone's Accept-Encoding,
+ * 8 at a time) alone and during the auctions, and the lead API's own latency. Written to
+ * bench-results/auction.json.
  * Options: --rate N (leads per second, default 100), --seconds N (default 20).
  */
 import http from "node:http";
@@ -45,6 +48,37 @@ const BUYERS: Record<string, Behaviour> = {
   refuser: { delay: () => between(20, 80), bid: () => ({ price: cents(between(36, 60)), type: "exclusive" }), refusePosts: true },
 };
 const secretOf = (id: string) => `${id}-bench-secret-0123456789abcdef0123`;
+
+/** Ad clicks on the landing page, `connections` at a time for `ms`: requests per second and p99 latency. */
+async function pageLoad(origin: string, ms: number, connections = 8): Promise<{ perSecond: number; p99Ms: number; errors: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const latencies: number[] = [];
+  let errors = 0;
+  let click = 0;
+  const until = performance.now() + ms;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const started = performance.now();
+      const request = http.get(`${origin}/zipcode?sid=bench&tid=c${(click += 1)}`, { agent, headers: { "accept-encoding": "gzip, deflate, br", "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)" } }, (response) => {
+        response.resume();
+        response.on("end", () => {
+          if (response.statusCode === 200) latencies.push(performance.now() - started);
+          else errors += 1;
+          resolve();
+        });
+      });
+      request.on("error", () => {
+        errors += 1;
+        resolve();
+      });
+    });
+  await Promise.all(Array.from({ length: connections }, async () => {
+    while (performance.now() < until) await one();
+  }));
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { perSecond: Number((latencies.length / (ms / 1_000)).toFixed(0)), p99Ms: Math.round(percentile(latencies, 99)), errors };
+}
 
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
 
@@ -95,29 +129,37 @@ async function main(): Promise<void> {
     }),
   );
   const server = await startProductionServer(
-    { DATABASE_URL: database.url, BUYERS_FILE: buyersFile, CSRF_SECRET: "bench-auction-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", LEAD_RATE_LIMIT: "1000000", DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? "10" },
+    { DATABASE_URL: database.url, BUYERS_FILE: buyersFile, CSRF_SECRET: "bench-auction-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", LEAD_RATE_LIMIT: "1000000", DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? "10", DATABASE_BACKGROUND_POOL_SIZE: process.env.DATABASE_BACKGROUND_POOL_SIZE ?? "10" },
     { keepLogs: "problems" },
   );
   try {
     const session = await openLeadSession(server.origin);
+    log("auction: the landing page alone for 3 s…");
+    const pageAlone = await pageLoad(server.origin, 3_000);
     const stored = new Map<string, number>();
+    const leadApiMs: number[] = [];
     let refused = 0;
     const sends: Promise<void>[] = [];
     log(`auction: ${rate} leads/s for ${seconds} s, 10 ping/post buyers, AUCTION_DEADLINE_MS 750…`);
     const startedAt = performance.now();
+    const pageDuring = pageLoad(server.origin, seconds * 1_000);
     const total = rate * seconds;
     for (let index = 0; index < total; index += 1) {
       const due = startedAt + (index * 1_000) / rate;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const sentAt = performance.now();
       sends.push(
         postLead(server.origin, session, leadBody(session, { sid: "bench", tid: `a${index}` })).then((response) => {
+          leadApiMs.push(performance.now() - sentAt);
           if (response.status === 201) stored.set((response.body as { reference: string }).reference, performance.now());
           else refused += 1;
         }),
       );
     }
     await Promise.all(sends);
+    const pageDuringAuctions = await pageDuring;
+    leadApiMs.sort((a, b) => a - b);
     const sentFor = (performance.now() - startedAt) / 1_000;
     // Every auction settles within its deadline; posts and cascades follow.
     const settleBy = performance.now() + 15_000;
@@ -164,6 +206,8 @@ async function main(): Promise<void> {
       pingOutcomes: Object.fromEntries(outcomes.rows.map((outcome) => [outcome.outcome, Number(outcome.n)])),
       stagesMs: Object.fromEntries(stages.rows.map((stage) => [stage.stage, { p50: Math.round(Number(stage.p50)), p99: Math.round(Number(stage.p99)) }])),
       doubleSales: { exclusiveTwice: Number(row.exclusive_twice), sameBuyerTwice: Number(row.buyer_twice), overMaxShared: Number(row.over_shared) },
+      landingPage: { alone: pageAlone, duringAuctions: pageDuringAuctions, ratio: Number((pageDuringAuctions.perSecond / Math.max(pageAlone.perSecond, 1)).toFixed(2)) },
+      leadApiMs: { p50: Math.round(percentile(leadApiMs, 50)), p99: Math.round(percentile(leadApiMs, 99)) },
       loadAverage: os.loadavg(),
       drainedInSeconds: Number(((finishedAt - startedAt) / 1_000).toFixed(1)),
     };
@@ -172,6 +216,7 @@ async function main(): Promise<void> {
       [`stored → first accepted post p99 ≤ 1,000 ms`, result.storedToFirstAcceptedMs.p99 <= 1_000, `${result.storedToFirstAcceptedMs.p99} ms`],
       [`auctions settled ≥ 100/s`, result.auctionsDecidedPerSecond >= 100, `${result.auctionsDecidedPerSecond}/s`],
       [`zero double sales`, result.doubleSales.exclusiveTwice + result.doubleSales.sameBuyerTwice + result.doubleSales.overMaxShared === 0, JSON.stringify(result.doubleSales)],
+      [`landing page keeps its throughput during auctions (≥ 0.9×)`, result.landingPage.ratio >= 0.9, `${result.landingPage.duringAuctions.perSecond}/s vs ${result.landingPage.alone.perSecond}/s alone (${result.landingPage.ratio}×), p99 ${result.landingPage.duringAuctions.p99Ms} ms`],
     ] as const;
     for (const [target, pass, measured] of verdicts) log(`${pass ? "PASS" : "MISS"}  ${target}: ${measured}`);
     await mkdir("bench-results", { recursive: true });

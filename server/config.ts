@@ -66,6 +66,8 @@ export const configSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /** PostgreSQL only: the delivery worker's and the auction's own connections, so a burst of background work never queues a visitor's request. */
+  DATABASE_BACKGROUND_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   DATA_DIR: z.string().min(1).default("data"),
   /** Signs CSRF tokens; must be the same on every replica. Unset: a random one per process. */
   CSRF_SECRET: z.string().min(32, "must be at least 32 characters").optional(),

@@ -95,7 +95,7 @@ function handleShutdown(server: http.Server, config: Config, logger: Logger, lif
 }
 
 async function openStore(config: Config, logger: Logger): Promise<Database> {
-  const db = await openDatabase(config);
+  const db = await openDatabase({ ...config, applicationName: "quote-site" });
   const applied = await migrate(db);
   logger.info({ event: "database_ready", store: db.kind, migrationsApplied: applied }, `database ready (${db.kind})`);
   return db;
@@ -131,16 +131,22 @@ async function main(): Promise<void> {
   const privacy = { service: createPrivacyService(db, { onQueued: () => worker?.nudge() }), csrf: createCsrf(secret) };
   const suppression = suppressionList(db);
   const analytics = eventStore(config, db, logger);
+  // On PostgreSQL the delivery worker and the auction use connections of their own
+  // (DATABASE_BACKGROUND_POOL_SIZE): hundreds of auctions settling at once never make a visitor's
+  // quote request wait for a connection. The embedded store is one session: shared.
+  const background =
+    buyers && db.kind === "postgres" ? await openDatabase({ ...config, DATABASE_POOL_SIZE: config.DATABASE_BACKGROUND_POOL_SIZE, applicationName: "quote-site-background" }) : db;
+  const backgroundSuppression = background === db ? suppression : suppressionList(background);
   // The auction (ping/post buyers) queues its winners' posts for the delivery worker, which reports each post's end back.
   const auctions: { auctioneer?: Auctioneer } = {};
   const worker = buyers
     ? createDelivery({
         config,
-        db,
+        db: background,
         logger,
         buyers,
         csrfSecret: secret,
-        suppression,
+        suppression: backgroundSuppression,
         ...(analytics ? { analytics: analytics.writer } : {}),
         onAuctionPost: (delivery, status) => auctions.auctioneer?.postSettled(delivery, status) ?? Promise.resolve(),
       })
@@ -148,11 +154,11 @@ async function main(): Promise<void> {
   // Only with ping/post buyers: otherwise no lead ever goes to auction, and nothing needs to poll for one.
   auctions.auctioneer = buyers?.buyers.some((buyer) => buyer.mode === "pingpost")
     ? createAuctioneer({
-        db,
+        db: background,
         buyers,
         logger,
         deadlineMs: config.AUCTION_DEADLINE_MS,
-        salesAllowed: async (lead) => (await salesAllowed([lead], suppression))[0] ?? false,
+        salesAllowed: async (lead) => (await salesAllowed([lead], backgroundSuppression))[0] ?? false,
         onQueued: () => worker?.nudge(),
         ...(analytics ? { analytics: analytics.writer } : {}),
       })
@@ -184,6 +190,7 @@ async function main(): Promise<void> {
     // Sends in flight finish (each within its buyer's timeout) before the database closes.
     await auctioneer?.stop();
     await worker?.stop();
+    if (background !== db) await background.close();
     // Every event of the requests and deliveries just finished is written before the database closes.
     analytics?.stopRetention();
     await analytics?.writer.stop();

@@ -304,10 +304,28 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   /** A lead was stored while the worker was claiming: it looks again before waiting. */
   let nudged = false;
 
+  /** A stored disclosure version never changes (decision 010): its named buyers are read once per process. */
+  const namedByVersion = new Map<number, Promise<Set<string>>>();
   async function namedBuyers(lead: LeadRecord): Promise<Set<string>> {
     if (!lead.consent) return new Set();
-    const row = await db.builder.selectFrom("consentDisclosures").select("buyerIds").where("version", "=", lead.consent.disclosureVersion).executeTakeFirst();
-    return new Set(row?.buyerIds ?? []);
+    const version = lead.consent.disclosureVersion;
+    let named = namedByVersion.get(version);
+    if (!named) {
+      named = db.builder
+        .selectFrom("consentDisclosures")
+        .select("buyerIds")
+        .where("version", "=", version)
+        .executeTakeFirst()
+        .then((row) => {
+          // Not stored (yet): nobody is named, and the next auction asks again.
+          if (!row) namedByVersion.delete(version);
+          return new Set(row?.buyerIds ?? []);
+        });
+      // A failed read is not kept: the next auction asks again.
+      named.catch(() => namedByVersion.delete(version));
+      namedByVersion.set(version, named);
+    }
+    return named;
   }
 
   async function settle(auction: AuctionRecord, saleAllowed: boolean): Promise<Settlement> {

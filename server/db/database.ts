@@ -41,11 +41,13 @@ export interface DatabaseOptions {
   DATA_DIR: string;
   /** Pool size for PostgreSQL. */
   DATABASE_POOL_SIZE?: number;
+  /** PostgreSQL's application_name for the pool's connections (pg_stat_activity shows which pool holds what). */
+  applicationName?: string;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.DATABASE_URL
-    ? openPostgres(options.DATABASE_URL, options.DATABASE_POOL_SIZE ?? 10)
+    ? openPostgres(options.DATABASE_URL, options.DATABASE_POOL_SIZE ?? 10, options.applicationName)
     : openEmbedded(path.resolve(options.DATA_DIR));
 }
 
@@ -93,10 +95,11 @@ function overPool(kind: Database["kind"], pool: PostgresPool, onClose: () => Pro
   };
 }
 
-async function openPostgres(connectionString: string, max: number): Promise<Database> {
+async function openPostgres(connectionString: string, max: number, applicationName: string | undefined): Promise<Database> {
   const pool = new pg.Pool({
     connectionString,
     max,
+    ...(applicationName ? { application_name: applicationName } : {}),
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     types: { getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },

@@ -20,6 +20,7 @@ import { signBody, verifySignature } from "../../server/delivery/signature";
 import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
 import { run as runReport } from "../../server/cli/report";
 import { CSRF_HEADER } from "../../shared/routes";
+import pg from "pg";
 
 const BIDS: Record<string, { price: number; type: "exclusive" | "shared" }> = {
   solo: { price: 20, type: "exclusive" },
@@ -103,6 +104,15 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
     expect(pings.solo![0]).not.toContain(reference);
     const decided = server!.logs.find((line) => line.event === "auction_decided");
     expect(decided).toMatchObject({ reference, pinged: 3, bids: 3, saleType: "shared" });
+    // The auction and the deliveries ran on connections of their own, never the requests' pool.
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    try {
+      const pools = await client.query<{ application_name: string }>("SELECT DISTINCT application_name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'quote-site%' ORDER BY 1");
+      expect(pools.rows.map((row) => row.application_name)).toEqual(["quote-site", "quote-site-background"]);
+    } finally {
+      await client.end();
+    }
   });
 
   it("shows the sale in the report: three bids averaging 14.33, 23.00 per lead, and each buyer's pings, bids and wins", async () => {
