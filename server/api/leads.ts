@@ -75,7 +75,8 @@ export function leadEndpoints({ service, formTokens, zipCodes, shownDisclosure, 
         res.setHeader("Cache-Control", ZIP_CACHE);
         const location = zipCodes.lookup(zip);
         if (!location) throw new HttpError(404, `We could not find ZIP code ${zip}.`);
-        res.json(location);
+        // What the form shows beside the ZIP (the time zone is for buyers' calling rules, not the page).
+        res.json({ zip: location.zip, city: location.city, state: location.state });
       },
     },
     {

@@ -10,7 +10,7 @@
  * exclusive delivery per lead (a unique index) all hold it.
  */
 import { randomUUID } from "node:crypto";
-import { sql, type Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import type { AuctionStatus, Tables } from "../db/schema";
@@ -65,6 +65,44 @@ export interface SettleOptions {
   now: Date;
   /** The lead may be sold (no GPC, not on the suppression list). */
   saleAllowed: boolean;
+  /**
+   * The ping round just run: recorded in the first settlement's transaction and decided on as they
+   * are (one round trip for the record, none to read the bids back). Ignored once decided.
+   */
+  pings?: { results: readonly PingResult[]; at: Date };
+}
+
+/**
+ * Each buyer's answer (once: a run again after a crash keeps the first), and when the round was
+ * pinged, in one statement: inside the first settlement's transaction, or on its own.
+ */
+async function insertPings(db: Kysely<Tables> | Transaction<Tables>, auctionId: string, results: readonly PingResult[], pingedAt: Date): Promise<void> {
+  const pinged = db.updateTable("auctions").set({ pingedAt }).where("id", "=", auctionId).where("pingedAt", "is", null);
+  if (results.length === 0) {
+    await pinged.execute();
+    return;
+  }
+  await db
+    .with("pinged", () => pinged.returning("id"))
+    .insertInto("auctionPings")
+    .values(
+      results.map((result) => ({
+        auctionId,
+        buyerId: result.buyerId,
+        outcome: result.outcome,
+        latencyMs: result.latencyMs,
+        httpStatus: result.httpStatus,
+        price: result.bid?.price ?? null,
+        saleType: result.bid?.type ?? null,
+        bidId: result.bid?.bidId ?? null,
+        priority: result.bid?.priority ?? 0,
+        answeredAfterMs: result.bid?.answeredAfterMs ?? null,
+        detail: result.detail,
+        pingedAt,
+      })),
+    )
+    .onConflict((conflict) => conflict.columns(["auctionId", "buyerId"]).doNothing())
+    .execute();
 }
 
 export type Settlement = { outcome: "decided"; sale: Sale; queued: number } | { outcome: "unsold"; reason: string } | { outcome: "unchanged"; why: string };
@@ -93,28 +131,7 @@ export function auctionRepository(db: Database) {
 
     /** Every ping's outcome, once per buyer (a second replica's round adds nothing). */
     async recordPings(auctionId: string, results: readonly PingResult[], pingedAt: Date): Promise<void> {
-      if (results.length === 0) return;
-      await builder
-        .insertInto("auctionPings")
-        .values(
-          results.map((result) => ({
-            auctionId,
-            buyerId: result.buyerId,
-            outcome: result.outcome,
-            latencyMs: result.latencyMs,
-            httpStatus: result.httpStatus,
-            price: result.bid?.price ?? null,
-            saleType: result.bid?.type ?? null,
-            bidId: result.bid?.bidId ?? null,
-            priority: result.bid?.priority ?? 0,
-            answeredAfterMs: result.bid?.answeredAfterMs ?? null,
-            detail: result.detail,
-            pingedAt,
-          })),
-        )
-        .onConflict((conflict) => conflict.columns(["auctionId", "buyerId"]).doNothing())
-        .execute();
-      await builder.updateTable("auctions").set({ pingedAt }).where("id", "=", auctionId).where("pingedAt", "is", null).execute();
+      await insertPings(builder, auctionId, results, pingedAt);
     },
 
     async pings(auctionId: string) {
@@ -134,7 +151,13 @@ export function auctionRepository(db: Database) {
         const auction = toRecord(row);
         if (auction.status !== "pinging" && auction.status !== "decided") return { outcome: "unchanged", why: `already ${auction.status}` };
         const first = auction.status === "pinging";
-        const existing = await tx.selectFrom("deliveries").select(["target", "status", "saleType"]).where("auctionId", "=", auctionId).execute();
+        const round = first ? options.pings : undefined;
+        if (round) {
+          await insertPings(tx, auctionId, round.results, round.at);
+          auction.pingedAt ??= round.at;
+        }
+        // A sale's posts are queued in the transaction that moves it past pinging: the first settlement has none yet.
+        const existing = first ? [] : await tx.selectFrom("deliveries").select(["target", "status", "saleType"]).where("auctionId", "=", auctionId).execute();
         const live = existing.filter((delivery) => (LIVE as readonly string[]).includes(delivery.status));
         if (live.some((delivery) => delivery.saleType === "exclusive")) return { outcome: "unchanged", why: "sold exclusive" };
         const unsold = async (reason: string): Promise<Settlement> => {
@@ -147,15 +170,17 @@ export function auctionRepository(db: Database) {
         const expires = auction.bidsExpireAt ?? new Date((auction.pingedAt ?? options.now).getTime() + options.buyers.auction.bidLifetimeMs);
         if (!first && options.now > expires) return unsold("the bids expired before a post was accepted");
 
-        const pings = await tx.selectFrom("auctionPings").selectAll().where("auctionId", "=", auctionId).where("outcome", "in", ["bid", "standing"]).execute();
-        const bids: Bid[] = pings.map((ping) => ({
-          buyerId: ping.buyerId,
-          price: Number(ping.price),
-          type: ping.saleType ?? "shared",
-          bidId: ping.bidId,
-          priority: ping.priority,
-          answeredAfterMs: ping.answeredAfterMs ?? 0,
-        }));
+        const bids: Bid[] = round
+          ? // Only a valid bid, or a fixed-price buyer's standing one, carries a bid.
+            round.results.flatMap((result) => (result.bid ? [result.bid] : []))
+          : (await tx.selectFrom("auctionPings").selectAll().where("auctionId", "=", auctionId).where("outcome", "in", ["bid", "standing"]).execute()).map((ping) => ({
+              buyerId: ping.buyerId,
+              price: Number(ping.price),
+              type: ping.saleType ?? "shared",
+              bidId: ping.bidId,
+              priority: ping.priority,
+              answeredAfterMs: ping.answeredAfterMs ?? 0,
+            }));
         const excluded = new Set(existing.map((delivery) => delivery.target));
         const acceptedShared = live.filter((delivery) => delivery.saleType === "shared").length;
         // A capped buyer without a slot today is out; choose again without it.
@@ -328,10 +353,10 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
     return named;
   }
 
-  async function settle(auction: AuctionRecord, saleAllowed: boolean): Promise<Settlement> {
+  async function settle(auction: AuctionRecord, saleAllowed: boolean, pings?: SettleOptions["pings"]): Promise<Settlement> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await repository.settle(auction.id, { buyers, now: now(), saleAllowed });
+        return await repository.settle(auction.id, { buyers, now: now(), saleAllowed, ...(pings ? { pings } : {}) });
       } catch (error) {
         if (!(error instanceof CapsFull) || attempt >= 3) throw error;
       }
@@ -386,13 +411,12 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
         bid: buyer.price >= auction.floor ? { buyerId: buyer.id, price: buyer.price, type: "shared", bidId: null, priority: buyer.priority, answeredAfterMs: 0 } : null,
         detail: null,
       }) as PingResult);
-    await repository.recordPings(auction.id, [...results, ...standing], at);
     if (!auction.test) {
       for (const result of results) {
         options.analytics?.record({ name: "buyer_pinged", at, leadReference: auction.leadReference, target: result.buyerId, detail: result.outcome, bid: result.outcome === "bid" ? (result.bid?.price ?? null) : null });
       }
     }
-    const settlement = await settle({ ...auction, pingedAt: auction.pingedAt ?? at }, saleAllowed);
+    const settlement = await settle({ ...auction, pingedAt: auction.pingedAt ?? at }, saleAllowed, { results: [...results, ...standing], at });
     const bids = results.filter((result) => result.outcome === "bid").length;
     if (settlement.outcome === "decided") {
       log.info({ event: "auction_decided", reference: auction.leadReference, pinged: pinged.length, bids, saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "auction decided");

@@ -188,12 +188,12 @@ describe("the operations console", { timeout: 120_000 }, () => {
 
       const rows = await bodyRows(page, ".report-table");
       expect(rows).toEqual([
-        [FIRST_DAY, "a1", "3", "2", "2", "2", "1", "1", "0", "1", "0", "$20.00", "$8.00", "$12.00", "50.0%", "$10.00"],
-        [SECOND_DAY, "a1", "1", "1", "0", "0", "0", "0", "0", "0", "0", "$0.00", "$0.00", "$0.00", "0.0%", "$0.00"],
-        [SECOND_DAY, "b2", "1", "1", "0", "0", "0", "0", "0", "0", "0", "$0.00", "$0.00", "$0.00", "0.0%", "$0.00"],
+        [FIRST_DAY, "a1", "3", "2", "2", "2", "1", "1", "0", "1", "0", "$20.00", "$8.00", "$12.00", "50.0%", "$10.00", "0", "$0.00", "$20.00"],
+        [SECOND_DAY, "a1", "1", "1", "0", "0", "0", "0", "0", "0", "0", "$0.00", "$0.00", "$0.00", "0.0%", "$0.00", "0", "$0.00", "$0.00"],
+        [SECOND_DAY, "b2", "1", "1", "0", "0", "0", "0", "0", "0", "0", "$0.00", "$0.00", "$0.00", "0.0%", "$0.00", "0", "$0.00", "$0.00"],
       ]);
       const totals = await page.locator(".report-table tfoot tr").evaluate((row) => [...row.querySelectorAll("th, td")].map((cell) => (cell.textContent ?? "").trim()));
-      expect(totals).toEqual(["Total", "5", "4", "2", "2", "1", "1", "0", "1", "0", "$20.00", "$8.00", "$12.00", "25.0%", "$5.00"]);
+      expect(totals).toEqual(["Total", "5", "4", "2", "2", "1", "1", "0", "1", "0", "$20.00", "$8.00", "$12.00", "25.0%", "$5.00", "0", "$0.00", "$20.00"]);
 
       const funnel = chart(page, "Funnel for the whole range");
       const funnelSvg = funnel.locator("svg[role=img]");
@@ -247,7 +247,7 @@ describe("the operations console", { timeout: 120_000 }, () => {
       const file = await (await download).path();
       const { readFileSync } = await import("node:fs");
       const lines = readFileSync(file, "utf8").trim().split(/\r?\n/);
-      expect(lines[0]).toBe("date,sid,clicks,unique_clicks,zip_submits,quote_views,form_starts,leads,duplicates,sold,returned,revenue,payout,profit,cr,epc");
+      expect(lines[0]).toBe("date,sid,clicks,unique_clicks,zip_submits,quote_views,form_starts,leads,duplicates,sold,returned,revenue,payout,profit,cr,epc,bids,avg_bid,revenue_per_lead");
       expect(lines).toHaveLength(3);
       expect(lines[1]).toMatch(/^,a1,5,4,/);
       await page.close();
