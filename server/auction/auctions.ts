@@ -411,12 +411,14 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
         bid: buyer.price >= auction.floor ? { buyerId: buyer.id, price: buyer.price, type: "shared", bidId: null, priority: buyer.priority, answeredAfterMs: 0 } : null,
         detail: null,
       }) as PingResult);
-    if (!auction.test) {
+    const settlement = await settle({ ...auction, pingedAt: auction.pingedAt ?? at }, saleAllowed, { results: [...results, ...standing], at });
+    // Counted for the report once the round is recorded with its settlement (a round run again
+    // after a failed settlement, or settled by another replica, is not counted twice).
+    if (!auction.test && settlement.outcome !== "unchanged") {
       for (const result of results) {
         options.analytics?.record({ name: "buyer_pinged", at, leadReference: auction.leadReference, target: result.buyerId, detail: result.outcome, bid: result.outcome === "bid" ? (result.bid?.price ?? null) : null });
       }
     }
-    const settlement = await settle({ ...auction, pingedAt: auction.pingedAt ?? at }, saleAllowed, { results: [...results, ...standing], at });
     const bids = results.filter((result) => result.outcome === "bid").length;
     if (settlement.outcome === "decided") {
       log.info({ event: "auction_decided", reference: auction.leadReference, pinged: pinged.length, bids, saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "auction decided");
