@@ -5,16 +5,17 @@
  * the buyer's bid id, the losing bidder never receiving a contact detail. Both workers wake when
  * the lead is stored: their polls are set to ten minutes, so only the wiring can make it happen.
  * Then the sale shows in the analysts' report (bids, average bid, revenue per lead, the per-buyer
- * view), and the visitor's "stop calls and texts" request on the privacy page reaches each buyer
+ * view) and on the lead's page in the operations console (each bid, the winners), and the visitor's "stop calls and texts" request on the privacy page reaches each buyer
  * that holds the lead as a signed consent.revoked webhook (and not the buyer that lost).
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startProductionServer, type RunningServer } from "../../tools/production-server";
+import { projectRoot, startProductionServer, type RunningServer } from "../../tools/production-server";
 import { leadBody, openLeadSession, postLead } from "../../tools/lead-session";
 import { signBody, verifySignature } from "../../server/delivery/signature";
 import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
@@ -28,6 +29,17 @@ const BIDS: Record<string, { price: number; type: "exclusive" | "shared" }> = {
   "pair-b": { price: 11, type: "shared" },
 };
 const secretOf = (id: string) => `${id}-secret-0123456789abcdef0123456789`;
+const OPS = { name: "olivia", password: "a-long-enough-console-password-42" };
+
+/** The Cookie header for the Set-Cookie lines of a response, merged into `jar`. */
+function keepCookies(jar: Map<string, string>, response: Response): string {
+  for (const line of response.headers.getSetCookie()) {
+    const [pair = ""] = line.split(";");
+    const [name = "", ...value] = pair.split("=");
+    jar.set(name, value.join("="));
+  }
+  return [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
+}
 
 describe("the auction in the production server", { timeout: 120_000 }, () => {
   let postgres: FreshPostgres;
@@ -67,8 +79,16 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
         buyers: Object.keys(BIDS).map((id) => ({ id, name: `${id} Insurance`, mode: "pingpost", pingUrl: `${origin}/ping/${id}`, postUrl: `${origin}/post/${id}`, secret: secretOf(id), price: 0, saleTypes: ["exclusive", "shared"] })),
       }),
     );
+    const added = spawnSync(process.execPath, [path.join(projectRoot, "dist", "server", "admin.js"), "add-user", OPS.name, "--role", "ops"], {
+      cwd: projectRoot,
+      env: { ...process.env, DATABASE_URL: postgres.url, LOG_LEVEL: "warn" },
+      input: `${OPS.password}\n`,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(added.status, added.stderr).toBe(0);
     server = await startProductionServer(
-      { DATABASE_URL: postgres.url, BUYERS_FILE: file, CSRF_SECRET: "an-auction-test-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", DELIVERY_POLL_MS: "600000", PUBLIC_BASE_URL: "http://127.0.0.1:9" },
+      { DATABASE_URL: postgres.url, BUYERS_FILE: file, CSRF_SECRET: "an-auction-test-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", DELIVERY_POLL_MS: "600000", PUBLIC_BASE_URL: "http://127.0.0.1:9", ADMIN_HOST: "127.0.0.1", ADMIN_PORT: "0" },
       { keepLogs: "all" },
     );
   });
@@ -137,6 +157,29 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
     ]);
     const { rows } = await read(["--by", "sid"]);
     expect(rows).toEqual([expect.objectContaining({ sid: "a1", leads: 1, sold: 2, revenue: 23, bids: 3, avg_bid: 14.33, revenue_per_lead: 23 })]);
+  });
+
+  it("shows the lead's auction in the operations console: each buyer's bid, and the two winners", async () => {
+    const started = server!.logs.find((line) => line.event === "admin_console_started");
+    const origin = `http://127.0.0.1:${String(started?.port)}`;
+    const jar = new Map<string, string>();
+    const signIn = await fetch(`${origin}/sign-in`);
+    let cookie = keepCookies(jar, signIn);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await signIn.text())?.[1] ?? "";
+    const signedIn = await fetch(`${origin}/sign-in`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie }, body: new URLSearchParams({ name: OPS.name, password: OPS.password, _csrf: csrf }) });
+    expect(signedIn.status).toBe(303);
+    cookie = keepCookies(jar, signedIn);
+    const page = await fetch(`${origin}/leads?${new URLSearchParams({ reference })}`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const auction = html.slice(html.indexOf('<h2 id="auction">'));
+    const rows = [...auction.matchAll(/<tr><th scope="row">([a-z-]+)<\/th><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>[^<]*<\/td><td>(Yes|No)<\/td><\/tr>/g)].map((match) => match.slice(1));
+    expect(rows.sort()).toEqual([
+      ["pair-a", "bid", "$12.00", "shared", "pair-a-7", "Yes"],
+      ["pair-b", "bid", "$11.00", "shared", "pair-b-7", "Yes"],
+      ["solo", "bid", "$20.00", "exclusive", "solo-7", "No"],
+    ]);
+    expect(auction).toMatch(/sold(<!-- -->)?, (<!-- -->)?shared/);
   });
 
   it("sends a signed consent.revoked webhook to each buyer holding the lead when the visitor asks to stop calls on the privacy page", async () => {
