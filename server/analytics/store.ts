@@ -41,6 +41,15 @@ const TEXT_LIMIT = 200;
 const cut = (value: string | null | undefined): string | null => (value ? value.slice(0, TEXT_LIMIT) : null);
 const money = (value: number | null | undefined): string | null => (value === null || value === undefined || !Number.isFinite(value) ? null : value.toFixed(2));
 
+/** The rollups' counters, in the column order their INSERTs list them. */
+const DAILY_COUNTERS = ["clicks", "unique_clicks", "zip_submits", "quote_views", "form_starts", "leads", "duplicates", "sold", "returned", "revenue", "payout", "pings", "bids", "bid_total"];
+const BUYER_COUNTERS = ["pings", "bids", "bid_total", "sold", "returned", "revenue"];
+
+/** Our own column names (never input) as SQL: a list, their sums, and "each added to the stored row's". */
+const columnList = (columns: readonly string[]) => sql.raw(columns.join(", "));
+const sums = (columns: readonly string[]) => sql.raw(columns.map((column) => `sum(${column})`).join(", "));
+const addedTo = (alias: string, columns: readonly string[]) => sql.raw(columns.map((column) => `${column} = ${alias}.${column} + EXCLUDED.${column}`).join(", "));
+
 /** Stores `events` and counts them into the rollup, in one statement (so: all or nothing). */
 export async function insertEvents(db: Database, events: readonly EventInput[], timeZone: string): Promise<void> {
   if (events.length === 0) return;
@@ -97,7 +106,7 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
     ),
     -- The per-buyer view: each buyer's pings, bids, sales and returns, sorted (lock order, as below).
     per_buyer AS (
-      INSERT INTO analytics_buyer_daily AS b (day, sid, bot, buyer, pings, bids, bid_total, sold, returned, revenue)
+      INSERT INTO analytics_buyer_daily AS b (day, sid, bot, buyer, ${columnList(BUYER_COUNTERS)})
       SELECT day, COALESCE(sid, ''), bot, target,
              count(*) FILTER (WHERE name = 'buyer_pinged'),
              count(*) FILTER (WHERE name = 'buyer_pinged' AND bid IS NOT NULL),
@@ -108,13 +117,7 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
         FROM input
        WHERE name IN ('buyer_pinged', 'lead_sold', 'lead_returned') AND target IS NOT NULL
        GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-      ON CONFLICT (day, sid, bot, buyer) DO UPDATE SET
-        pings = b.pings + EXCLUDED.pings,
-        bids = b.bids + EXCLUDED.bids,
-        bid_total = b.bid_total + EXCLUDED.bid_total,
-        sold = b.sold + EXCLUDED.sold,
-        returned = b.returned + EXCLUDED.returned,
-        revenue = b.revenue + EXCLUDED.revenue
+      ON CONFLICT (day, sid, bot, buyer) DO UPDATE SET ${addedTo("b", BUYER_COUNTERS)}
     ),
     clicks AS (
       SELECT day, COALESCE(sid, '') AS sid, COALESCE(tid, visit_id) AS key, bool_and(bot) AS bot
@@ -151,23 +154,9 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
         FROM fresh f JOIN clicks c ON c.day = f.day AND c.sid = f.sid AND c.key = f.key
        GROUP BY 1, 2, 3
     )
-    INSERT INTO analytics_daily AS d (day, sid, bot, clicks, unique_clicks, zip_submits, quote_views, form_starts, leads, duplicates, sold, returned, revenue, payout, pings, bids, bid_total)
-    SELECT day, sid, bot, sum(clicks), sum(unique_clicks), sum(zip_submits), sum(quote_views), sum(form_starts), sum(leads), sum(duplicates), sum(sold), sum(returned), sum(revenue), sum(payout), sum(pings), sum(bids), sum(bid_total)
+    INSERT INTO analytics_daily AS d (day, sid, bot, ${columnList(DAILY_COUNTERS)})
+    SELECT day, sid, bot, ${sums(DAILY_COUNTERS)}
       FROM counted GROUP BY day, sid, bot ORDER BY day, sid, bot
-    ON CONFLICT (day, sid, bot) DO UPDATE SET
-      clicks = d.clicks + EXCLUDED.clicks,
-      unique_clicks = d.unique_clicks + EXCLUDED.unique_clicks,
-      zip_submits = d.zip_submits + EXCLUDED.zip_submits,
-      quote_views = d.quote_views + EXCLUDED.quote_views,
-      form_starts = d.form_starts + EXCLUDED.form_starts,
-      leads = d.leads + EXCLUDED.leads,
-      duplicates = d.duplicates + EXCLUDED.duplicates,
-      sold = d.sold + EXCLUDED.sold,
-      returned = d.returned + EXCLUDED.returned,
-      revenue = d.revenue + EXCLUDED.revenue,
-      payout = d.payout + EXCLUDED.payout,
-      pings = d.pings + EXCLUDED.pings,
-      bids = d.bids + EXCLUDED.bids,
-      bid_total = d.bid_total + EXCLUDED.bid_total
+    ON CONFLICT (day, sid, bot) DO UPDATE SET ${addedTo("d", DAILY_COUNTERS)}
   `.execute(db.builder);
 }

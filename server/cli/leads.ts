@@ -297,8 +297,9 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
   }
 
   if (command === "test-link") {
-    const hours = values.hours === undefined ? 24 : Number(values.hours);
-    if (!/^\d+$/.test(values.hours ?? "24") || hours < 1 || hours > TEST_LINK_MAX_HOURS) throw new UsageError(`--hours must be a whole number from 1 to ${TEST_LINK_MAX_HOURS}.`);
+    const hoursText = values.hours ?? "24";
+    const hours = Number(hoursText);
+    if (!/^\d+$/.test(hoursText) || hours < 1 || hours > TEST_LINK_MAX_HOURS) throw new UsageError(`--hours must be a whole number from 1 to ${TEST_LINK_MAX_HOURS}.`);
     if (values.zip !== undefined && !zipSchema.safeParse(values.zip).success) throw new UsageError("--zip must be 5 digits.");
     if (values.sid !== undefined && !campaignIdSchema.safeParse(values.sid).success) throw new UsageError("--sid must be 1–64 letters, digits or - _ . ~.");
     const config = loadConfig(env);

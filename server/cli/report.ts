@@ -65,6 +65,14 @@ function alignedTable(header: readonly string[], lines: string[][], left: (colum
     .join("\n");
 }
 
+/** A table's heading words: the days it covers, in which time zone, and its filters. */
+function describe(query: ReportQuery & { timeZone: string }): { range: string; filters: string } {
+  return {
+    range: `${query.since} to ${addDays(query.until, -1)} (${query.timeZone})`,
+    filters: `${query.includeBots ? "bots included" : "bots excluded"}${query.sid === undefined ? "" : `, sid ${query.sid === "" ? "(none)" : query.sid}`}`,
+  };
+}
+
 export function formatReport(rows: ReportRow[], format: string, query: ReportQuery & { timeZone: string }): string {
   const totals = reportTotals(rows);
   if (format === "json") {
@@ -73,8 +81,7 @@ export function formatReport(rows: ReportRow[], format: string, query: ReportQue
   }
   if (format === "csv") return csv([[...REPORT_COLUMNS], ...rows.map((row) => REPORT_COLUMNS.map((column) => columnText(row, column)))]);
   if (format !== "table") throw new UsageError(`Unknown format ${format}: use table, csv or json.`);
-  const range = `${query.since} to ${addDays(query.until, -1)} (${query.timeZone})`;
-  const filters = `${query.includeBots ? "bots included" : "bots excluded"}${query.sid === undefined ? "" : `, sid ${query.sid === "" ? "(none)" : query.sid}`}`;
+  const { range, filters } = describe(query);
   if (rows.length === 0) return `No traffic from ${range}, ${filters}.\n`;
   // A table is for people: traffic without a sid is named, and the totals close it.
   const lines = rows.map((row) => REPORT_COLUMNS.map((column) => (column === "sid" && row.sid === "" ? "(none)" : columnText(row, column))));
@@ -99,8 +106,7 @@ export function formatBuyers(rows: BuyerReportRow[], format: string, query: Repo
   }
   if (format === "csv") return csv([[...BUYER_REPORT_COLUMNS], ...rows.map((row) => BUYER_REPORT_COLUMNS.map((column) => buyerText(row, column)))]);
   if (format !== "table") throw new UsageError(`Unknown format ${format}: use table, csv or json.`);
-  const range = `${query.since} to ${addDays(query.until, -1)} (${query.timeZone})`;
-  const filters = `${query.includeBots ? "bots included" : "bots excluded"}${query.sid === undefined ? "" : `, sid ${query.sid === "" ? "(none)" : query.sid}`}`;
+  const { range, filters } = describe(query);
   if (rows.length === 0) return `No pings or sales from ${range}, ${filters}.\n`;
   const lines = rows.map((row) => BUYER_REPORT_COLUMNS.map((column) => buyerText(row, column)));
   return `Buyers, ${range}, ${filters}\n\n${alignedTable(BUYER_REPORT_COLUMNS, lines, (column) => column === 0)}\n`;

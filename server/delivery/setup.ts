@@ -11,7 +11,6 @@ import type { BuyersFile } from "./buyers";
 import { createDeliveryWorker, type DeliveryWorker } from "./worker";
 import type { EventRecorder } from "../analytics/writer";
 import type { DeliveryRecord } from "../db/deliveries";
-import { createZipDirectory } from "../zip-codes";
 
 export interface DeliverySetup {
   config: Config;
@@ -40,8 +39,6 @@ function linkOrigin(config: Config, logger: Logger): string {
 
 export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression, analytics, onAuctionPost }: DeliverySetup): DeliveryWorker {
   const key = { secret: certificateSecret(config, csrfSecret), baseUrl: linkOrigin(config, logger) };
-  // At start-up (the table loads once per process, blocking for under a second), never at a delivery.
-  const zips = createZipDirectory();
   return createDeliveryWorker({
     db,
     buyers,
@@ -50,7 +47,6 @@ export function createDelivery({ config, db, logger, buyers, csrfSecret, suppres
     pollMs: config.DELIVERY_POLL_MS,
     certificateUrl: (lead, buyerId) => (lead.consent?.certificateId ? certificateUrl(lead.consent.certificateId, buyerId, key) : null),
     salesAllowed: (leads) => salesAllowed(leads, suppression),
-    timeZoneOf: (lead) => zips.lookup(lead.zip)?.timeZone || null,
     ...(analytics ? { analytics } : {}),
     ...(onAuctionPost ? { onAuctionPost } : {}),
   });

@@ -16,7 +16,7 @@ import { deliveryPayload, postbackDelivery, responseExcerpt, sourcePayout } from
 import { isTestLead } from "../auction/sandbox";
 import { send, type SendResult } from "./http-send";
 import type { EventRecorder } from "../analytics/writer";
-import { createZipDirectory, type ZipDirectory } from "../zip-codes";
+import { createZipDirectory } from "../zip-codes";
 
 export interface RetryPolicy {
   /** Tries before a delivery is dead-lettered ("failed"). */
@@ -56,8 +56,6 @@ export interface DeliveryWorkerOptions {
   /** Where sales, refusals, failures and postbacks are stored for the report (server/analytics/). */
   analytics?: EventRecorder;
   now?: () => Date;
-  /** The lead's time zone for its calling rules (default: from its ZIP, server/zip-codes.ts). */
-  timeZoneOf?: (lead: LeadRecord) => string | null;
   /** An auction's post ended (server/auction/auctions.ts): accepted marks the lead sold; refused or failed cascades to the next bid. */
   onAuctionPost?: (delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed") => Promise<void>;
 }
@@ -97,9 +95,9 @@ function jsonObject(text: string): Record<string, unknown> {
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, buyers, logger, analytics } = options;
-  // The ZIP table loads once per process (about 0.7 s, in a worker thread), at the first delivery.
-  let zips: ZipDirectory | undefined;
-  const timeZoneOf = options.timeZoneOf ?? ((lead: LeadRecord) => (zips ??= createZipDirectory()).lookup(lead.zip)?.timeZone || null);
+  // Each lead's time zone, for its calling rules, from its ZIP: the table loads once per process,
+  // at start-up (the quote form's lookups share it), never at a delivery.
+  const zips = createZipDirectory();
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const concurrency = options.concurrency ?? 64;
   const pollMs = options.pollMs ?? 250;
@@ -171,7 +169,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       price: delivery.price,
       certificateUrl: options.certificateUrl?.(lead, buyer.id) ?? null,
       auction: delivery.saleType ? { saleType: delivery.saleType, bidId: delivery.bidId } : null,
-      timeZone: timeZoneOf(lead),
+      timeZone: zips.lookup(lead.zip)?.timeZone || null,
     });
     const body = JSON.stringify(payload);
     const at = now();

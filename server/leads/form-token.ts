@@ -4,7 +4,7 @@
  * another's token); a submit sooner than LEAD_MIN_FILL_MS after it, or a day later, is refused.
  * The signed time is also the consent record's "form opened at" (server/consent/).
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { signedTimes } from "./signed-time";
 
 export type FormTokenCheck = "ok" | "too_fast" | "expired" | "invalid";
 
@@ -24,25 +24,17 @@ export interface FormTokens {
 const MAX_AGE_MS = 24 * 60 * 60_000;
 
 export function createFormTokens(secret: string | Buffer, minFillMs: number): FormTokens {
-  // A separate purpose prefix: a CSRF token (same secret) can never pass as a form token.
-  const sign = (issuedAt: string) => createHmac("sha256", secret).update(`lead-form:${issuedAt}`).digest("base64url");
+  // A purpose of its own: a CSRF token or a test link (same secret) can never pass as a form token.
+  const tokens = signedTimes(secret, "lead-form");
   function read(token: unknown, now = Date.now()): FormTokenReading {
-    if (typeof token !== "string") return { check: "invalid" };
-    const match = /^([0-9a-z]{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
-    if (!match) return { check: "invalid" };
-    const [, issuedAt = "", signature = ""] = match;
-    const expected = Buffer.from(sign(issuedAt));
-    if (!timingSafeEqual(Buffer.from(signature), expected)) return { check: "invalid" };
-    const openedAt = parseInt(issuedAt, 36);
+    const openedAt = tokens.read(token);
+    if (openedAt === undefined) return { check: "invalid" };
     const age = now - openedAt;
     const check = age < minFillMs ? "too_fast" : age > MAX_AGE_MS ? "expired" : "ok";
     return { check, openedAt: new Date(openedAt) };
   }
   return {
-    issue(now = Date.now()) {
-      const issuedAt = now.toString(36);
-      return `${issuedAt}.${sign(issuedAt)}`;
-    },
+    issue: (now = Date.now()) => tokens.sign(now),
     check: (token, now) => read(token, now).check,
     read,
   };
