@@ -4,14 +4,21 @@
  */
 import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Request } from "express";
+import type { RequestHandler } from "express";
 import { pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger } from "pino";
-import { pinoHttp, type HttpLogger } from "pino-http";
 import { LOG_BUFFER_MAX_BYTES, type Config } from "./config";
 import { paths } from "../shared/routes";
 
 export type { Logger };
+
+declare module "http" {
+  interface IncomingMessage {
+    /** The request id (createHttpLogger): the incoming X-Request-Id when acceptable, else a new UUID. */
+    id: string;
+    /** Lines written while handling the request: each carries `requestId`. */
+    log: Logger;
+  }
+}
 
 /** Incoming ids we accept and echo: what load balancers and tracers generate (UUIDs, hex, base64url). */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:+/=-]{8,128}$/;
@@ -54,7 +61,7 @@ export function truncate(value: string, max = MAX_LOGGED_URL): string {
  * (nor the stack, which repeats it) is logged: only the kind of failure.
  */
 export function serializeError(error: unknown): unknown {
-  // pino-http hands its err serializer pino's already-serialized error, whose `raw` is the original.
+  // An error pino has already serialized (as pino-http used to pass it) keeps the original in `raw`.
   const original = error instanceof Error ? error : (error as { raw?: unknown } | null)?.raw;
   if (!(original instanceof Error)) return error;
   const serialized = { ...(stdSerializers.err(original) as unknown as Record<string, unknown>) };
@@ -125,42 +132,53 @@ function stdoutDestination(maxBytes: number): DestinationStream {
   return destination;
 }
 
-type LoggedRequest = IncomingMessage & { id?: unknown; ip?: string; originalUrl?: string };
+/** Pino's own error for a 5xx answered without one, as the access log has always written it. */
+function statusError(status: number): Error {
+  return new Error(`failed with status code ${status}`);
+}
 
-/** The access log and `req.log`: every line carries `requestId`. */
-export function createHttpLogger(logger: Logger): HttpLogger {
-  return pinoHttp({
-    logger,
-    customAttributeKeys: { reqId: "requestId" },
-    quietReqLogger: true,
-    genReqId(req: IncomingMessage, res: ServerResponse) {
-      const incoming = req.headers["x-request-id"];
-      const id = isAcceptableRequestId(incoming) ? incoming : randomUUID();
-      res.setHeader(REQUEST_ID_HEADER, id);
-      return id;
-    },
+/**
+ * The request id and the access log: `req.id` and the `X-Request-Id` header, `req.log` (a child
+ * logger whose lines carry `requestId`), and one line per request when its response ends (docs/
+ * logging.md). Written here rather than with pino-http, which made two child loggers per request
+ * and serialized the request into one of them: the largest cost of a cached page (issue 12,
+ * decision 020). The line is the same: `requestId`, `req`, `res`, `responseTime`.
+ */
+export function createHttpLogger(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = Date.now();
+    const incoming = req.headers["x-request-id"];
+    const id = isAcceptableRequestId(incoming) ? incoming : randomUUID();
+    res.setHeader(REQUEST_ID_HEADER, id);
+    req.id = id;
+    req.log = logger.child({ requestId: id });
     // Load balancer probes every few seconds would drown the access log.
-    autoLogging: { ignore: (req) => req.url === paths.healthz || req.url === paths.readyz },
-    customLogLevel(_req, res, err) {
-      if (err || res.statusCode >= 500) return "error";
-      return "info";
-    },
-    serializers: {
-      err: serializeError,
-      req(req: LoggedRequest) {
-        const raw = req as LoggedRequest & { raw?: LoggedRequest };
-        const source = raw.raw ?? raw;
-        return {
-          method: source.method,
-          url: truncate(source.originalUrl ?? source.url ?? ""),
-          ip: anonymizeIp((source as Partial<Request>).ip ?? source.socket?.remoteAddress),
-          userAgent: truncate(String(source.headers?.["user-agent"] ?? ""), 256),
-        };
-      },
-      res(res: ServerResponse & { raw?: ServerResponse }) {
-        const source = res.raw ?? res;
-        return { statusCode: source.statusCode };
-      },
-    },
-  });
+    if (req.url === paths.healthz || req.url === paths.readyz) {
+      next();
+      return;
+    }
+    const done = () => {
+      res.removeListener("finish", done);
+      res.removeListener("close", done);
+      const statusCode = res.statusCode;
+      const line = {
+        requestId: id,
+        req: {
+          method: req.method,
+          url: truncate(req.originalUrl ?? req.url),
+          ip: anonymizeIp(req.ip ?? req.socket.remoteAddress),
+          userAgent: truncate(String(req.headers["user-agent"] ?? ""), 256),
+        },
+        res: { statusCode },
+        responseTime: Date.now() - started,
+      };
+      if (statusCode >= 500) logger.error({ ...line, err: statusError(statusCode) }, "request errored");
+      // The visitor went away before the whole response was sent.
+      else if (!res.writableFinished) logger.info(line, "request aborted");
+      else logger.info(line, "request completed");
+    };
+    res.on("finish", done);
+    res.on("close", done);
+    next();
+  };
 }

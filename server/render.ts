@@ -212,18 +212,25 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
 
 /**
  * A cached page with this response's values: gzip-compressed when the browser takes gzip (the
- * compression was done once, when the page was kept), else as text. Either way with its length.
+ * compression was done once, when the page was kept), else as text. Either way with its length,
+ * written as its parts in one corked write (no copy of the page per response).
  */
 function sendCached(req: Request, res: Response, cached: CachedPage, values: SlotValues): void {
   startHtmlResponse(res, cached.status);
   res.setHeader("Vary", "Accept-Encoding");
   const gzip = takesGzip(req);
-  const body = gzip ? cached.page.gzip(values) : cached.page.text(values);
+  const { parts, length } = gzip ? cached.page.gzipParts(values) : cached.page.textParts(values);
   // Set before the compression middleware looks: it leaves an encoded body alone.
   if (gzip) res.setHeader("Content-Encoding", "gzip");
-  res.setHeader("Content-Length", body.length);
-  if (req.method === "HEAD") res.end();
-  else res.end(body);
+  res.setHeader("Content-Length", length);
+  if (req.method === "HEAD") {
+    res.end();
+    return;
+  }
+  res.cork();
+  for (const part of parts) res.write(part);
+  res.end();
+  res.uncork();
 }
 
 /**

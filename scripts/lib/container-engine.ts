@@ -305,7 +305,7 @@ export class LogFollower {
   }
 }
 
-/** The app's access-log line (pino-http). */
+/** The app's access-log line (server/logger.ts, createHttpLogger). */
 export const isAppRequestLine = (entry: Record<string, unknown>) =>
   entry.msg === "request completed" || entry.msg === "request errored" || entry.msg === "request aborted";
 /** nginx's json access-log line (deploy/nginx/nginx.conf). */
