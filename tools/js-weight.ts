@@ -67,6 +67,10 @@ export function scanHtml(html: string): HtmlRefs {
       if (!/json/i.test(type)) {
         inline.count += 1;
         inline.rawBytes += Buffer.byteLength(match[2] ?? "");
+        // An inline loader that imports the entry once the page has painted
+        // (build/hydrate-after-paint.ts): that entry is fetched on every page view all the same,
+        // so it counts as an entry script, JavaScript of the page's load.
+        for (const loaded of (match[2] ?? "").matchAll(/(?<![\w$.])import\(\s*(["'`])([^"'`\n$]+?)\1\s*\)/g)) if (loaded[2]) scripts.push(loaded[2]);
       }
     }
   }

@@ -25,16 +25,28 @@ export interface DebuggableChromium {
 /** Starts a Chromium with a fresh profile and resolves once its DevTools endpoint is listening. */
 export async function launchDebuggableChromium(executable: string): Promise<DebuggableChromium> {
   const profile = mkdtempSync(path.join(os.tmpdir(), "lighthouse-chromium-"));
-  const child = spawn(executable, [...CHROMIUM_ARGS, "--remote-debugging-port=0", `--user-data-dir=${profile}`, "about:blank"], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(executable, [...CHROMIUM_ARGS, "--remote-debugging-port=0", `--user-data-dir=${profile}`, "about:blank"], {
+    stdio: ["ignore", "ignore", "pipe"],
+    // Its own process group, so stopping it stops its helper processes too (they write to the profile).
+    detached: true,
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      const signalGroup = (signal: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, signal);
+        } catch {
+          child.kill(signal);
+        }
+      };
+      signalGroup("SIGTERM");
+      const killer = setTimeout(() => signalGroup("SIGKILL"), 5_000);
       await exited;
       clearTimeout(killer);
     }
-    rmSync(profile, { recursive: true, force: true });
+    // Chromium's helper processes can still be writing to the profile for a moment after it exits.
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   };
   let stderr = "";
   try {

@@ -68,6 +68,24 @@ describe("hydration without console errors or CSP violations", () => {
     await current.page.context().close();
   });
 
+  it("requests the landing page's hydration bundle only after the page has loaded and painted", async () => {
+    const current = await visit("/zipcode?sid=a1&tid=paint1");
+    const timing = await current.page.evaluate(() => {
+      const paint = performance.getEntriesByName("first-contentful-paint")[0];
+      const navigation = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
+      const scripts = performance.getEntriesByType("resource").filter((entry) => /\/assets\/[^/]+\.js$/.test(entry.name));
+      return { firstPaint: paint?.startTime, loaded: navigation?.loadEventStart, scriptStarts: scripts.map((entry) => entry.startTime) };
+    });
+    expect(timing.firstPaint, "the browser reports its first contentful paint").toBeGreaterThan(0);
+    expect(timing.scriptStarts.length, "the page hydrated from the bundle").toBeGreaterThan(0);
+    for (const start of timing.scriptStarts) {
+      expect(start).toBeGreaterThan(timing.firstPaint!);
+      expect(start).toBeGreaterThanOrEqual(timing.loaded!);
+    }
+    await expectNoProblems(current);
+    await current.page.context().close();
+  });
+
   it("hydrates the quote page and its frame: the header logo navigates client-side", async () => {
     const current = await visit("/?zip=90210");
     expect(current.status).toBe(200);

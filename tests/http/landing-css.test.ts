@@ -1,7 +1,9 @@
 /**
  * The landing page renders from its own bytes: its stylesheet is inline (build/inline-stylesheet.ts)
  * rather than a render-blocking <link>, its hero picture is inside the HTML (a data URI), and its
- * hydration bundle is fetched at low priority (build/script-priority.ts). Lighthouse mobile measured both (`npm run lighthouse`).
+ * hydration bundle is requested only once the page has painted (build/hydrate-after-paint.ts).
+ * Lighthouse mobile measured them (`npm run lighthouse`); the browser test of the timing is in
+ * tests/e2e/hydration.test.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -10,6 +12,7 @@ import request from "supertest";
 import { parse } from "node-html-parser";
 import { createTestApp, type TestApp } from "../support/app";
 import { projectRoot } from "../../tools/production-server";
+import { scanHtml } from "../../tools/js-weight";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -61,10 +64,24 @@ describe("the landing page's loading order", () => {
     expect(served.status).toBe(200);
   });
 
-  it("fetches the hydration bundle at low priority: the server-rendered page works without it", async () => {
-    const { doc } = await page("/zipcode?sid=a1&tid=lh5");
-    const scripts = doc.querySelectorAll('script[type="module"][src], link[rel="modulepreload"]');
-    expect(scripts.length).toBeGreaterThan(0);
-    for (const script of scripts) expect(script.getAttribute("fetchpriority")).toBe("low");
+  it("requests the hydration bundle from an inline loader after the page has loaded, with the response's nonce", async () => {
+    const response = await request(t.app).get("/zipcode?sid=a1&tid=lh5");
+    const doc = parse(response.text);
+    // Nothing the parser would fetch while the page loads: no module script, no module preload.
+    expect(doc.querySelectorAll('script[src], link[rel="modulepreload"]')).toHaveLength(0);
+    const nonce = /'nonce-([^']+)'/.exec(String(response.headers["content-security-policy"]))?.[1];
+    const loaders = doc.querySelectorAll("script").filter((script) => script.text.includes("import("));
+    expect(loaders).toHaveLength(1);
+    expect(loaders[0]!.getAttribute("nonce")).toBe(nonce);
+    const code = loaders[0]!.text;
+    expect(code).toMatch(/addEventListener\("load"/);
+    expect(code).toContain("requestAnimationFrame");
+    // It loads the build's real entry, which the server serves.
+    const entry = /import\("([^"]+)"\)/.exec(code)?.[1] ?? "";
+    expect(entry).toMatch(/^\/assets\/index-[\w-]+\.js$/);
+    expect(scanHtml(response.text).scripts).toEqual([entry]);
+    const served = await request(t.app).get(entry);
+    expect(served.status).toBe(200);
+    expect(served.headers["content-type"]).toMatch(/javascript/);
   });
 });
