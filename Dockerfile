@@ -27,7 +27,9 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 FROM ${NODE_IMAGE} AS runtime
 # DATA_DIR is absolute and a volume: the embedded store (used when DATABASE_URL is unset) is the
 # only thing the server writes, so the root filesystem can be mounted read-only.
+# MALLOC_ARENA_MAX=1: one malloc arena, as `npm start` runs it (README, Performance; decision 020).
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=1 \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/app/data
@@ -52,4 +54,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["nod
 STOPSIGNAL SIGTERM
 # Node itself is PID 1, so it receives the stop signal (npm would not forward it, and writes to
 # its cache, which a read-only filesystem refuses). The flag is the one `npm start` uses.
-CMD ["node", "--max-semi-space-size=32", "dist/server/index.js"]
+CMD ["node", "--heap-growing-percent=25", "dist/server/index.js"]
