@@ -6,7 +6,7 @@
  * in batches after the response — with the bot flag and GPC, never the ZIP or anything personal.
  */
 import type { Application, Request } from "express";
-import { isbot } from "isbot";
+import { isBotUserAgent } from "./http/bot-agent";
 import type { EventRecorder } from "./analytics/writer";
 import type { EventInput } from "./analytics/store";
 import { hasGpc } from "./http/gpc";
@@ -24,7 +24,7 @@ export function attachEventRecorder(app: Application, recorder: EventRecorder): 
 
 /** Whether the request comes from a crawler or a script by its user agent (isbot's list). */
 export function isBotRequest(req: Request): boolean {
-  return isbot(req.get("user-agent") ?? "");
+  return isBotUserAgent(req.get("user-agent") ?? "");
 }
 
 /** Hands a funnel event to the app's writer, with the request's bot flag and GPC signal. */

@@ -11,7 +11,7 @@
 import { Writable } from "node:stream";
 import type { ServerResponse } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
-import { isbot } from "isbot";
+import { isBotUserAgent } from "./http/bot-agent";
 import { visitIdOf } from "../shared/campaign";
 import { API_PREFIX } from "../shared/routes";
 import { randomId } from "../shared/random-id";
@@ -304,7 +304,7 @@ interface StreamOptions {
 }
 
 function streamDocument({ req, res, render, nonce, parts, timeoutMs, signal, store }: StreamOptions): void {
-  const forBot = isbot(req.get("user-agent") ?? "");
+  const forBot = isBotUserAgent(req.get("user-agent") ?? "");
   const copy: Buffer[] | undefined = store ? [Buffer.from(parts.start)] : undefined;
   let clean = true;
   // React writes straight through this to the response (no extra buffering stage) and ends it
