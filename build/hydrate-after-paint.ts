@@ -12,6 +12,7 @@
  * imports, so nothing of the bundle is lost.
  */
 import type { Plugin } from "vite";
+import { htmlPagePlugin } from "./html-page-plugin.ts";
 
 const MODULE_SCRIPT = /<script\b(?=[^>]*\btype="module")[^>]*\bsrc="([^"]+)"[^>]*><\/script>\s*/g;
 const MODULE_PRELOAD = /<link\b(?=[^>]*\brel="modulepreload")[^>]*>\s*/g;
@@ -28,19 +29,11 @@ export function loaderScript(entry: string, nonce: string): string {
 }
 
 export function hydrateAfterPaint(fileName: string): Plugin {
-  return {
-    name: "hydrate-after-paint",
-    apply: "build",
-    enforce: "post",
-    generateBundle(_options, bundle) {
-      const page = bundle[fileName];
-      if (!page || page.type !== "asset" || typeof page.source !== "string") return;
-      const entries = [...page.source.matchAll(MODULE_SCRIPT)];
-      if (entries.length !== 1) this.error(`${fileName} should have exactly one module script of this build, found ${entries.length}`);
-      const [tag, entry] = entries[0]!;
-      const nonce = NONCE.exec(tag)?.[1];
-      if (!nonce) this.error(`${fileName}'s module script carries no nonce placeholder`);
-      page.source = page.source.replace(MODULE_PRELOAD, "").replace(tag, loaderScript(entry!, nonce!));
-    },
-  };
+  return htmlPagePlugin("hydrate-after-paint", fileName, (html, { fail }) => {
+    const entries = [...html.matchAll(MODULE_SCRIPT)];
+    if (entries.length !== 1) fail(`${fileName} should have exactly one module script of this build, found ${entries.length}`);
+    const [tag, entry] = entries[0]!;
+    const nonce = NONCE.exec(tag)?.[1] ?? fail(`${fileName}'s module script carries no nonce placeholder`);
+    return html.replace(MODULE_PRELOAD, "").replace(tag, loaderScript(entry!, nonce));
+  });
 }

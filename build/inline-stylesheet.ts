@@ -10,30 +10,25 @@
  * carries no nonce, because a nonce in style-src would make browsers ignore 'unsafe-inline'.
  */
 import type { Plugin } from "vite";
+import { htmlPagePlugin } from "./html-page-plugin.ts";
 
 const STYLESHEET_LINK = /\s*<link\b[^>]*\brel="stylesheet"[^>]*>/g;
 const HREF = /\bhref="\/?([^"]+\.css)"/;
 
 export function inlineStylesheet(fileName: string): Plugin {
-  return {
-    name: "inline-stylesheet",
-    apply: "build",
-    enforce: "post",
-    generateBundle(_options, bundle) {
-      const page = bundle[fileName];
-      if (!page || page.type !== "asset" || typeof page.source !== "string") return;
-      let inlined = 0;
-      page.source = page.source.replace(STYLESHEET_LINK, (link) => {
-        const href = HREF.exec(link)?.[1];
-        const sheet = href === undefined ? undefined : bundle[href];
-        if (!sheet || sheet.type !== "asset") return link;
-        const css = typeof sheet.source === "string" ? sheet.source : new TextDecoder().decode(sheet.source);
-        // The CSS ends the <style> element where it says "</style"; Vite's minified CSS never does, but check.
-        if (/<\/style/i.test(css)) this.error(`${href} contains "</style", so it cannot be inlined into ${fileName}`);
-        inlined += 1;
-        return `\n    <style>${css.trim()}</style>`;
-      });
-      if (inlined === 0) this.error(`${fileName} has no stylesheet of this build to inline`);
-    },
-  };
+  return htmlPagePlugin("inline-stylesheet", fileName, (html, { bundle, fail }) => {
+    let inlined = 0;
+    const rewritten = html.replace(STYLESHEET_LINK, (link) => {
+      const href = HREF.exec(link)?.[1];
+      const sheet = href === undefined ? undefined : bundle[href];
+      if (!sheet || sheet.type !== "asset") return link;
+      const css = typeof sheet.source === "string" ? sheet.source : new TextDecoder().decode(sheet.source);
+      // The CSS ends the <style> element where it says "</style"; Vite's minified CSS never does, but check.
+      if (/<\/style/i.test(css)) fail(`${href} contains "</style", so it cannot be inlined into ${fileName}`);
+      inlined += 1;
+      return `\n    <style>${css.trim()}</style>`;
+    });
+    if (inlined === 0) fail(`${fileName} has no stylesheet of this build to inline`);
+    return rewritten;
+  });
 }

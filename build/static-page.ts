@@ -5,20 +5,15 @@
  * external files from our origin, which the CSP's script-src 'self' allows without a nonce.
  */
 import type { Plugin } from "vite";
+import { htmlPagePlugin } from "./html-page-plugin.ts";
 import { CSP_NONCE_PLACEHOLDER } from "../shared/csp-nonce.ts";
 
 export function staticPageWithoutNonce(fileName: string): Plugin {
   const attribute = new RegExp(`\\s+nonce="${CSP_NONCE_PLACEHOLDER}"`, "g");
   const metaTag = new RegExp(`\\s*<meta[^>]*property="csp-nonce"[^>]*>`, "g");
-  return {
-    name: "static-page-without-nonce",
-    apply: "build",
-    enforce: "post",
-    generateBundle(_options, bundle) {
-      const page = bundle[fileName];
-      if (!page || page.type !== "asset" || typeof page.source !== "string") return;
-      page.source = page.source.replace(metaTag, "").replace(attribute, "");
-      if (page.source.includes(CSP_NONCE_PLACEHOLDER)) this.error(`${fileName} still holds the CSP nonce placeholder`);
-    },
-  };
+  return htmlPagePlugin("static-page-without-nonce", fileName, (html, { fail }) => {
+    const rewritten = html.replace(metaTag, "").replace(attribute, "");
+    if (rewritten.includes(CSP_NONCE_PLACEHOLDER)) fail(`${fileName} still holds the CSP nonce placeholder`);
+    return rewritten;
+  });
 }

@@ -5,13 +5,13 @@
  * express-rate-limit's memory store; and a database that is away lets visitors through.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Writable } from "node:stream";
 import express from "express";
 import request from "supertest";
 import type { ErrorRequestHandler } from "express";
 import type { Options } from "express-rate-limit";
 import { openDatabase, type Database, type Queryable } from "../../server/db/database";
-import { createHttpLogger, createLogger, type Logger } from "../../server/logger";
+import { createHttpLogger, type Logger } from "../../server/logger";
+import { captureLogs } from "../support/log-capture";
 import { clientBudgets } from "../../server/http/rate-limit";
 import { budgetStoresFor, clientKeyHasher, PostgresRateLimitStore, type BudgetStores } from "../../server/http/rate-limit-store";
 import { clientErrorStatus } from "../../server/http/http-error";
@@ -33,14 +33,8 @@ interface CapturedLogger {
 }
 
 function capturedLogger(): CapturedLogger {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      callback();
-    },
-  });
-  return { logger: createLogger({ LOG_LEVEL: "info", NODE_ENV: "production" }, sink), lines };
+  const { logger, lines } = captureLogs();
+  return { logger, lines };
 }
 
 /** The events budget behind one POST route, with the app's 429 for a refusal. */

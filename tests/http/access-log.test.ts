@@ -6,21 +6,14 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
 import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpLogger, createLogger } from "../../server/logger";
+import { createHttpLogger } from "../../server/logger";
+import { captureLogs } from "../support/log-capture";
 
 type Line = Record<string, unknown>;
-const lines: Line[] = [];
-const sink = new Writable({
-  write(chunk: Buffer, _encoding, callback) {
-    for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Line);
-    callback();
-  },
-});
-const logger = createLogger({ LOG_LEVEL: "info", NODE_ENV: "production" }, sink);
+const { logger, lines } = captureLogs();
 
 /** Resolves when the request's access line (any of the three messages) has been written. */
 async function accessLine(requestId: string): Promise<Line> {

@@ -4,7 +4,6 @@
  * actions. Views given to renderAdmin are captured too, so the numbers can be checked exactly.
  */
 import path from "node:path";
-import { Writable } from "node:stream";
 import request from "supertest";
 import { parse as parseHtml } from "node-html-parser";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -15,7 +14,6 @@ import { adminUserRepository } from "../../server/admin/users";
 import { hashPassword } from "../../server/admin/passwords";
 import { SIGN_IN_REFUSED } from "../../server/admin/sign-in-routes";
 import { tokenDigest } from "../../server/admin/sessions";
-import { createLogger } from "../../server/logger";
 import { loadProductionBuild } from "../../server/render-source";
 import { loadBuyersFile } from "../../server/delivery/buyers";
 import { registerDisclosure } from "../../server/consent/disclosures";
@@ -31,6 +29,7 @@ import { projectRoot } from "../../tools/production-server";
 import { sampleNewLead } from "../../tools/lead-session";
 import { allStores, type TestDatabase } from "../support/databases";
 import type { LogLine } from "../support/app";
+import { captureLogs } from "../support/log-capture";
 import { compiledPolicy, cookieOf, policyTable } from "../support/privacy-policy";
 
 const SECRET = "console-test-secret-console-test-secret";
@@ -68,8 +67,8 @@ function csrfOf(html: string): string {
 describe.each(allStores())("the operations console ($kind)", (store) => {
   let db: TestDatabase;
   let app: ReturnType<typeof createAdminApp>;
-  const logs: LogLine[] = [];
-  const rawLogs: string[] = [];
+  let logs: LogLine[] = [];
+  let rawLogs: string[] = [];
   const views: AdminView[] = [];
   let offsetMs = 0;
   let nudges = 0;
@@ -125,15 +124,10 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
     const users = adminUserRepository(db);
     await users.create({ name: OPS.name, role: "ops", passwordHash: await hashPassword(OPS.password) });
     await users.create({ name: ANALYST.name, role: "analyst", passwordHash: await hashPassword(ANALYST.password) });
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        const text = chunk.toString("utf8");
-        rawLogs.push(text);
-        for (const line of text.split("\n").filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
-        callback();
-      },
-    });
-    const logger = createLogger({ LOG_LEVEL: "debug", NODE_ENV: "production" }, sink);
+    const captured = captureLogs({ LOG_LEVEL: "debug", NODE_ENV: "production" });
+    const logger = captured.logger;
+    logs = captured.lines;
+    rawLogs = captured.raw;
     const real = renderAdminFrom((await loadProductionBuild(path.join(projectRoot, "dist"))).source);
     const capturing = async (): Promise<RenderAdmin> => {
       const render = await real();

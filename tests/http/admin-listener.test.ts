@@ -4,18 +4,16 @@
  * refused with 429 before any password is checked.
  */
 import http from "node:http";
-import { Writable } from "node:stream";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAdminConsole } from "../../server/admin/listener";
 import { createAdminApp } from "../../server/admin/app";
 import type { AdminReports } from "../../server/admin/reports";
 import { analyticsReports } from "../../server/admin/reports";
-import { createLogger } from "../../server/logger";
 import { loadConfig } from "../../server/config";
 import type { AdminView, RenderAdmin } from "../../shared/admin-views";
 import { embeddedStore, type TestDatabase } from "../support/databases";
-import type { LogLine } from "../support/app";
+import { captureLogs } from "../support/log-capture";
 
 /** A stand-in renderer: the view as JSON, enough to see which page and status were chosen. */
 const views: AdminView[] = [];
@@ -26,14 +24,7 @@ const renderAdmin: RenderAdmin = (view) => {
 
 describe("the console's listener", () => {
   let db: TestDatabase;
-  const logs: LogLine[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
-      callback();
-    },
-  });
-  const logger = createLogger({ LOG_LEVEL: "info", NODE_ENV: "production" }, sink);
+  const { logger, lines: logs } = captureLogs();
   const reports: AdminReports = analyticsReports;
 
   beforeAll(async () => {

@@ -2,7 +2,6 @@
  * What visitors and ops see when rendering itself goes wrong: a plain 500 page with a
  * reference, never a stack trace, and a logged error with the request id.
  */
-import { Writable } from "node:stream";
 import { once } from "node:events";
 import { connect, type AddressInfo } from "node:net";
 import { createServer } from "node:http";
@@ -13,7 +12,7 @@ import type { PipeableStream } from "react-dom/server";
 import { createApp } from "../../server/app";
 import { testServices } from "../support/services";
 import { loadConfig } from "../../server/config";
-import { createLogger } from "../../server/logger";
+import { captureLogs } from "../support/log-capture";
 import { createLifecycle } from "../../server/lifecycle";
 import type { RenderSource } from "../../server/render-source";
 import type { EntryServer, RenderCallbacks } from "../../shared/render-contract";
@@ -22,16 +21,10 @@ import { APP_MARKER, HEAD_MARKER } from "../../server/template";
 const TEMPLATE = `<html><head>${HEAD_MARKER}</head><body><div id="root">${APP_MARKER}</div></body></html>`;
 
 function appWith(entry: EntryServer, env: Record<string, string> = {}, template: RenderSource["template"] = async () => TEMPLATE) {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      callback();
-    },
-  });
   const config = loadConfig({ NODE_ENV: "production", ...env });
+  const { logger, lines } = captureLogs(config);
   const source: RenderSource = { template, entry: async () => entry };
-  const app = createApp({ config, logger: createLogger(config, sink), lifecycle: createLifecycle(), source, assets: [], ...testServices() });
+  const app = createApp({ config, logger, lifecycle: createLifecycle(), source, assets: [], ...testServices() });
   return { app, lines };
 }
 

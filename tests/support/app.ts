@@ -3,10 +3,9 @@
  * in memory so tests can assert on events and fields.
  */
 import path from "node:path";
-import { Writable } from "node:stream";
 import { createApp } from "../../server/app";
 import { loadConfig, type Config } from "../../server/config";
-import { createLogger } from "../../server/logger";
+import { captureLogs, type LogLine } from "./log-capture";
 import { createLifecycle, type Lifecycle } from "../../server/lifecycle";
 import { loadProductionBuild, type RenderSource } from "../../server/render-source";
 import { staticAssets } from "../../server/static";
@@ -27,7 +26,7 @@ function testVehicleCatalog(): VehicleCatalog {
   return vehicleCatalog;
 }
 
-export type LogLine = Record<string, unknown> & { level: string; msg?: string; event?: string; requestId?: string };
+export type { LogLine };
 
 export interface TestApp {
   app: ReturnType<typeof createApp>;
@@ -59,17 +58,7 @@ export interface TestAppOptions {
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "debug", ...env });
-  const raw: string[] = [];
-  const logs: LogLine[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      const text = chunk.toString("utf8");
-      raw.push(text);
-      for (const line of text.split("\n").filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
-      callback();
-    },
-  });
-  const logger = createLogger(config, sink);
+  const { logger, lines: logs, raw } = captureLogs(config);
   const lifecycle = createLifecycle();
   const build = await loadProductionBuild(path.join(projectRoot, "dist"));
   let renders = 0;
