@@ -5,7 +5,7 @@
  * non-digits are stripped as the visitor types or pastes. Native validation (required, pattern, maxLength) blocks a bad submit; no custom
  * messages, as the spec asks. The "Why?" tooltip's code loads on first hover or focus (LazyTooltip.tsx).
  */
-import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { useEffect, useRef, useSyncExternalStore } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { notify } from "./Notifications";
 import { LazyTooltip } from "./LazyTooltip";
@@ -20,13 +20,18 @@ function useHydrated(): boolean {
   return useSyncExternalStore(noSubscription, () => true, () => false);
 }
 
+/** Strips non-digits and cuts to 5 in the field itself (spec 5), leaving it alone when already clean. */
+function keepDigits(input: HTMLInputElement): void {
+  const clean = sanitizeZipInput(input.value);
+  if (clean !== input.value) input.value = clean;
+}
+
 export function ZipForm() {
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();
   // The address's campaign ids, validated by the route's loader (client/visit-id.ts).
   const visit = useVisit();
   const campaign: Campaign = { ...visit.campaign, vid: visit.visitId };
-  const [zip, setZip] = useState("");
   const inputRef = useRef<HTMLInputElement>(null);
   // Without JavaScript, maxLength keeps the field at 5 characters. With it, the sanitizer does,
   // and maxLength must go: the browser would cut a pasted "(90210)" to "(9021" before the
@@ -36,6 +41,12 @@ export function ZipForm() {
 
   // A string, so re-renders (e.g. after hydration) do not re-run the effect below.
   const campaignQuery = campaignQueryString(campaign);
+
+  // The field is not controlled by React: what a quick visitor typed before the page hydrated (its
+  // bundle loads after the first paint, decision 020) stays in it. Hydrated, it is cleaned once.
+  useEffect(() => {
+    if (inputRef.current) keepDigits(inputRef.current);
+  }, []);
 
   useEffect(() => {
     if (!sentBack) return;
@@ -69,8 +80,7 @@ export function ZipForm() {
           maxLength={hydrated ? undefined : ZIP_LENGTH}
           required
           placeholder="ZIP code"
-          value={zip}
-          onChange={(event) => setZip(sanitizeZipInput(event.target.value))}
+          onChange={(event) => keepDigits(event.currentTarget)}
         />
         <button type="submit" className="button-primary">
           Get Your Quote <span aria-hidden="true">→</span>

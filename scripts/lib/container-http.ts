@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { parse } from "node-html-parser";
+import { scanHtml } from "../../tools/js-weight";
 
 export interface Reply {
   status: number;
@@ -180,7 +181,8 @@ export function routeChecks(lb: HttpClient): NamedCheck[] {
       name: "hashed assets: immutable for a year, compressed by the app through the balancer",
       async run() {
         const page = await lb.request("/zipcode");
-        const src = html(page).querySelector('script[src^="/assets/"]')?.getAttribute("src");
+        // The entry the page's inline loader imports once it has painted (build/hydrate-after-paint.ts).
+        const src = scanHtml(page.text).scripts.find((script) => script.startsWith("/assets/"));
         check(src, "no /assets/ script on /zipcode");
         const reply = await lb.request(src, { headers: { "accept-encoding": "gzip" } });
         expectStatus(reply, 200);

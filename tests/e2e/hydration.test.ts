@@ -86,6 +86,32 @@ describe("hydration without console errors or CSP violations", () => {
     await current.page.context().close();
   });
 
+  it("keeps a ZIP typed before the page hydrated, and submits it", async () => {
+    const context = await harness.newContext();
+    const page = await context.newPage();
+    const problems = await collectProblems(context, page);
+    // Hold the hydration bundle until the visitor has typed, so typing surely comes first.
+    let typed!: () => void;
+    const typedYet = new Promise<void>((resolve) => (typed = resolve));
+    await page.route(/\/assets\/index-[^/]+\.js$/, async (route) => {
+      await typedYet;
+      await route.continue();
+    });
+    await page.goto(harness.url("/zipcode?sid=a1&tid=early1"));
+    await page.locator("#zip").fill("90210");
+    typed();
+    await waitForHydration(page, "main");
+    expect(await page.locator("#zip").inputValue()).toBe("90210");
+    // Still cleaned by the hydrated page, and still sent.
+    await page.locator("#zip").press("End");
+    await page.keyboard.type("x");
+    await expect.poll(() => page.locator("#zip").inputValue(), { timeout: 5_000 }).toBe("90210");
+    await page.getByRole("button", { name: "Get Your Quote" }).click();
+    await page.waitForURL((url) => url.pathname === "/" && url.searchParams.get("zip") === "90210");
+    await expectPageClean(page, problems, isSandboxNote);
+    await context.close();
+  });
+
   it("hydrates the quote page and its frame: the header logo navigates client-side", async () => {
     const current = await visit("/?zip=90210");
     expect(current.status).toBe(200);
