@@ -75,7 +75,7 @@ describe("the landing page's loading order", () => {
     expect(loaders[0]!.getAttribute("nonce")).toBe(nonce);
     const code = loaders[0]!.text;
     expect(code).toMatch(/addEventListener\("load"/);
-    expect(code).toContain("requestAnimationFrame");
+    expect(code).toContain("first-contentful-paint");
     // It loads the build's real entry, which the server serves.
     const entry = /import\("([^"]+)"\)/.exec(code)?.[1] ?? "";
     expect(entry).toMatch(/^\/assets\/index-[\w-]+\.js$/);

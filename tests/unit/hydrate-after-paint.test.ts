@@ -52,11 +52,11 @@ describe("hydrateAfterPaint", () => {
     expect(runPlugin(VITE_PAGE.replace(' nonce="__CSP_NONCE__"></script>', "></script>")).errors[0]).toMatch(/no nonce placeholder/);
   });
 
-  it("writes a loader that waits for the load event and a frame, with a fallback for hidden tabs", () => {
+  it("writes a loader that waits for the load event and the first contentful paint, with a fallback for hidden tabs", () => {
     const script = loaderScript("/assets/index-AbC_12.js", "n0nce");
     expect(script.startsWith('<script nonce="n0nce">')).toBe(true);
     expect(script).toContain('addEventListener("load"');
-    expect(script).toContain("requestAnimationFrame(");
+    expect(script).toContain('getEntriesByName("first-contentful-paint")');
     expect(script).toMatch(/setTimeout\(start,\d+\)/);
     // The entry is a JSON string: a quote in it cannot end the string.
     expect(loaderScript('/assets/a"b.js', "n")).toContain('import("/assets/a\\"b.js")');
