@@ -12,6 +12,7 @@ import { staticPageWithoutNonce } from "./build/static-page.ts";
 import { quoteFormMarkupPlugin } from "./build/quote-form-markup.ts";
 import { inlineStylesheet } from "./build/inline-stylesheet.ts";
 import { hydrateAfterPaint } from "./build/hydrate-after-paint.ts";
+import { reactRouterProduction } from "./build/react-router-production.ts";
 
 const serverBuild: BuildEnvironmentOptions = {
   outDir: "dist/server",
@@ -48,9 +49,11 @@ export default defineConfig(({ isSsrBuild }) => ({
   // staticPageWithoutNonce: rapidfire.html is served as a file, so it keeps no nonce placeholder.
   // quoteFormMarkupPlugin: rapidfire.html carries the quote form's markup; its script adopts it.
   // inlineStylesheet: the landing CSS arrives in the page's own bytes, so it does not block rendering.
+  // reactRouterProduction: the browser bundle gets React Router's production build, its unused parts tree-shaken.
   // hydrateAfterPaint: the server-rendered page works before its hydration bundle, which is requested once the page has painted.
   plugins: [
     legalMarkdown(),
+    reactRouterProduction(),
     react(),
     staticPageWithoutNonce("rapidfire.html"),
     quoteFormMarkupPlugin("rapidfire.html"),

@@ -84,4 +84,15 @@ describe("the landing page's loading order", () => {
     expect(served.status).toBe(200);
     expect(served.headers["content-type"]).toMatch(/javascript/);
   });
+
+  it("ships React Router's production build, without the components the app never renders (build/react-router-production.ts)", async () => {
+    const landing = await request(t.app).get("/zipcode");
+    const entry = scanHtml(landing.text).scripts[0] ?? "";
+    const code = (await request(t.app).get(entry).buffer(true)).text;
+    // The router is in it (one of the invariants its production build keeps)...
+    expect(code).toContain("may be used only in the context of a <Router> component");
+    // ...but not a development-only warning of React Router's, and NavLink's aria-current (the app has no NavLink).
+    expect(code).not.toContain("You rendered descendant <Routes>");
+    expect(code).not.toContain("aria-current");
+  });
 });
