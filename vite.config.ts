@@ -13,6 +13,7 @@ import { quoteFormMarkupPlugin } from "./build/quote-form-markup.ts";
 import { inlineStylesheet } from "./build/inline-stylesheet.ts";
 import { hydrateAfterPaint } from "./build/hydrate-after-paint.ts";
 import { reactRouterProduction } from "./build/react-router-production.ts";
+import { precompressAssets } from "./build/precompress.ts";
 
 const serverBuild: BuildEnvironmentOptions = {
   outDir: "dist/server",
@@ -51,6 +52,7 @@ export default defineConfig(({ isSsrBuild }) => ({
   // inlineStylesheet: the landing CSS arrives in the page's own bytes, so it does not block rendering.
   // reactRouterProduction: the browser bundle gets React Router's production build, its unused parts tree-shaken.
   // hydrateAfterPaint: the server-rendered page works before its hydration bundle, which is requested once the page has painted.
+  // precompressAssets: every hashed file is written beside its brotli and Zopfli-gzip forms, which the server sends as they are.
   plugins: [
     legalMarkdown(),
     reactRouterProduction(),
@@ -59,6 +61,7 @@ export default defineConfig(({ isSsrBuild }) => ({
     quoteFormMarkupPlugin("rapidfire.html"),
     inlineStylesheet("index.html"),
     hydrateAfterPaint("index.html"),
+    precompressAssets(),
   ],
   // Vite writes this placeholder into every tag it emits; the server swaps in the response's nonce.
   html: { cspNonce: CSP_NONCE_PLACEHOLDER },

@@ -1,12 +1,14 @@
 /**
  * Static files in production (docs/architecture.md, convention 11): Vite's hashed files under /assets never
  * change, so browsers keep them a year; everything else from public/ is cached briefly; HTML
- * files are revalidated every time. The public files are listed once at boot, so a page request
+ * files are revalidated every time. Hashed files are sent in the brotli or gzip form the build
+ * made of them. The public files are listed once at boot, so a page request
  * costs no file-system lookup, and the built template (index.html) is never served raw.
  */
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import express, { type RequestHandler } from "express";
+import expressStaticGzip from "express-static-gzip";
 
 /** Where Vite's hashed files are served (never a page). */
 export const ASSETS_PATH = "/assets";
@@ -27,12 +29,20 @@ function listPublicFiles(clientDir: string): Set<string> {
 }
 
 export function staticAssets(clientDir: string): RequestHandler[] {
-  const hashed = express.static(path.join(clientDir, "assets"), {
+  // The build wrote each hashed file's brotli and gzip forms beside it (build/precompress.ts):
+  // the browser gets the one it accepts (brotli first), sent as it is; `Vary: Accept-Encoding`
+  // keeps shared caches apart. A file without them is compressed on the fly like the rest.
+  const hashed: RequestHandler = expressStaticGzip(path.join(clientDir, "assets"), {
+    enableBrotli: true,
+    orderPreference: ["br", "gzip"],
     index: false,
-    redirect: false,
-    fallthrough: false,
-    setHeaders(res) {
-      res.setHeader("Cache-Control", `public, max-age=${ONE_YEAR_SECONDS}, immutable`);
+    serveStatic: {
+      index: false,
+      redirect: false,
+      fallthrough: false,
+      setHeaders(res) {
+        res.setHeader("Cache-Control", `public, max-age=${ONE_YEAR_SECONDS}, immutable`);
+      },
     },
   });
   const serveFile = express.static(clientDir, {

@@ -1,7 +1,8 @@
 /**
  * A plain HTTP GET for the benchmark. node:http rather than fetch(): fetch sends
  * `Accept-Encoding: gzip` and decodes the answer, so its bytes are not the bytes autocannon gets.
- * This sends no Accept-Encoding, follows no redirects, and returns the raw body.
+ * This sends no Accept-Encoding (unless the caller adds one), follows no redirects, and returns
+ * the raw body: with an Accept-Encoding, the bytes as they travelled, still encoded.
  */
 import http from "node:http";
 
@@ -15,9 +16,9 @@ export interface RawResponse {
   body: Buffer;
 }
 
-export function httpGet(url: string, timeoutMs = 10_000): Promise<RawResponse> {
+export function httpGet(url: string, timeoutMs = 10_000, headers: Record<string, string> = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { headers: { "User-Agent": BROWSER_USER_AGENT }, agent: false }, (response) => {
+    const request = http.get(url, { headers: { "User-Agent": BROWSER_USER_AGENT, ...headers }, agent: false }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.once("error", reject);

@@ -2,12 +2,17 @@
  * How much JavaScript a page costs, measured from the outside: the page's HTML names the entry
  * scripts (<script src>) and preloads (<link rel="modulepreload">); each fetched module is scanned
  * for static imports (loaded before the entry runs) and literal dynamic import()s (loaded later,
- * on demand). Every file is fetched from the running server and gzipped here at level 9.
+ * on demand). Every file is fetched from the running server, as it is and compressed.
  *
  * The scan is textual (regular expressions over minified bundles), which is enough for what
  * Vite/Rolldown emit: static imports are `import{..}from"./x.js"` / `import"./x.js"`, dynamic ones
  * `import("./x.js")` with a literal. A dynamic import() of a computed value cannot be followed;
  * those are counted and reported instead of silently ignored.
+ *
+ * A file's gzip weight is what the server sends a browser that accepts gzip (the build's Zopfli
+ * file, build/precompress.ts, or the compression middleware's output); a file the server would
+ * send uncompressed is gzipped here at level 9 and said so in `notes`. For context each file also
+ * has its brotli weight as sent to a phone (`gzip, deflate, br`) and zlib level 9 of its bytes.
  */
 import { gzipSync, constants as zlibConstants } from "node:zlib";
 import { httpGet } from "./http-get";
@@ -15,20 +20,33 @@ import { httpGet } from "./http-get";
 export interface JsFile {
   path: string;
   rawBytes: number;
+  /** As the server sends it to a browser accepting only gzip. */
   gzipBytes: number;
+  /** As the server sends it to a phone (`gzip, deflate, br`): brotli when the server has it. */
+  phoneBytes: number;
+  /** zlib level 9 of the file's bytes, for comparison with on-the-fly compression. */
+  gzip9Bytes: number;
   /** How the file was reached: "html <script>", "html modulepreload", "static import of X", "import() in X". */
   via: string;
 }
 
+export interface JsGroup {
+  files: JsFile[];
+  rawBytes: number;
+  gzipBytes: number;
+  phoneBytes: number;
+  gzip9Bytes: number;
+}
+
 export interface JsWeight {
   /** Entry scripts, their modulepreloads, and everything they statically import. */
-  atLoad: { files: JsFile[]; rawBytes: number; gzipBytes: number };
+  atLoad: JsGroup;
   /** Reached only through import(): fetched when the code asks for it, not at page load. */
-  lazy: { files: JsFile[]; rawBytes: number; gzipBytes: number };
+  lazy: JsGroup;
   /** Inline <script> elements in the HTML (already part of the document's bytes). */
   inlineScripts: { count: number; rawBytes: number };
   /** Stylesheets the HTML links (not JavaScript; for context). */
-  css: { files: JsFile[]; rawBytes: number; gzipBytes: number };
+  css: JsGroup;
   /** import() calls whose argument is not a string literal, per file. */
   unfollowableDynamicImports: Array<{ path: string; count: number }>;
   /** Script/preload URLs outside /assets/ or on another origin: listed, not fetched. */
@@ -124,7 +142,11 @@ interface Fetched {
   path: string;
   body: Buffer;
   refs: ModuleRefs;
+  gzipBytes: number;
+  phoneBytes: number;
 }
+
+const PHONE_ACCEPT_ENCODING = "gzip, deflate, br";
 
 export async function measureJsWeight(origin: string, pagePath: string, html: string): Promise<JsWeight> {
   const refs = scanHtml(html);
@@ -152,13 +174,26 @@ export async function measureJsWeight(origin: string, pagePath: string, html: st
   const load = (assetPath: string): Promise<Fetched | undefined> => {
     let pending = cache.get(assetPath);
     if (!pending) {
-      pending = httpGet(new URL(assetPath, origin).href).then((response) => {
+      pending = httpGet(new URL(assetPath, origin).href).then(async (response) => {
         if (response.status !== 200) {
           notes.push(`${assetPath} answered ${response.status}; not counted`);
           return undefined;
         }
         const isJs = /\.m?js$/.test(assetPath) || /javascript/.test(String(response.headers["content-type"] ?? ""));
-        return { path: assetPath, body: response.body, refs: isJs ? scanModule(response.body.toString("utf8")) : { staticImports: [], dynamicImports: [], unfollowable: 0 } };
+        const url = new URL(assetPath, origin).href;
+        const [gzip, phone] = await Promise.all([httpGet(url, undefined, { "Accept-Encoding": "gzip" }), httpGet(url, undefined, { "Accept-Encoding": PHONE_ACCEPT_ENCODING })]);
+        let gzipBytes = gzip.body.length;
+        if (gzip.headers["content-encoding"] !== "gzip") {
+          gzipBytes = gzipSize(response.body);
+          notes.push(`${assetPath} is sent uncompressed to a gzip browser; counted as gzip level ${GZIP_LEVEL}`);
+        }
+        return {
+          path: assetPath,
+          body: response.body,
+          refs: isJs ? scanModule(response.body.toString("utf8")) : { staticImports: [], dynamicImports: [], unfollowable: 0 },
+          gzipBytes,
+          phoneBytes: phone.body.length,
+        };
       });
       cache.set(assetPath, pending);
     }
@@ -215,18 +250,15 @@ export async function measureJsWeight(origin: string, pagePath: string, html: st
     frontier = [...reached.keys()].filter((path) => !visitedForDynamic.has(path));
   }
 
-  const describe = async (paths: Map<string, string>): Promise<{ files: JsFile[]; rawBytes: number; gzipBytes: number }> => {
+  const describe = async (paths: Map<string, string>): Promise<JsGroup> => {
     const files: JsFile[] = [];
     for (const [path, via] of paths) {
       const file = await load(path);
       if (!file) continue;
-      files.push({ path, via, rawBytes: file.body.length, gzipBytes: gzipSize(file.body) });
+      files.push({ path, via, rawBytes: file.body.length, gzipBytes: file.gzipBytes, phoneBytes: file.phoneBytes, gzip9Bytes: gzipSize(file.body) });
     }
-    return {
-      files,
-      rawBytes: files.reduce((sum, file) => sum + file.rawBytes, 0),
-      gzipBytes: files.reduce((sum, file) => sum + file.gzipBytes, 0),
-    };
+    const total = (key: "rawBytes" | "gzipBytes" | "phoneBytes" | "gzip9Bytes") => files.reduce((sum, file) => sum + file[key], 0);
+    return { files, rawBytes: total("rawBytes"), gzipBytes: total("gzipBytes"), phoneBytes: total("phoneBytes"), gzip9Bytes: total("gzip9Bytes") };
   };
 
   const cssPaths = new Map<string, string>();

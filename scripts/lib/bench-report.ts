@@ -158,18 +158,21 @@ export function printReport(report: {
     ),
   );
 
-  out.push("", `JavaScript of /zipcode (each file fetched from the app, gzipped here with zlib level ${JS_GZIP_LEVEL}):`);
+  out.push(
+    "",
+    `JavaScript of /zipcode, each file fetched from the app: gzip B = as sent to a gzip-only browser; phone B = as sent with "gzip, deflate, br"; zlib ${JS_GZIP_LEVEL} B = zlib level ${JS_GZIP_LEVEL} of its bytes (for comparison):`,
+  );
   const jsRows = (group: "at load" | "lazy", files: JsWeight["atLoad"]["files"]) =>
-    files.map((file) => [group, file.path, fmt.int(file.rawBytes), fmt.int(file.gzipBytes), file.via]);
+    files.map((file) => [group, file.path, fmt.int(file.rawBytes), fmt.int(file.gzipBytes), fmt.int(file.phoneBytes), fmt.int(file.gzip9Bytes), file.via]);
   out.push(
     table(
-      ["when", "file", "raw B", "gzip B", "reached via"],
+      ["when", "file", "raw B", "gzip B", "phone B", `zlib ${JS_GZIP_LEVEL} B`, "reached via"],
       [...jsRows("at load", js.atLoad.files), ...jsRows("lazy", js.lazy.files)],
-      [false, false, true, true, false],
+      [false, false, true, true, true, true, false],
     ),
   );
   out.push(
-    `  (a) at page load (entry <script> + modulepreload + their static imports): ${fmt.int(js.atLoad.gzipBytes)} B gzip = ${fmt.kb(js.atLoad.gzipBytes)} (${fmt.int(js.atLoad.rawBytes)} B raw)`,
+    `  (a) at page load (entry <script> + modulepreload + their static imports): ${fmt.int(js.atLoad.gzipBytes)} B gzip = ${fmt.kb(js.atLoad.gzipBytes)} (${fmt.int(js.atLoad.rawBytes)} B raw; phone ${fmt.int(js.atLoad.phoneBytes)} B; zlib ${JS_GZIP_LEVEL} ${fmt.int(js.atLoad.gzip9Bytes)} B)`,
     `  (b) lazily loaded (import() chunks, fetched only when used):              ${fmt.int(js.lazy.gzipBytes)} B gzip = ${fmt.kb(js.lazy.gzipBytes)} (${fmt.int(js.lazy.rawBytes)} B raw)`,
     `  inline <script> in the HTML: ${js.inlineScripts.count} (${fmt.int(js.inlineScripts.rawBytes)} B raw, part of the document)`,
     `  CSS (context, not JS): ${fmt.int(js.css.gzipBytes)} B gzip (${fmt.int(js.css.rawBytes)} B raw)`,
@@ -223,7 +226,7 @@ export function leadReport({ results, formJs }: LeadBench): string[] {
       formJs.atLoad.files.map((file) => [file.path, fmt.int(file.rawBytes), fmt.int(file.gzipBytes), file.via]),
       [false, true, true, false],
     ),
-    `  at load: ${fmt.int(formJs.atLoad.gzipBytes)} B gzip = ${fmt.kb(formJs.atLoad.gzipBytes)}; lazy: ${fmt.int(formJs.lazy.gzipBytes)} B; inline scripts: ${formJs.inlineScripts.count}`,
+    `  at load: ${fmt.int(formJs.atLoad.gzipBytes)} B gzip = ${fmt.kb(formJs.atLoad.gzipBytes)} (phone ${fmt.int(formJs.atLoad.phoneBytes)} B; zlib ${JS_GZIP_LEVEL} ${fmt.int(formJs.atLoad.gzip9Bytes)} B); lazy: ${fmt.int(formJs.lazy.gzipBytes)} B; inline scripts: ${formJs.inlineScripts.count}`,
   ];
 }
 

@@ -41,6 +41,7 @@ export async function writeResults(results: {
       productionLogLevel: PRODUCTION_LOG_LEVEL,
       acceptEncoding: "none",
       userAgent: BROWSER_USER_AGENT,
+      // JavaScript weights: as the server sends them (gzip; phone = "gzip, deflate, br"); zlib at this level for comparison.
       gzipLevel: JS_GZIP_LEVEL,
       order: "rotated by one target each round",
     },
