@@ -54,4 +54,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["nod
 STOPSIGNAL SIGTERM
 # Node itself is PID 1, so it receives the stop signal (npm would not forward it, and writes to
 # its cache, which a read-only filesystem refuses). The flag is the one `npm start` uses.
-CMD ["node", "--heap-growing-percent=25", "dist/server/index.js"]
+CMD ["node", "--heap-growing-percent=25", "--max-semi-space-size=8", "dist/server/index.js"]

@@ -16,9 +16,11 @@ export const serverEntry = path.join(projectRoot, "dist", "server", "index.js");
 /**
  * The flags `npm start` runs the server with (package.json, and the Dockerfile's CMD): V8 collects
  * the old generation once it has grown by a quarter since the last collection, instead of letting
- * it double or more, so the memory of 100,000 ad clicks stays near the live set (issue 12, decision 020).
+ * it double or more, so the memory of 100,000 ad clicks stays near the live set (issue 12, decision
+ * 020); and its young generation's semi-spaces are capped at 8 MB instead of 16, which took another
+ * ~20 MB off the peak (decision 022).
  */
-export const SERVER_NODE_FLAGS: string[] = ["--heap-growing-percent=25"];
+export const SERVER_NODE_FLAGS: string[] = ["--heap-growing-percent=25", "--max-semi-space-size=8"];
 /**
  * And its environment: one glibc malloc arena. A worker thread (the ZIP table's, at start-up) left
  * a 64 MB arena with about 55 MB resident behind it; Node's JavaScript runs on one thread, so

@@ -27,7 +27,7 @@ describe("the server's process settings", () => {
   });
 
   it("include the settings the memory run measured", () => {
-    expect(SERVER_NODE_FLAGS).toContain("--heap-growing-percent=25");
+    expect(SERVER_NODE_FLAGS).toEqual(["--heap-growing-percent=25", "--max-semi-space-size=8"]);
     expect(SERVER_ENV).toEqual({ MALLOC_ARENA_MAX: "1" });
   });
 });
