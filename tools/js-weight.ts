@@ -72,6 +72,9 @@ interface HtmlRefs {
   inline: { count: number; rawBytes: number };
 }
 
+/** `import("x")` with a string literal (group 2 is the specifier); a global regexp for matchAll. */
+const LITERAL_DYNAMIC_IMPORT = /(?<![\w$.])import\(\s*(["'`])([^"'`\n$]+?)\1\s*\)/g;
+
 export function scanHtml(html: string): HtmlRefs {
   const scripts: string[] = [];
   const inline = { count: 0, rawBytes: 0 };
@@ -88,7 +91,7 @@ export function scanHtml(html: string): HtmlRefs {
         // An inline loader that imports the entry once the page has painted
         // (build/hydrate-after-paint.ts): that entry is fetched on every page view all the same,
         // so it counts as an entry script, JavaScript of the page's load.
-        for (const loaded of (match[2] ?? "").matchAll(/(?<![\w$.])import\(\s*(["'`])([^"'`\n$]+?)\1\s*\)/g)) if (loaded[2]) scripts.push(loaded[2]);
+        for (const loaded of (match[2] ?? "").matchAll(LITERAL_DYNAMIC_IMPORT)) if (loaded[2]) scripts.push(loaded[2]);
       }
     }
   }
@@ -124,7 +127,7 @@ export function scanModule(code: string): ModuleRefs {
   }
   const dynamicImports = new Set<string>();
   let literalCalls = 0;
-  for (const match of code.matchAll(/(?<![\w$.])import\(\s*(["'`])([^"'`\n$]+?)\1\s*\)/g)) {
+  for (const match of code.matchAll(LITERAL_DYNAMIC_IMPORT)) {
     literalCalls += 1;
     if (match[2]) dynamicImports.add(match[2]);
   }
