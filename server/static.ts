@@ -31,7 +31,8 @@ function listPublicFiles(clientDir: string): Set<string> {
 export function staticAssets(clientDir: string): RequestHandler[] {
   // The build wrote each hashed file's brotli and gzip forms beside it (build/precompress.ts):
   // the browser gets the one it accepts (brotli first), sent as it is; `Vary: Accept-Encoding`
-  // keeps shared caches apart. A file without them is compressed on the fly like the rest.
+  // keeps shared caches apart. A file without them (under 1 KB) is sent as it is: the compression
+  // middleware's threshold is the same 1 KB.
   const hashed: RequestHandler = expressStaticGzip(path.join(clientDir, "assets"), {
     enableBrotli: true,
     orderPreference: ["br", "gzip"],
