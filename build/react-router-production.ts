@@ -17,6 +17,7 @@
  * upgrade cannot silently ship the development build again.
  */
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import MagicString from "magic-string";
 import type { Plugin } from "vite";
@@ -49,7 +50,7 @@ export function reactRouterProduction(): Plugin {
     config() {
       const entry = productionTwin(fileURLToPath(import.meta.resolve("react-router")));
       const dom = productionTwin(fileURLToPath(import.meta.resolve("react-router/dom")));
-      productionDir = entry.slice(0, entry.lastIndexOf("production") + "production".length);
+      productionDir = path.dirname(entry) + path.sep;
       return {
         resolve: {
           alias: [

@@ -8,11 +8,11 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app";
 import { projectRoot } from "../../tools/production-server";
-import { scanHtml } from "../../tools/js-weight";
+import { measureJsWeight, scanHtml } from "../../tools/js-weight";
 import { PRECOMPRESS_MIN_BYTES } from "../../build/precompress";
 
 let t: TestApp;
@@ -94,7 +94,6 @@ describe("precompressed hashed files", () => {
     expect(response.headers["content-encoding"]).toBe("gzip");
     expect(response.body.equals(onDisk(entry, ".gz"))).toBe(true);
     expect(gunzipSync(response.body).equals(onDisk(entry))).toBe(true);
-    const { gzipSync } = await import("node:zlib");
     expect(response.body.length).toBeLessThan(gzipSync(onDisk(entry), { level: 9 }).length);
   });
 
@@ -137,7 +136,6 @@ describe("precompressed hashed files", () => {
 
 describe("the weight the benchmark reports (tools/js-weight.ts)", () => {
   it("counts the landing page's JavaScript as sent: the build's gzip files, and its brotli files for a phone", async () => {
-    const { measureJsWeight } = await import("../../tools/js-weight");
     const page = await raw("/zipcode");
     const weight = await measureJsWeight(origin, "/zipcode", page.body.toString("utf8"));
     expect(weight.atLoad.files.length).toBeGreaterThan(0);
