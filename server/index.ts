@@ -3,12 +3,13 @@
  * `npm start` runs the bundled copy of this file (dist/server/index.js); `npm run dev` runs it
  * from source with NODE_ENV=development.
  */
-import http from "node:http";
+import type http from "node:http";
 import { fileURLToPath } from "node:url";
 import { createHttpTerminator } from "http-terminator";
 import { ConfigError, loadConfig, type Config } from "./config";
 import { createLogger, type Logger } from "./logger";
 import { createApp } from "./app";
+import { createAppServer } from "./http/app-server";
 import { createLifecycle, type Lifecycle } from "./lifecycle";
 import { loadProductionBuild } from "./render-source";
 import { staticAssets } from "./static";
@@ -179,7 +180,8 @@ async function main(): Promise<void> {
   // About 50 ms and 5 MB of heap, once.
   const vehicles = loadVehicleCatalog(vehicleDataFileFrom(import.meta.url));
   const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, vehicles, ...(buyers ? { buyerReturns: buyerReturnsOver(db, buyers, analytics?.writer) } : {}), ...(analytics ? { analytics: analytics.writer } : {}), rateLimits: budgetStoresFor(db, secret, logger) });
-  const server = http.createServer(app);
+  // Requests and responses are built as the app's own (decision 023): Express need not re-parent them.
+  const server = createAppServer(app);
   applyTimeouts(server, config);
   // Started once the public server listens (below); closed on shutdown if it was.
   const admin: { console?: AdminConsole | undefined } = {};

@@ -35,7 +35,21 @@ export const TARGETS_BUDGET = {
   adTrafficP99Ms: 50,
 } as const;
 
-export type TargetId = "ssr" | "ssrRender" | "ssrRenderNoEvents" | "staticInApp" | "static" | "go" | "notFound" | "adLanding" | "adQuote" | "adPrivacy" | "adNotFound";
+export type TargetId =
+  | "ssr"
+  | "ssrRender"
+  | "ssrRenderNoEvents"
+  | "staticInApp"
+  | "static"
+  | "staticQuote"
+  | "staticPrivacy"
+  | "staticNotFound"
+  | "go"
+  | "notFound"
+  | "adLanding"
+  | "adQuote"
+  | "adPrivacy"
+  | "adNotFound";
 
 export interface Target {
   id: TargetId;
@@ -46,6 +60,12 @@ export interface Target {
   expectedStatus: number;
   /** Sent as a phone browser does (its user agent, `Accept-Encoding: gzip, deflate, br`): ad traffic (issue 12). */
   phone?: boolean;
+  /**
+   * Ad traffic: the bare static target serving this page's own bytes (uncompressed), which the
+   * issue compares it with. Its file is this target's page as the app answers it without
+   * Accept-Encoding, captured before the load.
+   */
+  baseline?: { target: TargetId; file: string };
 }
 
 /** Where the app serves the landing page's bytes as a plain file, through its whole middleware stack. */
@@ -61,13 +81,26 @@ export const TARGETS: Target[] = [
   { id: "ssrRenderNoEvents", label: "SSR /zipcode, unique tid, events off", server: "appNoEvents", path: "/zipcode?sid=a1&tid=[<id>]", expectedStatus: 200 },
   { id: "staticInApp", label: "static in app (same HTML)", server: "app", path: IN_APP_STATIC_PATH, expectedStatus: 200 },
   { id: "static", label: "static bare (same HTML)", server: "baseline", path: "/", expectedStatus: 200 },
+  // Issue 12 compares each ad-click page with a bare static server sending that page's own bytes.
+  { id: "staticQuote", label: "static bare (the quote page's HTML)", server: "baseline", path: "/quote.html", expectedStatus: 200 },
+  { id: "staticPrivacy", label: "static bare (the privacy policy's HTML)", server: "baseline", path: "/privacy-policy.html", expectedStatus: 200 },
+  { id: "staticNotFound", label: "static bare (the 404 page's HTML)", server: "baseline", path: "/not-found.html", expectedStatus: 200 },
   { id: "go", label: "/go?zip=90210&sid=a1&tid=b2", server: "app", path: "/go?zip=90210&sid=a1&tid=b2", expectedStatus: 303 },
   { id: "notFound", label: "404 /no-such-page", server: "app", path: "/no-such-page", expectedStatus: 404 },
   // Issue 12: ad clicks as phones send them, each with its own click id, gzip/br accepted.
-  { id: "adLanding", label: "ad click /zipcode, phone, new tid", server: "app", path: "/zipcode?sid=a1&tid=[<id>]", expectedStatus: 200, phone: true },
-  { id: "adQuote", label: "ad click /, phone, new tid", server: "app", path: "/?zip=90210&sid=a1&tid=[<id>]", expectedStatus: 200, phone: true },
-  { id: "adPrivacy", label: "ad click /privacy-policy, phone, new tid", server: "app", path: "/privacy-policy?sid=a1&tid=[<id>]", expectedStatus: 200, phone: true },
-  { id: "adNotFound", label: "ad click to a 404, phone, new tid", server: "app", path: "/old-offer?sid=a1&tid=[<id>]", expectedStatus: 404, phone: true },
+  // The landing page's baseline is "static" (its index.html, the /zipcode page without ids, as before).
+  { id: "adLanding", label: "ad click /zipcode, phone, new tid", server: "app", path: "/zipcode?sid=a1&tid=[<id>]", expectedStatus: 200, phone: true, baseline: { target: "static", file: "index.html" } },
+  { id: "adQuote", label: "ad click /, phone, new tid", server: "app", path: "/?zip=90210&sid=a1&tid=[<id>]", expectedStatus: 200, phone: true, baseline: { target: "staticQuote", file: "quote.html" } },
+  {
+    id: "adPrivacy",
+    label: "ad click /privacy-policy, phone, new tid",
+    server: "app",
+    path: "/privacy-policy?sid=a1&tid=[<id>]",
+    expectedStatus: 200,
+    phone: true,
+    baseline: { target: "staticPrivacy", file: "privacy-policy.html" },
+  },
+  { id: "adNotFound", label: "ad click to a 404, phone, new tid", server: "app", path: "/old-offer?sid=a1&tid=[<id>]", expectedStatus: 404, phone: true, baseline: { target: "staticNotFound", file: "not-found.html" } },
 ];
 
 /** What a phone browser sends with an ad click. */

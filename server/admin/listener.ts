@@ -3,11 +3,11 @@
  * server in the same process as the site, so the public port and the balancer never see it.
  * ADMIN_PORT=off runs none on this replica; 0 takes a free port (logged as admin_console_started).
  */
-import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHttpTerminator } from "http-terminator";
 import type { Config } from "../config";
 import { createAdminApp, type AdminAppDependencies } from "./app";
+import { createAppServer } from "../http/app-server";
 
 export interface AdminConsole {
   /** The port it listens on (the real one when ADMIN_PORT=0). */
@@ -24,7 +24,7 @@ export async function startAdminConsole(config: AdminConsoleConfig, deps: Omit<A
     deps.logger.info({ event: "admin_console_off" }, "operations console off (ADMIN_PORT=off)");
     return undefined;
   }
-  const server = http.createServer(createAdminApp({ ...deps, config }));
+  const server = createAppServer(createAdminApp({ ...deps, config }));
   server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = config.HEADERS_TIMEOUT_MS;
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
