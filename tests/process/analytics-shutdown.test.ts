@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProductionServer } from "../../tools/production-server";
 import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
 import { openDatabase, type Database } from "../../server/db/database";
+import { DEFAULT_BATCH_SIZE } from "../../server/analytics/writer";
 
 let database: FreshPostgres;
 let db: Database;
@@ -42,17 +43,19 @@ async function sendClicks(origin: string, tidPrefix: string, count: number): Pro
 
 describe("the event writer in the production process", () => {
   it("writes every buffered event on SIGTERM before exiting", async () => {
-    // A flush interval longer than the test: only the shutdown's flush can store these events.
+    // A flush interval longer than the test, and fewer events than a batch: only the shutdown's
+    // flush can store these.
+    const count = DEFAULT_BATCH_SIZE - 50;
     const server = await startProductionServer({ DATABASE_URL: database.url, ANALYTICS_FLUSH_MS: "60000", ANALYTICS_BUFFER_MAX: "5000" });
     try {
-      await sendClicks(server.origin, "term-", 300);
+      await sendClicks(server.origin, "term-", count);
       expect(await clicks("term-")).toBe(0);
       server.child.kill("SIGTERM");
       expect(await server.exited).toEqual({ code: 0, signal: null });
     } finally {
       await server.stop();
     }
-    expect(await clicks("term-")).toBe(300);
+    expect(await clicks("term-")).toBe(count);
   }, 90_000);
 
   it("drops, counts and logs only what overflows the buffer", async () => {

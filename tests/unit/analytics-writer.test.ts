@@ -6,7 +6,7 @@
 import { Writable } from "node:stream";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { createEventWriter } from "../../server/analytics/writer";
+import { createEventWriter, DEFAULT_BATCH_SIZE } from "../../server/analytics/writer";
 import type { EventInput } from "../../server/analytics/store";
 
 function capture() {
@@ -49,6 +49,17 @@ describe("the analytics event writer", () => {
     for (let i = 0; i < 5; i += 1) writer.record(click(`t${i}`));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(batches).toEqual([5]);
+    await writer.stop();
+  });
+
+  it("writes at most 250 events per statement by default, so a batch holds the event loop only briefly", async () => {
+    const batches: number[] = [];
+    const { logger } = capture();
+    const writer = createEventWriter({ logger, maxBuffer: 10_000, flushMs: 60_000, write: async (events) => void batches.push(events.length) });
+    for (let i = 0; i < 2 * 250 + 7; i += 1) writer.record(click(`t${i}`));
+    await writer.flush();
+    expect(DEFAULT_BATCH_SIZE).toBe(250);
+    expect(batches).toEqual([250, 250, 7]);
     await writer.stop();
   });
 
