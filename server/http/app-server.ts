@@ -6,8 +6,8 @@
  * prototypes (`Object.setPrototypeOf(req, app.request)`, the same for `res`). Changing an object's
  * prototype after it was built gives it a new hidden class, and Node's HTTP code, which handles
  * every request and response, then meets objects of shapes it has not optimised for. Measured
- * here with the same handler and the same cached page: plain Node 15,900 req/s, after the two
- * setPrototypeOf calls 6,600 (benchmark numbers in docs/decisions/023-…).
+ * here with the same handler and the same cached page: plain Node 11,700–18,000 req/s, after the
+ * two setPrototypeOf calls alone 6,600–7,500 (docs/decisions/023-…).
  *
  * Node lets a server say which classes it builds requests and responses from (the documented
  * `IncomingMessage` and `ServerResponse` options of http.createServer). Given constructors whose
