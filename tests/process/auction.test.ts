@@ -88,7 +88,9 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
     });
     expect(added.status, added.stderr).toBe(0);
     server = await startProductionServer(
-      { DATABASE_URL: postgres.url, BUYERS_FILE: file, CSRF_SECRET: "an-auction-test-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", DELIVERY_POLL_MS: "600000", PUBLIC_BASE_URL: "http://127.0.0.1:9", ADMIN_HOST: "127.0.0.1", ADMIN_PORT: "0" },
+      // Report days in UTC, as the report below reads them (the default, New York, stores an event
+      // at 00:15 UTC under the day before).
+      { DATABASE_URL: postgres.url, BUYERS_FILE: file, CSRF_SECRET: "an-auction-test-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", DELIVERY_POLL_MS: "600000", PUBLIC_BASE_URL: "http://127.0.0.1:9", ADMIN_HOST: "127.0.0.1", ADMIN_PORT: "0", REPORT_TIME_ZONE: "UTC" },
       { keepLogs: "all" },
     );
   });
@@ -137,7 +139,8 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
 
   it("shows the sale in the report: three bids averaging 14.33, 23.00 per lead, and each buyer's pings, bids and wins", async () => {
     const env = { DATABASE_URL: postgres.url, REPORT_TIME_ZONE: "UTC" };
-    const since = new Date().toISOString().slice(0, 10);
+    // From yesterday: the sale may have been stored just before midnight.
+    const since = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const read = async (argv: string[]) => {
       let text = "";
       await runReport([...argv, "--since", since, "--format", "json"], (chunk) => (text += chunk), env);
