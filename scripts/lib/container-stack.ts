@@ -131,15 +131,7 @@ export async function up(stack: Stack, lb: HttpClient): Promise<Running> {
   // compose waits for the database's health check before it starts the app (depends_on).
   const stopPump = pumpHealthChecks(stack.engine, [composeLabel]);
   try {
-    const first = await composeRun(stack, ["up", "-d"], { allowFailure: true, timeoutMs: 300_000 });
-    if (first.code !== 0) {
-      // Podman 4.3 here once refused to start freshly created containers ("Cannot start service
-      // db: exit status 1") in a run whose image and stack were those of a passing run. `up -d`
-      // is idempotent (it starts what was created), so it gets one more try, and the first
-      // failure is shown; a stack that cannot start fails the second time as well.
-      print(`  compose up failed (${first.stderr.trim().split("\n").slice(-2).join(" | ")}); trying once more`);
-      await composeRun(stack, ["up", "-d"], { timeoutMs: 300_000 });
-    }
+    await composeRun(stack, ["up", "-d"], { timeoutMs: 300_000 });
   } finally {
     await stopPump();
   }
