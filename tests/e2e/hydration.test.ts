@@ -86,6 +86,58 @@ describe("hydration without console errors or CSP violations", () => {
     await current.page.context().close();
   });
 
+  it("starts up in separate tasks: the bundle's evaluation, the router, then hydration", async () => {
+    const context = await harness.newContext();
+    const page = await context.newPage();
+    const problems = await collectProblems(context, page);
+    // Marks the three steps. The entry looks up #root as it is evaluated; the router reads the
+    // server's state (window.__staticRouterHydrationData) when it is created; hydration attaches
+    // React's listeners to #root. After each step a timer is queued: timers of the same delay
+    // run in order, so if it has fired by the next step, the browser ended the task in between
+    // (it could handle a tap or paint there). Never with the whole start-up in one task.
+    await context.addInitScript(() => {
+      const steps: Array<{ step: string; newTask: boolean }> = [];
+      let taskEnded = true;
+      const mark = (step: string) => {
+        steps.push({ step, newTask: taskEnded });
+        taskEnded = false;
+        setTimeout(() => (taskEnded = true), 0);
+      };
+      Object.assign(window, { startupSteps: steps });
+      let hydrationData: unknown;
+      Object.defineProperty(window, "__staticRouterHydrationData", {
+        configurable: true,
+        get() {
+          mark("router");
+          return hydrationData;
+        },
+        set(value: unknown) {
+          hydrationData = value;
+        },
+      });
+      const getElementById = Document.prototype.getElementById;
+      Document.prototype.getElementById = function (this: Document, id: string) {
+        if (id === "root" && !steps.some((entry) => entry.step === "entry")) mark("entry");
+        return getElementById.call(this, id);
+      };
+      const addEventListener = EventTarget.prototype.addEventListener;
+      EventTarget.prototype.addEventListener = function (this: EventTarget, ...args: Parameters<EventTarget["addEventListener"]>) {
+        if (this instanceof Element && this.id === "root" && !steps.some((entry) => entry.step === "hydration")) mark("hydration");
+        return addEventListener.apply(this, args);
+      };
+    });
+    await page.goto(harness.url("/zipcode?sid=a1&tid=tasks1"));
+    await waitForHydration(page, "main");
+    const steps = await page.evaluate(() => (window as unknown as { startupSteps: unknown }).startupSteps);
+    expect(steps).toEqual([
+      { step: "entry", newTask: true },
+      { step: "router", newTask: true },
+      { step: "hydration", newTask: true },
+    ]);
+    await expectPageClean(page, problems);
+    await context.close();
+  });
+
   it("keeps a ZIP typed before the page hydrated, and submits it", async () => {
     const context = await harness.newContext();
     const page = await context.newPage();
