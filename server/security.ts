@@ -7,6 +7,7 @@ import { randomFillSync } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
 import helmet from "helmet";
+import { isOpenPage } from "../shared/routes";
 import type { Config } from "./config";
 
 declare module "express-serve-static-core" {
@@ -69,6 +70,14 @@ function helmetHeaderSet(handler: RequestHandler): Array<[string, HeaderValue]> 
   return [...headers];
 }
 
+const COOP = "cross-origin-opener-policy";
+
+/** The request target's path, without its query (cheaper than Express's parsed req.path on every response). */
+function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
 export function securityHeaders(config: Pick<Config, "NODE_ENV">): RequestHandler {
   const dev = config.NODE_ENV === "development";
   const headers = helmetHeaderSet(
@@ -105,10 +114,13 @@ export function securityHeaders(config: Pick<Config, "NODE_ENV">): RequestHandle
     const at = typeof value === "string" ? value.indexOf(NONCE_MARK) : -1;
     return at >= 0 ? [name, new NonceTemplate(String(value).slice(0, at), String(value).slice(at + NONCE_MARK.length))] : [name, value];
   });
-  return (_req, res, next) => {
+  // The pages that hold no personal data go without COOP (decision 025): the same set less that header.
+  const openPageHeaders = headers.filter(([name]) => name.toLowerCase() !== COOP);
+  if (openPageHeaders.length !== headers.length - 1) throw new Error("helmet set no Cross-Origin-Opener-Policy to leave out of the open pages' headers");
+  return (req, res, next) => {
     const nonce = createNonce();
     res.locals.cspNonce = nonce;
-    for (const [name, value] of headers) {
+    for (const [name, value] of isOpenPage(pathOf(req.url)) ? openPageHeaders : headers) {
       res.setHeader(name, value instanceof NonceTemplate ? `${value.before}${nonce}${value.after}` : value);
     }
     next();

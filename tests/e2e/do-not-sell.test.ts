@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collectProblems, startHarness, waitForHydration, type Harness } from "./helpers";
+import { collectProblems, hasWindowMarker, setWindowMarker, startHarness, waitForHydration, type Harness } from "./helpers";
 import { openDatabase } from "../../server/db/database";
 import { privacyRequestRepository } from "../../server/db/privacy-requests";
 
@@ -105,14 +105,20 @@ describe("the Do Not Sell form in a real browser", () => {
     await context.close();
   });
 
-  it("reaches the form client-side from the footer and fits a 375 px screen without sideways scroll", async () => {
+  it("reaches the form from the landing page's footer as a full page load with its COOP header, and fits a 375 px screen", async () => {
     const context = await harness.newContext({ viewport: { width: 375, height: 740 } });
     const page = await context.newPage();
-    await page.goto(harness.url("/zipcode"));
+    const landing = await page.goto(harness.url("/zipcode"));
+    expect(landing?.headers()["cross-origin-opener-policy"], "the landing page is an open page (decision 025)").toBeUndefined();
     await waitForHydration(page, "footer a");
+    await setWindowMarker(page);
+    // The landing page's document has no COOP, so the hydrated router hands this navigation to the browser.
+    const formPage = page.waitForResponse((response) => new URL(response.url()).pathname === "/do-not-sell" && response.request().resourceType() === "document");
     await page.getByRole("link", { name: "Do Not Sell or Share My Personal Information" }).click();
+    expect((await formPage).headers()["cross-origin-opener-policy"]).toBe("same-origin");
     await page.waitForURL(/\/do-not-sell$/);
     await page.getByRole("heading", { name: "Do Not Sell or Share My Personal Information" }).waitFor();
+    expect(await hasWindowMarker(page), "a new document, not a client-side navigation").toBe(false);
     expect(await page.locator('input[name="_csrf"]').inputValue()).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
     await page.getByLabel("Correct my personal information").check();
@@ -121,6 +127,21 @@ describe("the Do Not Sell form in a real browser", () => {
     await page.getByRole("button", { name: "Send request" }).click();
     const reference = (await page.getByTestId("privacy-received").locator(".reference").textContent())!;
     references.push({ reference, email: "client.nav@example.com", gpc: false });
+    await context.close();
+  });
+
+  it("stays client-side between pages of a document served with COOP: the form, the privacy policy and back", async () => {
+    const context = await harness.newContext();
+    const page = await context.newPage();
+    await page.goto(harness.url("/do-not-sell"));
+    await waitForHydration(page, "footer a");
+    await setWindowMarker(page);
+    await page.getByRole("navigation", { name: "Legal" }).getByRole("link", { name: "Privacy Policy", exact: true }).click();
+    await page.waitForURL(harness.url("/privacy-policy"));
+    await page.getByRole("navigation", { name: "Legal" }).getByRole("link", { name: "Do Not Sell or Share My Personal Information", exact: true }).click();
+    await page.waitForURL(/\/do-not-sell$/);
+    await page.getByRole("heading", { name: "Do Not Sell or Share My Personal Information" }).waitFor();
+    expect(await hasWindowMarker(page), "the same document throughout").toBe(true);
     await context.close();
   });
 

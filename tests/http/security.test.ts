@@ -128,13 +128,13 @@ describe("the security header set (helmet's, computed once at start-up)", () => 
 
   it("is on every kind of answer, identical but for the nonce: rendered and cached pages, 404, files, probes, the API, 405", async () => {
     const answers = [
-      await request(t.app).get("/terms-of-use?sid=hdr1"),
-      await request(t.app).get("/terms-of-use?sid=hdr2"), // from the cache
+      await request(t.app).get("/?sid=hdr1"),
+      await request(t.app).get("/?sid=hdr2"), // from the cache
       await request(t.app).get("/no-such-page-for-headers"),
       await request(t.app).get("/robots.txt"),
       await request(t.app).get("/healthz"),
       await request(t.app).get("/api/no-such-endpoint"),
-      await request(t.app).delete("/zipcode"),
+      await request(t.app).delete("/"),
     ];
     const [first, ...others] = answers.map((response) =>
       Object.fromEntries(SECURITY_HEADERS.map((name) => [name, String(response.headers[name]).replace(/'nonce-[^']+'/, "'nonce-N'")])),
@@ -143,5 +143,26 @@ describe("the security header set (helmet's, computed once at start-up)", () => 
     for (const other of others) expect(other).toEqual(first);
     expect(first!["x-frame-options"]).toBe("SAMEORIGIN");
     expect(first!["strict-transport-security"]).toBe("max-age=31536000; includeSubDomains");
+    expect(first!["cross-origin-opener-policy"]).toBe("same-origin");
+  });
+
+  it("leaves Cross-Origin-Opener-Policy off the open pages only (landing, privacy policy, terms), the rest of the set unchanged", async () => {
+    const headersOf = (response: request.Response) =>
+      Object.fromEntries(SECURITY_HEADERS.map((name) => [name, String(response.headers[name]).replace(/'nonce-[^']+'/, "'nonce-N'")]));
+    const isolated = headersOf(await request(t.app).get("/?sid=coop0"));
+    const { "cross-origin-opener-policy": coop, ...rest } = isolated;
+    expect(coop).toBe("same-origin");
+    for (const open of ["/zipcode", "/zipcode?sid=coop1&tid=t1", "/privacy-policy", "/terms-of-use?sid=coop2"]) {
+      const response = await request(t.app).get(open);
+      expect(response.status, open).toBe(200);
+      expect(response.headers["cross-origin-opener-policy"], open).toBeUndefined();
+      const { "cross-origin-opener-policy": none, ...others } = headersOf(response);
+      expect(none).toBe("undefined");
+      expect(others, open).toEqual(rest);
+    }
+    // Everything else keeps it: the quote page, the request form, a 404, the quote form's frame, files, the API.
+    for (const other of ["/", "/do-not-sell", "/zipcode/extra", "/privacy-policy.html", "/rapidfire.html", "/robots.txt", "/api/no-such-endpoint"]) {
+      expect((await request(t.app).get(other)).headers["cross-origin-opener-policy"], other).toBe("same-origin");
+    }
   });
 });
