@@ -1,9 +1,11 @@
 /**
  * Cross-Origin-Opener-Policy comes with a document's response. The open pages (OPEN_PAGE_PATHS in
  * shared/routes.ts: the landing page and the legal pages) are served without it (decision 025), so
- * a client-side navigation from one of them would show a page that takes personal data in a
- * document that never had the header. Such a navigation loads that page in full instead: its
- * response brings the header, and the browser gives it a browsing context group of its own.
+ * a client-side navigation from one of them would show a page that takes personal data (the quote
+ * page, the request form: their loaders call this first) in a document that never had the header.
+ * Such a navigation loads that page in full instead: its response brings the header, and the
+ * browser gives it a browsing context group of its own. Other pages (the legal pages, a 404) hold
+ * nothing personal and stay client-side.
  */
 import { isOpenPage } from "../shared/routes";
 

@@ -47,19 +47,19 @@ export const LEGAL_LINKS: readonly { href: string; text: string }[] = [
  */
 export const pagePaths = [paths.quote, paths.landing, paths.privacy, paths.terms, paths.doNotSell] as const;
 
-/** Every JSON endpoint lives under this prefix (server/api/router.ts is mounted there). */
 /**
  * Pages that hold no personal data, where ad clicks land: served without Cross-Origin-Opener-Policy,
  * so arriving on them does not force the browser into a new browsing context group and a cold
  * renderer process (decision 025). Every other response keeps `same-origin`; a client-side
- * navigation from one of these documents to any other page loads that page in full, so it gets
- * its header (client/isolation.ts).
+ * navigation from one of these documents to a page that takes personal data (the quote page, the
+ * request form) loads that page in full, so it gets its header (client/isolation.ts).
  */
 export const OPEN_PAGE_PATHS: readonly string[] = [paths.landing, paths.privacy, paths.terms];
 
 /** Whether `pathname` (no query) is one of OPEN_PAGE_PATHS. */
 export const isOpenPage = (pathname: string): boolean => OPEN_PAGE_PATHS.includes(pathname);
 
+/** Every JSON endpoint lives under this prefix (server/api/router.ts is mounted there). */
 export const API_PREFIX = "/api";
 
 /** /go sends a visitor back to the landing page with this when the ZIP was not 5 digits. */
