@@ -1,11 +1,11 @@
 /** The route table, one place for the server (createStaticHandler) and the browser (createBrowserRouter). */
-import type { LoaderFunctionArgs, RouteObject } from "react-router-dom";
+import type { RouteObject } from "react-router-dom";
 import { Shell, RootErrorBoundary } from "./components/Shell";
 import { LandingPage } from "./pages/LandingPage";
 import { QuotePage } from "./pages/QuotePage";
 import { pageTitle, type RouteHandle } from "./page-meta";
 import { visitLoader } from "./visit-id";
-import { loadInFullFromOpenDocument } from "./isolation";
+import { isolated } from "./isolation";
 import { site } from "../shared/site";
 
 const handle = (title: string, description: string, noindex = false): RouteHandle => ({
@@ -24,10 +24,7 @@ export const routes: RouteObject[] = [
         Component: QuotePage,
         // The visit id the frame's address carries (client/visit-id.ts). Never shown in a document
         // served without COOP: from the landing or a legal page it is loaded in full (client/isolation.ts).
-        loader: async (args) => {
-          await loadInFullFromOpenDocument(args.request);
-          return visitLoader(args);
-        },
+        loader: isolated(visitLoader),
         handle: handle(pageTitle("Your Free Car Insurance Quote"), "Answer a few quick questions to compare free car insurance quotes from top insurers.", true),
       },
       {
@@ -59,10 +56,7 @@ export const routes: RouteObject[] = [
           import("./pages/DoNotSellPage").then((module) => ({
             Component: module.DoNotSellPage,
             // A page that takes personal data: loaded in full from an open page (client/isolation.ts).
-            loader: async (args: LoaderFunctionArgs) => {
-              await loadInFullFromOpenDocument(args.request);
-              return module.loader(args);
-            },
+            loader: isolated(module.loader),
             action: module.action,
           })),
         // The form carries this visitor's CSRF token: never cached.

@@ -14,6 +14,7 @@ import { parseCampaignSearch, type Campaign, type ParsedCampaignQuery, type Reje
 import type { FunnelEvent } from "../shared/funnel-events";
 import { paths } from "../shared/routes";
 import { truncate } from "./logger";
+import { pathOfUrl } from "./http/url-path";
 
 /** Each app's event writer (createApp registers it); an app without one stores no events. */
 const recorders = new WeakMap<Application, EventRecorder>();
@@ -43,9 +44,7 @@ export const HUMAN_STEP_MIN_MS = 1_000;
 export type ZipOutcome = "accepted" | "invalid_zip" | "missing_zip";
 
 function pathOf(req: Request): string {
-  const url = req.originalUrl;
-  const query = url.indexOf("?");
-  return truncate(query === -1 ? url : url.slice(0, query), 1024);
+  return truncate(pathOfUrl(req.originalUrl), 1024);
 }
 
 function rejectedField(rejected: RejectedParam[]): { rejected?: RejectedParam[] } {

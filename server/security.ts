@@ -8,6 +8,7 @@ import type { ServerResponse } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
 import helmet from "helmet";
 import { isOpenPage } from "../shared/routes";
+import { pathOfUrl } from "./http/url-path";
 import type { Config } from "./config";
 
 declare module "express-serve-static-core" {
@@ -72,12 +73,6 @@ function helmetHeaderSet(handler: RequestHandler): Array<[string, HeaderValue]> 
 
 const COOP = "cross-origin-opener-policy";
 
-/** The request target's path, without its query (cheaper than Express's parsed req.path on every response). */
-function pathOf(url: string): string {
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
-}
-
 export function securityHeaders(config: Pick<Config, "NODE_ENV">): RequestHandler {
   const dev = config.NODE_ENV === "development";
   const headers = helmetHeaderSet(
@@ -120,7 +115,7 @@ export function securityHeaders(config: Pick<Config, "NODE_ENV">): RequestHandle
   return (req, res, next) => {
     const nonce = createNonce();
     res.locals.cspNonce = nonce;
-    for (const [name, value] of isOpenPage(pathOf(req.url)) ? openPageHeaders : headers) {
+    for (const [name, value] of isOpenPage(pathOfUrl(req.url)) ? openPageHeaders : headers) {
       res.setHeader(name, value instanceof NonceTemplate ? `${value.before}${nonce}${value.after}` : value);
     }
     next();

@@ -125,6 +125,9 @@ describe("the security header set (helmet's, computed once at start-up)", () => 
     "x-permitted-cross-domain-policies",
     "x-xss-protection",
   ];
+  /** A response's security headers, its nonce replaced so responses compare equal. */
+  const headersOf = (response: request.Response) =>
+    Object.fromEntries(SECURITY_HEADERS.map((name) => [name, String(response.headers[name]).replace(/'nonce-[^']+'/, "'nonce-N'")]));
 
   it("is on every kind of answer, identical but for the nonce: rendered and cached pages, 404, files, probes, the API, 405", async () => {
     const answers = [
@@ -136,9 +139,7 @@ describe("the security header set (helmet's, computed once at start-up)", () => 
       await request(t.app).get("/api/no-such-endpoint"),
       await request(t.app).delete("/"),
     ];
-    const [first, ...others] = answers.map((response) =>
-      Object.fromEntries(SECURITY_HEADERS.map((name) => [name, String(response.headers[name]).replace(/'nonce-[^']+'/, "'nonce-N'")])),
-    );
+    const [first, ...others] = answers.map(headersOf);
     for (const name of SECURITY_HEADERS) expect(first![name], name).not.toBe("undefined");
     for (const other of others) expect(other).toEqual(first);
     expect(first!["x-frame-options"]).toBe("SAMEORIGIN");
@@ -147,8 +148,6 @@ describe("the security header set (helmet's, computed once at start-up)", () => 
   });
 
   it("leaves Cross-Origin-Opener-Policy off the open pages only (landing, privacy policy, terms), the rest of the set unchanged", async () => {
-    const headersOf = (response: request.Response) =>
-      Object.fromEntries(SECURITY_HEADERS.map((name) => [name, String(response.headers[name]).replace(/'nonce-[^']+'/, "'nonce-N'")]));
     const isolated = headersOf(await request(t.app).get("/?sid=coop0"));
     const { "cross-origin-opener-policy": coop, ...rest } = isolated;
     expect(coop).toBe("same-origin");
