@@ -127,10 +127,10 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
     -- A click key seen before on the same day and sid is not a unique click. Sorted, so replicas
     -- writing at once take the rows' locks in the same order.
     fresh AS (
-      INSERT INTO analytics_click_keys (day, sid, key)
-      SELECT day, sid, key FROM clicks ORDER BY day, sid, key
+      INSERT INTO analytics_click_keys (day, sid, key, bot)
+      SELECT day, sid, key, bot FROM clicks ORDER BY day, sid, key
       ON CONFLICT DO NOTHING
-      RETURNING day, sid, key
+      RETURNING day, sid, bot
     ),
     counted AS (
       SELECT day, COALESCE(sid, '') AS sid, bot,
@@ -150,8 +150,8 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
              COALESCE(sum(bid) FILTER (WHERE name = 'buyer_pinged'), 0) AS bid_total
         FROM input GROUP BY 1, 2, 3
       UNION ALL
-      SELECT c.day, c.sid, c.bot, 0, count(*), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-        FROM fresh f JOIN clicks c ON c.day = f.day AND c.sid = f.sid AND c.key = f.key
+      SELECT day, sid, bot, 0, count(*), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        FROM fresh
        GROUP BY 1, 2, 3
     )
     INSERT INTO analytics_daily AS d (day, sid, bot, ${columnList(DAILY_COUNTERS)})

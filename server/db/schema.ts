@@ -268,6 +268,8 @@ export interface AnalyticsClickKeysTable {
   day: string;
   sid: string;
   key: string;
+  /** The bot flag of the click that first brought the key (version 16). */
+  bot: Generated<boolean>;
 }
 
 /** The leads whose source payout the rollup has counted (once per lead, at its first sale). */

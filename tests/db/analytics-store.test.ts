@@ -111,6 +111,24 @@ describe.each(allStores())("the analytics event store ($kind)", (store) => {
     ]);
   });
 
+  it("counts a full batch of new click keys as unique under each click's own bot flag, and keeps the flag with the key", async () => {
+    // 250 new keys in one statement (the writer's batch), every third a bot's, over two sources;
+    // then the same keys again: clicks, not unique ones.
+    const batch: EventInput[] = Array.from({ length: 250 }, (_, index) => ({ name: "campaign_hit", at: NOV20, sid: index % 2 === 0 ? "s0" : "s1", tid: `t${index}`, visitId: `v${index}`, bot: index % 3 === 0 }));
+    await insertEvents(db, batch, ZONE);
+    await insertEvents(db, batch, ZONE);
+    const expected = (sid: string, bot: boolean) => batch.filter((event) => event.sid === sid && event.bot === bot).length;
+    expect((await daily(db)).map((row) => [row.sid, row.bot, row.clicks, row.unique_clicks])).toEqual([
+      ["s0", false, 2 * expected("s0", false), expected("s0", false)],
+      ["s0", true, 2 * expected("s0", true), expected("s0", true)],
+      ["s1", false, 2 * expected("s1", false), expected("s1", false)],
+      ["s1", true, 2 * expected("s1", true), expected("s1", true)],
+    ]);
+    const { rows } = await db.query<{ key: string; bot: boolean }>("SELECT key, bot FROM analytics_click_keys ORDER BY key");
+    expect(rows).toHaveLength(250);
+    expect(rows.filter((row) => row.bot).map((row) => row.key).sort()).toEqual(batch.filter((event) => event.bot).map((event) => event.tid).sort());
+  });
+
   it("takes a lead's sid, tid and visit from the lead for its sales and returns, and nets revenue and payout of returns", async () => {
     const stored = await leadRepository(db).create(sampleNewLead({ sid: "src9", tid: "clk9", visitId: "visit9" }));
     if (!stored.created) throw new Error("lead not stored");

@@ -18,6 +18,7 @@ import { auctions } from "./012-auctions";
 import { consentRevocations } from "./013-consent-revocations";
 import { auctionReport } from "./014-auction-report";
 import { testLeads } from "./015-test-leads";
+import { clickKeyBot } from "./016-click-key-bot";
 
 export type { Migration };
 
@@ -37,4 +38,5 @@ export const migrations: Migration[] = [
   consentRevocations,
   auctionReport,
   testLeads,
+  clickKeyBot,
 ];
