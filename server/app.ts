@@ -68,7 +68,8 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
     next();
   });
   // 3. Nonce and security headers on every response, files included.
-  app.use(securityHeaders(config));
+  const security = securityHeaders(config);
+  app.use(security.handler);
   // 4. Pages are rendered by the React router; loaders and actions get the server's services.
   const contextFor = (req: express.Request, res: express.Response): ServerContext => ({
     privacy: {
@@ -78,7 +79,7 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
     },
   });
   // Development re-renders every time so edits show at once.
-  const { renderPage, cachedPage } = createRenderHandler(source, config, { cache: config.NODE_ENV !== "development", contextFor });
+  const { renderPage, cachedPage } = createRenderHandler(source, config, { cache: config.NODE_ENV !== "development", contextFor, policyFor: security.policyFor, logger });
   //    A page already in the cache (most ad clicks) is answered here: it is compressed already,
   //    and nothing after this step serves a GET for an address the renderer answered.
   app.use(cachedPage);

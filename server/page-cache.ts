@@ -19,6 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { SplicedPage, type SlotName, type SlotValues } from "./spliced-page";
+import { withoutNonce, type FixedPage, type FixedPages } from "./fixed-page";
 
 /** Addresses longer than this are rendered every time (and cannot crowd the cache). */
 const MAX_KEY_LENGTH = 512;
@@ -29,6 +30,8 @@ const CAMPAIGN_SLOTS = ["sid", "tid", "vid"] as const;
 export interface PageCacheOptions {
   maxEntries: number;
   ttlMs: number;
+  /** Where pages without campaign or visit ids get their nonce-free, precompressed form (decision 026). */
+  fixed?: FixedPages | undefined;
 }
 
 /** An address reduced to its shape: the key, the address to render for it, and the ids it held. */
@@ -51,6 +54,8 @@ export interface ResponseValues {
 export interface CachedPage {
   status: 200 | 404;
   page: SplicedPage;
+  /** The same page as one text for everyone, once compressed (a 200 page with no id in its text). */
+  fixed?: FixedPage;
 }
 
 export class PageCache {
@@ -58,9 +63,11 @@ export class PageCache {
   /** One token per slot: letters and digits only (valid as a campaign id), unguessable. */
   readonly #tokens: Record<SlotName, string>;
   readonly #slotOf: Map<string, SlotName>;
+  readonly #fixed: FixedPages | undefined;
 
-  constructor({ maxEntries, ttlMs }: PageCacheOptions) {
+  constructor({ maxEntries, ttlMs, fixed }: PageCacheOptions) {
     this.#entries = maxEntries > 0 && ttlMs > 0 ? new LRUCache({ max: maxEntries, ttl: ttlMs }) : undefined;
+    this.#fixed = fixed;
     const secret = randomBytes(12).toString("hex");
     this.#tokens = { nonce: `zQ${secret}nonce`, visit: `zQ${secret}visit`, sid: `zQ${secret}sid`, tid: `zQ${secret}tid`, vid: `zQ${secret}vid` };
     this.#slotOf = new Map(Object.entries(this.#tokens).map(([slot, token]) => [token, slot as SlotName]));
@@ -104,6 +111,13 @@ export class PageCache {
     if (!this.#entries) return;
     let kept = html.replaceAll(nonce, this.#tokens.nonce);
     if (mintedVisitId !== undefined) kept = kept.replaceAll(mintedVisitId, this.#tokens.visit);
-    this.#entries.set(shape.key, { status, page: new SplicedPage(kept, this.#slotOf) });
+    const entry: CachedPage = { status, page: new SplicedPage(kept, this.#slotOf) };
+    this.#entries.set(shape.key, entry);
+    // A page whose text holds no id is the same for everyone but for its nonce: it is served as
+    // one text once compressed, and with the nonce until then. Not-found pages stay spliced:
+    // each unknown address is a page of its own, and a scanner's would each cost a compression.
+    if (!this.#fixed || status !== 200 || (["visit", "sid", "tid", "vid"] as const).some((slot) => entry.page.has(slot))) return;
+    const text = withoutNonce(html, nonce);
+    if (text) this.#fixed.prepare(text, (fixed) => (entry.fixed = fixed));
   }
 }

@@ -27,6 +27,8 @@ import type { SlotValues } from "./spliced-page";
 import { createNonce } from "./security";
 import { ASSETS_PATH } from "./static";
 import { LRUCache } from "lru-cache";
+import type { Logger } from "pino";
+import { FixedPages, type Coding, type FixedPage } from "./fixed-page";
 
 /** This page view's visit: the address's valid vid, else a new one (`entry`: the visit starts here). */
 export function visitFor(url: URL): Visit {
@@ -42,6 +44,13 @@ type RenderFn = Extract<PreparedPage, { type: "document" }>["render"];
 
 export interface RenderOptions {
   cache: boolean;
+  /**
+   * The CSP for a page whose scripts are allowed by hashes (server/security.ts): given, cached
+   * pages that are the same for everyone are served as one precompressed text (decision 026).
+   */
+  policyFor?: (scriptSources: readonly string[]) => string;
+  /** Where a failed background compression is reported. */
+  logger?: Logger;
   /** The services loaders and actions get on the server (see ServerContext); the visit id is added here. */
   contextFor: (req: Request, res: Response) => ServerContext;
 }
@@ -101,8 +110,12 @@ export interface PageHandlers {
 }
 
 export function createRenderHandler(source: RenderSource, config: RenderConfig, options: RenderOptions): PageHandlers {
+  const { policyFor, logger } = options;
+  const fixed = policyFor
+    ? new FixedPages({ policyFor, onError: (error) => logger?.warn({ err: error, event: "page_compression_failed" }, "could not compress a page; it is served with a nonce") })
+    : undefined;
   const cache = new PageCache(
-    options.cache ? { maxEntries: config.PAGE_CACHE_MAX_ENTRIES, ttlMs: config.PAGE_CACHE_TTL_MS } : { maxEntries: 0, ttlMs: 0 },
+    options.cache ? { maxEntries: config.PAGE_CACHE_MAX_ENTRIES, ttlMs: config.PAGE_CACHE_TTL_MS, fixed } : { maxEntries: 0, ttlMs: 0 },
   );
   /** Shapes being rendered for the cache right now (one render each, however many visitors ask). */
   const priming = new Set<string>();
@@ -213,12 +226,17 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
 /**
  * A cached page with this response's values: gzip-compressed when the browser takes gzip (the
  * compression was done once, when the page was kept), else as text. Either way with its length,
- * written as its parts in one corked write (no copy of the page per response).
+ * written as its parts in one corked write (no copy of the page per response). A page that is
+ * one text for everyone goes as that text instead.
  */
 function sendCached(req: Request, res: Response, cached: CachedPage, values: SlotValues): void {
+  if (cached.fixed) {
+    sendFixed(req, res, cached.fixed);
+    return;
+  }
   startHtmlResponse(res, cached.status);
   res.setHeader("Vary", "Accept-Encoding");
-  const gzip = takesGzip(req);
+  const gzip = codingsFor(req).spliced === "gzip";
   const { parts, length } = gzip ? cached.page.gzipParts(values) : cached.page.textParts(values);
   // Set before the compression middleware looks: it leaves an encoded body alone.
   if (gzip) res.setHeader("Content-Encoding", "gzip");
@@ -234,16 +252,45 @@ function sendCached(req: Request, res: Response, cached: CachedPage, values: Slo
 }
 
 /**
- * Whether the browser takes gzip, by its Accept-Encoding header (q-values included, through
- * `accepts`). Browsers of one kind send the same few headers, so the answers are remembered.
+ * A page that is the same bytes for everyone (decision 026): brotli when the browser takes it,
+ * else gzip, else the text; with its own CSP (its scripts' hashes) and a strong ETag per encoding,
+ * and a 304 without a body when the browser or a CDN already has those bytes.
  */
-const gzipAnswers = new LRUCache<string, boolean>({ max: 256 });
-function takesGzip(req: Request): boolean {
+function sendFixed(req: Request, res: Response, page: FixedPage): void {
+  startHtmlResponse(res, 200);
+  res.setHeader("Vary", "Accept-Encoding");
+  res.setHeader("Content-Security-Policy", page.csp);
+  const coding = codingsFor(req).fixed;
+  res.setHeader("ETag", page.etag[coding]);
+  if (req.fresh) {
+    res.removeHeader("Content-Type");
+    res.status(304).end();
+    return;
+  }
+  if (coding !== "identity") res.setHeader("Content-Encoding", coding);
+  res.setHeader("Content-Length", page.body[coding].length);
+  if (req.method === "HEAD") res.end();
+  else res.end(page.body[coding]);
+}
+
+/**
+ * What the browser takes, by its Accept-Encoding header (q-values included, through `accepts`):
+ * for a fixed page brotli, gzip or the text, in that order of ours (a phone lists gzip first but
+ * takes both); for a spliced page gzip or the text. Browsers of one kind send the same few
+ * headers, so the answers are remembered.
+ */
+interface Codings {
+  fixed: Coding;
+  spliced: "gzip" | "identity";
+}
+const codingAnswers = new LRUCache<string, Codings>({ max: 256 });
+function codingsFor(req: Request): Codings {
   const header = req.headers["accept-encoding"] ?? "";
-  let answer = gzipAnswers.get(header);
+  let answer = codingAnswers.get(header);
   if (answer === undefined) {
-    answer = req.acceptsEncodings("gzip", "identity") === "gzip";
-    if (header.length <= 256) gzipAnswers.set(header, answer);
+    const gzip = req.acceptsEncodings("gzip", "identity") === "gzip";
+    answer = { fixed: req.acceptsEncodings("br") === "br" ? "br" : gzip ? "gzip" : "identity", spliced: gzip ? "gzip" : "identity" };
+    if (header.length <= 256) codingAnswers.set(header, answer);
   }
   return answer;
 }

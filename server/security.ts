@@ -1,7 +1,8 @@
 /**
  * Security headers. One nonce per response (128 bits from the CSPRNG) authorises exactly the
- * scripts this response emits; nothing inline runs without it. Frames: the site frames only
- * itself (the quote form), and only the site may frame it.
+ * scripts this response emits; nothing inline runs without it. A page that is the same bytes for
+ * everyone is served with its scripts' hashes in place of the nonce (decision 026). Frames: the
+ * site frames only itself (the quote form), and only the site may frame it.
  */
 import { randomFillSync } from "node:crypto";
 import type { ServerResponse } from "node:http";
@@ -72,8 +73,19 @@ function helmetHeaderSet(handler: RequestHandler): Array<[string, HeaderValue]> 
 }
 
 const COOP = "cross-origin-opener-policy";
+const CSP = "content-security-policy";
 
-export function securityHeaders(config: Pick<Config, "NODE_ENV">): RequestHandler {
+export interface SecurityHeaders {
+  /** Sets the header set, with this response's nonce in the CSP. */
+  handler: RequestHandler;
+  /**
+   * The same CSP with these sources (`'sha256-…'`) in place of the nonce: the policy of a page
+   * whose bytes are the same for everyone (decision 026, server/fixed-page.ts).
+   */
+  policyFor(scriptSources: readonly string[]): string;
+}
+
+export function securityHeaders(config: Pick<Config, "NODE_ENV">): SecurityHeaders {
   const dev = config.NODE_ENV === "development";
   const headers = helmetHeaderSet(
     helmet({
@@ -112,12 +124,20 @@ export function securityHeaders(config: Pick<Config, "NODE_ENV">): RequestHandle
   // The pages that hold no personal data go without COOP (decision 025): the same set less that header.
   const openPageHeaders = headers.filter(([name]) => name.toLowerCase() !== COOP);
   if (openPageHeaders.length !== headers.length - 1) throw new Error("helmet set no Cross-Origin-Opener-Policy to leave out of the open pages' headers");
-  return (req, res, next) => {
-    const nonce = createNonce();
-    res.locals.cspNonce = nonce;
-    for (const [name, value] of isOpenPage(pathOfUrl(req.url)) ? openPageHeaders : headers) {
-      res.setHeader(name, value instanceof NonceTemplate ? `${value.before}${nonce}${value.after}` : value);
-    }
-    next();
+  // The nonce stands in script-src as the source 'nonce-…'; a fixed page puts its hashes there.
+  const csp = headers.find(([name]) => name.toLowerCase() === CSP)?.[1];
+  if (!(csp instanceof NonceTemplate) || !csp.before.endsWith(" 'nonce-") || !csp.after.startsWith("'")) throw new Error("the CSP helmet wrote has no 'nonce-…' source to swap");
+  const beforeSource = csp.before.slice(0, -" 'nonce-".length);
+  const afterSource = csp.after.slice(1);
+  return {
+    handler: (req, res, next) => {
+      const nonce = createNonce();
+      res.locals.cspNonce = nonce;
+      for (const [name, value] of isOpenPage(pathOfUrl(req.url)) ? openPageHeaders : headers) {
+        res.setHeader(name, value instanceof NonceTemplate ? `${value.before}${nonce}${value.after}` : value);
+      }
+      next();
+    },
+    policyFor: (scriptSources) => `${beforeSource}${scriptSources.map((source) => ` ${source}`).join("")}${afterSource}`,
   };
 }

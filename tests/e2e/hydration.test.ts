@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright";
+import { httpGet } from "../../tools/http-get";
 import {
   collectProblems,
   expectNoProblems as expectPageClean,
@@ -181,6 +182,25 @@ describe("hydration without console errors or CSP violations", () => {
     await navigateClientSide(current.page, "Terms of Use", "/terms-of-use");
     await expectNoProblems(current);
     await current.page.context().close();
+  });
+
+  it("hydrates the privacy policy served as one text for everyone (script hashes, no nonce) and navigates client-side from it", async () => {
+    // Once kept and compressed, the page goes without a nonce (decision 026): ask until it does.
+    const hashed = async () => /'sha256-/.test(String((await httpGet(harness.url("/privacy-policy?sid=e2e&tid=t0"))).headers["content-security-policy"]));
+    await expect.poll(hashed, { timeout: 10_000 }).toBe(true);
+    const context = await harness.newContext();
+    const page = await context.newPage();
+    const problems = await collectProblems(context, page);
+    const response = await page.goto(harness.url("/privacy-policy?sid=e2e&tid=t1"));
+    expect(response?.headers()["content-security-policy"]).toMatch(/script-src 'self' 'sha256-[^;]*'sha256-/);
+    expect(response?.headers()["content-security-policy"]).not.toContain("'nonce-");
+    expect(response?.headers()["content-encoding"]).toBe("br");
+    await waitForHydration(page, "main");
+    const current = { page, problems, status: response?.status() };
+    await navigateClientSide(page, "Terms of Use", "/terms-of-use");
+    await page.getByRole("heading", { level: 1, name: /Terms of Use/ }).waitFor();
+    await expectNoProblems(current);
+    await context.close();
   });
 
   it("hydrates the terms of use: a footer link navigates client-side", async () => {

@@ -13,9 +13,11 @@ const nonceOf = (csp: string | undefined) => /'nonce-([^']+)'/.exec(csp ?? "")![
 
 describe("the page cache", () => {
   it("renders a repeated address once and gives each response its own nonce", async () => {
+    // The landing page: its text holds a visit id, so it is kept with slots (the legal pages,
+    // the same text for everyone, go without a nonce once compressed: fixed-pages.test.ts).
     const { app, renders } = await countingApp();
-    const first = await request(app).get("/terms-of-use");
-    const second = await request(app).get("/terms-of-use").set("Accept-Encoding", "identity");
+    const first = await request(app).get("/zipcode");
+    const second = await request(app).get("/zipcode").set("Accept-Encoding", "identity");
     expect(renders()).toBe(1);
     const firstNonce = nonceOf(first.headers["content-security-policy"]);
     const secondNonce = nonceOf(second.headers["content-security-policy"]);
@@ -23,7 +25,8 @@ describe("the page cache", () => {
     expect(second.text).toContain(`nonce="${secondNonce}"`);
     expect(second.text).not.toContain(firstNonce);
     expect(second.text).not.toContain("@@nonce:");
-    expect(second.text.replaceAll(secondNonce, "N")).toBe(first.text.replaceAll(firstNonce, "N"));
+    const visits = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+    expect(second.text.replaceAll(secondNonce, "N").replace(visits, "V")).toBe(first.text.replaceAll(firstNonce, "N").replace(visits, "V"));
     expect(second.headers["content-length"]).toBe(String(Buffer.byteLength(second.text)));
     expect(second.headers["cache-control"]).toBe("no-cache");
   });
@@ -130,9 +133,9 @@ describe("ad traffic: one render per page shape, whatever the click id", () => {
 
   it("sends the page gzip-compressed, compressed once, to a phone that accepts it", async () => {
     const app = await countingApp();
-    await primed(app, "/privacy-policy?tid=CLK-1");
+    await primed(app, "/zipcode?tid=CLK-1");
     const response = await request(app.app)
-      .get("/privacy-policy?tid=CLK-2")
+      .get("/zipcode?tid=CLK-2")
       .set("Accept-Encoding", "gzip, deflate, br")
       .buffer(true)
       .parse((res, callback) => {
@@ -145,8 +148,8 @@ describe("ad traffic: one render per page shape, whatever the click id", () => {
     const raw = response.body as Buffer;
     // supertest hands over the decompressed body; the declared length is the compressed one.
     const html = raw.toString("utf8");
-    expect(Number(response.headers["content-length"])).toBeLessThan(Buffer.byteLength(html) / 3);
-    expect(html).toContain("Privacy Policy");
+    expect(Number(response.headers["content-length"])).toBeLessThan(Buffer.byteLength(html) / 2);
+    expect(html).toContain('name="tid" value="CLK-2"');
     expect(html).toContain(`nonce="${nonceOf(response.headers["content-security-policy"])}"`);
   });
 
