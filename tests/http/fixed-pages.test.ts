@@ -4,26 +4,23 @@
  * precompressed text with a strong ETag per encoding. Pages whose text holds an id keep the nonce.
  */
 import { createHash } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { parse } from "node-html-parser";
-import { createTestApp, type TestApp } from "../support/app";
+import { createTestApp, listenOnLoopback, type LoopbackServer, type TestApp } from "../support/app";
 import { httpGet } from "../../tools/http-get";
 
 let t: TestApp;
 /** The app on a real socket: the bytes on the wire, undecoded (supertest would decode them). */
-let server: http.Server;
+let server: LoopbackServer;
 let origin: string;
 beforeAll(async () => {
   t = await createTestApp();
-  server = http.createServer(t.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(t.app);
+  origin = server.origin;
 });
-afterAll(() => new Promise((resolve) => server.close(resolve)));
+afterAll(() => server.close());
 
 const scriptSources = (csp: unknown) => (/script-src ([^;]*)/.exec(String(csp))?.[1] ?? "").split(" ");
 

@@ -6,27 +6,23 @@
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../support/app";
+import { createTestApp, listenOnLoopback, type LoopbackServer, type TestApp } from "../support/app";
 import { projectRoot } from "../../tools/production-server";
 import { measureJsWeight, scanHtml } from "../../tools/js-weight";
 import { PRECOMPRESS_MIN_BYTES } from "../../build/precompress";
 
 let t: TestApp;
-let server: http.Server;
+let server: LoopbackServer;
 let origin: string;
 beforeAll(async () => {
   t = await createTestApp();
-  server = http.createServer(t.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(t.app);
+  origin = server.origin;
 });
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server.close());
 
 const assetsDir = path.join(projectRoot, "dist", "client", "assets");
 

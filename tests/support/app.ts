@@ -2,6 +2,8 @@
  * The real Express app, built from the production build (dist/), with its pino logs captured
  * in memory so tests can assert on events and fields.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createApp } from "../../server/app";
 import { loadConfig, type Config } from "../../server/config";
@@ -100,5 +102,20 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     rawLogs: () => raw.join(""),
     services,
     renders: () => renders,
+  };
+}
+
+/** `app` on a real socket (a random loopback port), where the bytes on the wire are seen undecoded. */
+export interface LoopbackServer {
+  origin: string;
+  close(): Promise<void>;
+}
+
+export async function listenOnLoopback(app: http.RequestListener): Promise<LoopbackServer> {
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
