@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { FixedPages, withoutNonce, type FixedPage } from "../../server/fixed-page";
+import { FixedPages, windowBits, withoutNonce, type FixedPage } from "../../server/fixed-page";
 
 const NONCE = "n0nceN0nce+/==";
 const sha = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
@@ -64,5 +64,16 @@ describe("FixedPages", () => {
     expect(a.body.identity.toString()).toBe("<p>a</p>");
     expect(b.body.identity.toString()).toBe("<p>b</p>");
     expect(a.etag.identity).not.toBe(b.etag.identity);
+  });
+});
+
+describe("windowBits", () => {
+  it("gives the smallest brotli window that holds the page (so quality 11 allocates for the page, not 4 MB)", () => {
+    expect(windowBits(0)).toBe(10);
+    expect(windowBits(1_000)).toBe(10);
+    expect(windowBits(2 ** 17 - 16)).toBe(17);
+    expect(windowBits(2 ** 17 - 15)).toBe(18);
+    expect(windowBits(76_253)).toBe(17);
+    expect(windowBits(100_000_000)).toBe(24);
   });
 });
