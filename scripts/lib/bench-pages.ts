@@ -70,6 +70,8 @@ export interface Aggregate {
   reqPerSecByRound: number[];
   medianP50Ms: number;
   maxP99Ms: number;
+  /** Each round's p99, in round order (a slow spell of the machine shows as one high round). */
+  p99ByRound: number[];
   /** Socket errors + timeouts + responses with an unexpected status. */
   errors: number;
   socketErrors: number;
@@ -222,6 +224,7 @@ function aggregate(target: Target, runs: RunRecord[]): Aggregate {
     reqPerSecByRound: mine.map((run) => run.reqPerSec),
     medianP50Ms: median(mine.map((run) => run.p50Ms)),
     maxP99Ms: Math.max(...mine.map((run) => run.p99Ms)),
+    p99ByRound: mine.map((run) => run.p99Ms),
     errors: socketErrors + timeouts + unexpectedStatuses,
     socketErrors,
     timeouts,

@@ -88,7 +88,9 @@ export function pageVerdicts({ aggregates, js }: PageBench, { ratio, ratios }: P
           {
             name: `${entry.label}: p99 ≤ ${TARGETS_BUDGET.adTrafficP99Ms} ms`,
             target: `≤ ${TARGETS_BUDGET.adTrafficP99Ms} ms`,
-            actual: `${fmt.ms(entry.maxP99Ms)} ms (worst round)`,
+            // Every round's, and the static server's of the same bytes in the same rounds: a slow
+            // spell of the shared machine raises both.
+            actual: `${fmt.ms(entry.maxP99Ms)} ms (worst round; rounds ${entry.p99ByRound.map(fmt.ms).join("/")}; static ${bare.p99ByRound.map(fmt.ms).join("/")})`,
             pass: entry.maxP99Ms <= TARGETS_BUDGET.adTrafficP99Ms,
           },
         ];
