@@ -8,21 +8,13 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, listenOnLoopback, type LoopbackServer, type TestApp } from "../support/app";
+import { describe, expect, it } from "vitest";
+import { servedTestApp } from "../support/app";
 import { projectRoot } from "../../tools/production-server";
 import { measureJsWeight, scanHtml } from "../../tools/js-weight";
 import { PRECOMPRESS_MIN_BYTES } from "../../build/precompress";
 
-let t: TestApp;
-let server: LoopbackServer;
-let origin: string;
-beforeAll(async () => {
-  t = await createTestApp();
-  server = await listenOnLoopback(t.app);
-  origin = server.origin;
-});
-afterAll(() => server.close());
+const served = servedTestApp();
 
 const assetsDir = path.join(projectRoot, "dist", "client", "assets");
 
@@ -35,7 +27,7 @@ interface Raw {
 /** The exact bytes the server sends (no client-side decoding). */
 function raw(urlPath: string, headers: Record<string, string> = {}, method = "GET"): Promise<Raw> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${origin}${urlPath}`, { method, headers, agent: false }, (res) => {
+    const req = http.request(`${served.origin}${urlPath}`, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -133,7 +125,7 @@ describe("precompressed hashed files", () => {
 describe("the weight the benchmark reports (tools/js-weight.ts)", () => {
   it("counts the landing page's JavaScript as sent: the build's gzip files, and its brotli files for a phone", async () => {
     const page = await raw("/zipcode");
-    const weight = await measureJsWeight(origin, "/zipcode", page.body.toString("utf8"));
+    const weight = await measureJsWeight(served.origin, "/zipcode", page.body.toString("utf8"));
     expect(weight.atLoad.files.length).toBeGreaterThan(0);
     const stored = (file: { path: string }, suffix: string) => existsSync(path.join(assetsDir, path.basename(file.path) + suffix));
     // A file the build did not compress (under 1 KB) is sent as it is; its gzip weight is then zlib's level 9.

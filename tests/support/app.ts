@@ -3,6 +3,7 @@
  * in memory so tests can assert on events and fields.
  */
 import http from "node:http";
+import { afterAll, beforeAll } from "vitest";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createApp } from "../../server/app";
@@ -117,5 +118,29 @@ export async function listenOnLoopback(app: http.RequestListener): Promise<Loopb
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * One test app for a file's tests, on a loopback socket: built before them, closed after. Read
+ * `t` and `origin` inside tests (they exist once the file's beforeAll has run).
+ */
+export function servedTestApp(env: Record<string, string> = {}): { readonly t: TestApp; readonly origin: string } {
+  let app: TestApp | undefined;
+  let server: LoopbackServer | undefined;
+  beforeAll(async () => {
+    app = await createTestApp(env);
+    server = await listenOnLoopback(app.app);
+  });
+  afterAll(() => server?.close());
+  return {
+    get t() {
+      if (!app) throw new Error("servedTestApp: read t inside a test, after beforeAll");
+      return app;
+    },
+    get origin() {
+      if (!server) throw new Error("servedTestApp: read origin inside a test, after beforeAll");
+      return server.origin;
+    },
   };
 }
