@@ -1,7 +1,10 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { stdSerializers } from "pino";
-import { anonymizeIp, isAcceptableRequestId, serializeError, truncate } from "../../server/logger";
+import { pino, stdSerializers } from "pino";
+import { anonymizeIp, bufferedDestination, isAcceptableRequestId, serializeError, truncate } from "../../server/logger";
 
 describe("anonymizeIp", () => {
   it("keeps only the /24 of an IPv4 address", () => {
@@ -73,5 +76,56 @@ describe("serializeError", () => {
   it("leaves other errors as pino writes them", () => {
     expect(serializeError(new TypeError("boom"))).toMatchObject({ type: "TypeError", message: "boom" });
     expect(serializeError("not an error")).toBe("not an error");
+  });
+});
+
+describe("bufferedDestination (stdout's buffer, kept as bytes)", () => {
+  /**
+   * What reaches a file standing in for stdout when `log` runs in one synchronous loop (the first
+   * write is still in flight while the rest arrive), once `bytes` have arrived (or 10 s passed).
+   */
+  async function written(maxBytes: number, bytes: number, log: (logger: ReturnType<typeof pino>) => void): Promise<string> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "buffered-destination-"));
+    const file = path.join(dir, "out.log");
+    const fd = openSync(file, "w");
+    try {
+      log(pino({ base: undefined, timestamp: false }, bufferedDestination(fd, maxBytes)));
+      const deadline = Date.now() + 10_000;
+      while (statSync(file).size < bytes && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      // A little longer: anything beyond what was expected would show up too.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return readFileSync(file, "utf8");
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** One log line's bytes: every line of a test has the same length. */
+  const lineBytes = (fields: object) => Buffer.byteLength(`${JSON.stringify({ level: 30, ...fields, msg: "line" })}\n`);
+
+  it("writes every line whole and in order, multi-byte text included, when lines pile up behind a write", async () => {
+    const city = "Zürich — 東京 — São Paulo";
+    const count = 5_000;
+    const text = await written(8 * 1024 * 1024, count * lineBytes({ n: "0000", city }), (logger) => {
+      for (let index = 0; index < count; index += 1) logger.info({ n: String(index).padStart(4, "0"), city }, "line");
+    });
+    const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line) as { n: string; city: string });
+    expect(lines.map((line) => Number(line.n))).toEqual(Array.from({ length: count }, (_, index) => index));
+    expect(lines.every((line) => line.city === city)).toBe(true);
+  });
+
+  it("counts the buffer in bytes: while stdout is busy it takes whole lines up to the limit and drops the rest", async () => {
+    const maxBytes = 65_536;
+    // Three bytes a character in UTF-8: counted in characters, the buffer would take three times as many lines.
+    const text = "東".repeat(100);
+    const size = lineBytes({ n: "0000", text });
+    const fits = Math.floor(maxBytes / size);
+    const out = await written(maxBytes, fits * size, (logger) => {
+      for (let index = 0; index < 2_000; index += 1) logger.info({ n: String(index).padStart(4, "0"), text }, "line");
+    });
+    expect(Buffer.byteLength(out)).toBe(fits * size);
+    const lines = out.trimEnd().split("\n").map((line) => JSON.parse(line) as { n: string });
+    expect(lines.map((line) => Number(line.n))).toEqual(Array.from({ length: fits }, (_, index) => index));
   });
 });
