@@ -4,7 +4,7 @@
  * `renderAdmin`). The server gathers everything a page shows into one of these views; the page
  * only renders it. Types only.
  */
-import type { BuyerReportRow, JourneyEvent, ReportGrouping, ReportRow } from "./analytics";
+import type { BuyerReportRow, JourneyEvent, ReportGrouping, ReportRow, ScreenFunnel } from "./analytics";
 
 export type AdminRole = "analyst" | "ops";
 
@@ -71,6 +71,11 @@ export interface ReportView extends ViewBase {
   /** Funnel for the whole range: clicks → unique clicks → ZIP → quote page → form started → leads → sold. */
   funnel: { stage: string; count: number }[];
   trend: TrendSeries[];
+  /**
+   * Where visitors leave the quote form, per question screen (the range, bots and sid filters
+   * apply; the grouping does not): all sources first (sid null), then each source with form traffic.
+   */
+  screens: ScreenFunnel[];
   /** Problems with the form's values (the report then shows the defaults). */
   errors?: string[];
 }

@@ -140,3 +140,42 @@ export interface JourneyEvent {
   /** A buyer_pinged event's bid, US dollars. */
   bid: number | null;
 }
+
+/**
+ * The last line of a screen funnel, after the question screens: the request itself. Reached by
+ * the visits that answered the last screen (or stored a request), answered by those whose request
+ * was stored (a lead or a duplicate), left by the rest. Parentheses: never a screen id.
+ */
+export const REQUEST_STORED = "(request stored)";
+
+/** One line of the funnel per question screen (docs/analytics.md, "Where visitors leave the form"). */
+export interface ScreenFunnelRow {
+  /** A screen id of the form's flow (shared/lead/fields.ts, SCREEN_IDS), or REQUEST_STORED. */
+  screen: string;
+  /** 1…: the screen's place in the flow (REQUEST_STORED last). */
+  position: number;
+  /** answered + left: the visits known to have had this screen in front of them. */
+  reached: number;
+  /** Visits that completed this screen at least once. */
+  answered: number;
+  /** Visits whose furthest screen answered is the one just before this one, and that stored no request. */
+  left: number;
+  /** left / reached, to 4 places; 0 when nobody reached it. */
+  left_rate: number;
+}
+
+/** The funnel per question screen of one source, or of all sources added up. */
+export interface ScreenFunnel {
+  /** The source; "" for traffic without a sid; null for all sources added up. */
+  sid: string | null;
+  /** Visits counted: they started the form or answered a screen of today's flow in range. */
+  visits: number;
+  /** Of those, visits that stored a request (a lead or a duplicate). */
+  leads: number;
+  /** Visits set aside: they answered a screen that is not in today's flow (an earlier form). */
+  earlier: number;
+  screens: ScreenFunnelRow[];
+}
+
+/** The CSV's columns for the funnel per question screen (one line per source and screen). */
+export const SCREEN_FUNNEL_COLUMNS = ["sid", "position", "screen", "reached", "answered", "left", "left_rate"] as const;

@@ -201,6 +201,13 @@ main:focus { outline: none; }
 .chart-data { margin-top: 8px; }
 .chart-data summary { cursor: pointer; color: var(--brand-dark); font-size: 0.875rem; min-height: 32px; display: list-item; }
 
+/* Where visitors leave the form: one table per source, folded (a source's summary line says enough to pick one). */
+.screen-funnel h3 { margin-top: 16px; }
+.screen-funnel .table-scroll { max-width: 720px; }
+.screen-funnel-source { margin: 8px 0; }
+.screen-funnel-source summary { cursor: pointer; color: var(--brand-dark); min-height: 32px; display: list-item; }
+.screen-funnel-source .table-scroll { margin-top: 4px; }
+
 /* Sign-in */
 .sign-in-main { min-height: 100vh; display: flex; align-items: flex-start; justify-content: center; padding: 32px 12px; }
 .sign-in-card { width: 100%; max-width: 380px; background: #fff; border: 1px solid var(--line); border-radius: var(--radius); padding: 20px; }

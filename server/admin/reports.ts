@@ -4,10 +4,11 @@
  * real queries, and nothing else here knows where they live.
  */
 import type { Database } from "../db/database";
-import type { BuyerReportRow, JourneyEvent, ReportRow } from "../../shared/analytics";
+import type { BuyerReportRow, JourneyEvent, ReportRow, ScreenFunnel } from "../../shared/analytics";
 import type { ReportView, TrendSeries } from "../../shared/admin-views";
 import type { ReportQuery } from "./report-query";
 import { buyerRows, funnel, journey, reportRows, reportTotals, trend } from "../analytics/report";
+import { screenFunnels } from "../analytics/screen-funnel";
 
 export interface AdminReports {
   rows(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<ReportRow[]>;
@@ -16,6 +17,7 @@ export interface AdminReports {
   trend(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<TrendSeries[]>;
   journey(db: Database, tid: string): Promise<JourneyEvent[]>;
   buyers(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<BuyerReportRow[]>;
+  screens(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<ScreenFunnel[]>;
 }
 
 export const analyticsReports: AdminReports = {
@@ -25,4 +27,5 @@ export const analyticsReports: AdminReports = {
   trend: (db, query) => trend(db, query),
   journey: (db, tid) => journey(db, tid),
   buyers: (db, query) => buyerRows(db, query),
+  screens: (db, query) => screenFunnels(db, query),
 };

@@ -3,6 +3,7 @@
  *   npm run report -- --since 2026-11-01 [--until 2026-12-01] [--by day|sid|day,sid]
  *                     [--format table|csv|json] [--bots] [--sid SID]
  *   npm run report -- buyers --since 2026-11-01 [--until …] [--format table|csv|json] [--bots] [--sid SID]
+ *   npm run report -- screens --since 2026-11-01 [--until …] [--format table|csv|json] [--bots] [--sid SID]
  *   npm run report -- tid CLK123 [--format table|json] [--limit N]
  * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, which only
  * one process can open: stop the server first, or use PostgreSQL; REPORT_TIME_ZONE for the days).
@@ -17,7 +18,8 @@ import { addDays } from "../analytics/report-days";
 import { dayIn } from "../../shared/formatters";
 import { isReportGrouping, reportQueryErrors } from "../analytics/report-query";
 import { campaignIdSchema } from "../../shared/campaign";
-import { BUYER_REPORT_COLUMNS, REPORT_COLUMNS, REPORT_GROUPINGS, type BuyerReportRow, type JourneyEvent, type ReportRow } from "../../shared/analytics";
+import { BUYER_REPORT_COLUMNS, REPORT_COLUMNS, REPORT_GROUPINGS, REQUEST_STORED, SCREEN_FUNNEL_COLUMNS, type BuyerReportRow, type JourneyEvent, type ReportRow, type ScreenFunnel } from "../../shared/analytics";
+import { screenFunnels } from "../analytics/screen-funnel";
 import { csv, runAsScript, UsageError } from "./common";
 
 const USAGE = `Usage:
@@ -30,6 +32,10 @@ const USAGE = `Usage:
                     [--bots] [--sid SID]
       the per-buyer view of the same days and filters: pings, bids, average bid, wins,
       win rate (wins / bids), returns and revenue net of returns, best revenue first
+  npm run report -- screens --since YYYY-MM-DD [--until YYYY-MM-DD] [--format table|csv|json]
+                    [--bots] [--sid SID]
+      where visitors leave the quote form: per question screen, the visits that reached it,
+      answered it and left there, for all sources and then per source
   npm run report -- tid CLICK_ID [--format table|json] [--limit N]
       one click's journey: every event of that tid, of its visit and of its lead, in order`;
 
@@ -37,6 +43,7 @@ const USAGE = `Usage:
 const COMMAND_OPTIONS = {
   report: ["since", "until", "by", "format", "bots", "sid"],
   buyers: ["since", "until", "format", "bots", "sid"],
+  screens: ["since", "until", "format", "bots", "sid"],
   tid: ["format", "limit"],
 } as const;
 
@@ -110,6 +117,38 @@ export function formatBuyers(rows: BuyerReportRow[], format: string, query: Repo
   if (rows.length === 0) return `No pings or sales from ${range}, ${filters}.\n`;
   const lines = rows.map((row) => BUYER_REPORT_COLUMNS.map((column) => buyerText(row, column)));
   return `Buyers, ${range}, ${filters}\n\n${alignedTable(BUYER_REPORT_COLUMNS, lines, (column) => column === 0)}\n`;
+}
+
+// ---- where visitors leave the form ------------------------------------------------------
+
+const sourceName = (sid: string | null) => (sid === null ? "All sources" : sid === "" ? "Source (none)" : `Source ${sid}`);
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+export function formatScreens(funnels: ScreenFunnel[], format: string, query: ReportQuery & { timeZone: string }): string {
+  if (format === "json") {
+    const { since, until, includeBots, sid, timeZone } = query;
+    return `${JSON.stringify({ since, until, bots: includeBots, ...(sid === undefined ? {} : { sid }), timeZone, funnels }, null, 2)}\n`;
+  }
+  // The CSV is per source only, like the report's (no total line: sum it yourself).
+  const sources = funnels.filter((funnel) => funnel.sid !== null);
+  if (format === "csv") {
+    return csv([
+      [...SCREEN_FUNNEL_COLUMNS],
+      ...sources.flatMap((funnel) => funnel.screens.map((row) => [funnel.sid ?? "", String(row.position), row.screen, String(row.reached), String(row.answered), String(row.left), row.left_rate.toFixed(4)])),
+    ]);
+  }
+  if (format !== "table") throw new UsageError(`Unknown format ${format}: use table, csv or json.`);
+  const { range, filters } = describe(query);
+  if (sources.length === 0) return `No quote form traffic from ${range}, ${filters}.\n`;
+  // With one source the total would repeat it.
+  const shown = sources.length === 1 ? sources : funnels;
+  const blocks = shown.map((funnel) => {
+    const earlier = funnel.earlier > 0 ? `; ${plural(funnel.earlier, "visit", "visits")} on an earlier form left out` : "";
+    const heading = `${sourceName(funnel.sid)}: ${plural(funnel.visits, "visit", "visits")} in the form, ${plural(funnel.leads, "request", "requests")} stored${earlier}`;
+    const lines = funnel.screens.map((row) => [row.screen, String(row.reached), String(row.answered), String(row.left), row.left_rate.toFixed(4)]);
+    return `${heading}\n${alignedTable(["screen", "reached", "answered", "left", "left_rate"], lines, (column) => column === 0)}`;
+  });
+  return `Where visitors leave the form, ${range}, ${filters} (the last line, ${REQUEST_STORED}, is the request itself)\n\n${blocks.join("\n\n")}\n`;
 }
 
 // ---- one click's journey -----------------------------------------------------------------
@@ -215,12 +254,12 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     return values.help ? 0 : 2;
   }
   const [first, ...operands] = positionals;
-  if (first !== undefined && first !== "tid" && first !== "buyers") throw new UsageError(`Unknown command ${first}.\n${USAGE}`);
+  if (first !== undefined && first !== "tid" && first !== "buyers" && first !== "screens") throw new UsageError(`Unknown command ${first}.\n${USAGE}`);
   const command = first ?? "report";
   const allowed: readonly string[] = COMMAND_OPTIONS[command];
   for (const option of Object.keys(values)) {
     if (!allowed.includes(option)) {
-      throw new UsageError(command === "tid" ? `--${option} does not apply to a journey.` : option === "by" ? "--by does not apply to the per-buyer view." : `--${option} applies only to a journey (tid CLICK_ID).`);
+      throw new UsageError(command === "tid" ? `--${option} does not apply to a journey.` : option === "by" ? `--by does not apply to the ${command === "buyers" ? "per-buyer view" : "screens view (it is per source)"}.` : `--${option} applies only to a journey (tid CLICK_ID).`);
     }
   }
   const format = values.format ?? "table";
@@ -251,7 +290,10 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
   const db = await openDatabase(config);
   try {
     await migrate(db);
-    out(command === "buyers" ? formatBuyers(await buyerRows(db, query), format, { ...query, timeZone }) : formatReport(await reportRows(db, query), format, { ...query, timeZone }));
+    const described = { ...query, timeZone };
+    if (command === "buyers") out(formatBuyers(await buyerRows(db, query), format, described));
+    else if (command === "screens") out(formatScreens(await screenFunnels(db, query), format, described));
+    else out(formatReport(await reportRows(db, query), format, described));
     return 0;
   } finally {
     await db.close();

@@ -23,7 +23,8 @@ import { deliveryRepository, type Completion } from "../../server/db/deliveries"
 import { privacyRequestRepository } from "../../server/db/privacy-requests";
 import { auctionRepository } from "../../server/auction/auctions";
 import { insertEvents } from "../../server/analytics/store";
-import { REPORT_COLUMNS } from "../../shared/analytics";
+import { REPORT_COLUMNS, REQUEST_STORED } from "../../shared/analytics";
+import { SCREEN_IDS } from "../../shared/lead/fields";
 import type { AdminView, BuyersView, JourneyView, LeadsView, PrivacyView, RenderAdmin, ReportView } from "../../shared/admin-views";
 import { projectRoot } from "../../tools/production-server";
 import { sampleNewLead } from "../../tools/lead-session";
@@ -571,6 +572,71 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       expect(view.events.map((event) => event.name)).toEqual(["campaign_hit", "zip_submitted", "quote_page_view", "form_started", "campaign_hit", "lead_submitted", "buyer_pinged", "buyer_pinged", "lead_sold"]);
       await get(ops.agent, "/journey?tid=%3Cbad%3E");
       expect(lastView<JourneyView>("journey").error).toMatch(/click id/);
+    });
+
+    describe("where visitors leave the form", () => {
+      const [S0, S1] = [SCREEN_IDS[0]!, SCREEN_IDS[1]!];
+      beforeAll(async () => {
+        // In October, apart from the report's seed: p1 leaves at the second screen, p2 answers
+        // every screen and stores a lead, q1 (another source) starts and leaves, pb is a bot.
+        let minute = 0;
+        const at = () => new Date(Date.parse("2026-10-05T15:00:00Z") + (minute += 1) * 60_000);
+        const steps = (visitId: string, sid: string, screens: readonly string[], bot = false) =>
+          screens.map((screen) => ({ name: "form_step_completed" as const, at: at(), sid, visitId, step: 1, detail: screen, bot }));
+        await insertEvents(
+          db,
+          [
+            { name: "form_started", at: at(), sid: "a1", visitId: "p1" },
+            ...steps("p1", "a1", [S0]),
+            { name: "form_started", at: at(), sid: "a1", visitId: "p2" },
+            ...steps("p2", "a1", SCREEN_IDS),
+            { name: "lead_submitted", at: at(), sid: "a1", visitId: "p2", leadReference: "LD-PPPP-0002" },
+            { name: "form_started", at: at(), sid: "b2", visitId: "q1" },
+            { name: "form_started", at: at(), sid: "a1", visitId: "pb" },
+            ...steps("pb", "a1", [S0], true),
+          ],
+          ZONE,
+        );
+      });
+
+      it("shows each screen's reached, answered and left, for all sources and per source, bots excluded", async () => {
+        const response = await get(ops.agent, "/?since=2026-10-01&until=2026-10-10");
+        expect(response.status).toBe(200);
+        const view = lastView<ReportView>("report");
+        expect(view.screens.map((funnel) => [funnel.sid, funnel.visits, funnel.leads])).toEqual([[null, 3, 1], ["a1", 2, 1], ["b2", 1, 0]]);
+        const [all] = view.screens;
+        expect(all!.screens[0]).toEqual({ screen: S0, position: 1, reached: 3, answered: 2, left: 1, left_rate: 0.3333 });
+        expect(all!.screens[1]).toEqual({ screen: S1, position: 2, reached: 2, answered: 1, left: 1, left_rate: 0.5 });
+        expect(all!.screens.at(-1)).toEqual({ screen: REQUEST_STORED, position: SCREEN_IDS.length + 1, reached: 1, answered: 1, left: 0, left_rate: 0 });
+        // The page's table: a row per screen with its header cell, the numbers beside it.
+        const section = parseHtml(response.text).querySelector("section.screen-funnel");
+        expect(section?.querySelector("h2")?.text).toBe("Where visitors leave the form");
+        const table = section!.querySelector("table.screen-funnel-table");
+        expect(table?.querySelector("caption")?.text).toBe("All sources: 3 visits in the form, 1 request stored");
+        const rows = table!.querySelectorAll("tbody tr").map((tr) => tr.querySelectorAll("th, td").map((cell) => cell.text.trim()));
+        expect(rows.slice(0, 2)).toEqual([
+          [S0, "3", "2", "1", "33.3%"],
+          [S1, "2", "1", "1", "50.0%"],
+        ]);
+        expect(section!.querySelectorAll("details summary").map((summary) => summary.text)).toEqual(["a1: 2 visits in the form, 1 request stored", "b2: 1 visit in the form, 0 requests stored"]);
+      });
+
+      it("follows the report's filters: one source, bots included", async () => {
+        await get(ops.agent, "/?since=2026-10-01&until=2026-10-10&sid=a1&bots=1");
+        const view = lastView<ReportView>("report");
+        expect(view.screens.map((funnel) => [funnel.sid, funnel.visits])).toEqual([[null, 3], ["a1", 3]]);
+        expect(view.screens[0]!.screens[1]).toMatchObject({ screen: S1, answered: 1, left: 2 });
+      });
+
+      it("is shown to ops too, and a bad value falls back to the defaults with a message, never a 500", async () => {
+        const { agent } = await signedIn(OPS);
+        const response = await get(agent, "/?since=2026-10-01&until=2026-10-10&sid=%3Cx%3E");
+        expect(response.status).toBe(200);
+        const view = lastView<ReportView>("report");
+        expect(view.errors).toEqual(["Source must be a sid: letters, digits and - _ . ~, at most 64."]);
+        expect(view.screens[0]!.visits).toBe(3);
+        expect(parseHtml(response.text).querySelector("section.screen-funnel table")).not.toBeNull();
+      });
     });
 
     it("answers an unknown console page with its 404 page", async () => {

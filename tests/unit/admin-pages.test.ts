@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { parse, type HTMLElement } from "node-html-parser";
 import { renderAdmin } from "../../client/entry-server";
 import { adminPaths, type AdminSession, type AdminView, type BuyersView, type JourneyView, type LeadsView, type PrivacyView, type ReportView, type SignInView } from "../../shared/admin-views";
-import type { ReportRow } from "../../shared/analytics";
+import { REQUEST_STORED, type ReportRow, type ScreenFunnel } from "../../shared/analytics";
+import { SCREEN_IDS } from "../../shared/lead/fields";
+import { SCREEN_SOURCES_SHOWN } from "../../client/admin/ScreenFunnelSection";
 
 const NONCE = "bm9uY2Utbm9uY2Utbm9uY2U";
 const ops: AdminSession = { name: "olivia", role: "ops", csrfToken: "csrf-ops-token" };
@@ -17,6 +19,21 @@ function row(partial: Partial<ReportRow>): ReportRow {
   return {
     date: null, sid: null, clicks: 0, unique_clicks: 0, zip_submits: 0, quote_views: 0, form_starts: 0, leads: 0,
     duplicates: 0, sold: 0, returned: 0, revenue: 0, payout: 0, profit: 0, cr: 0, epc: 0, bids: 0, bid_total: 0, avg_bid: 0, revenue_per_lead: 0, ...partial,
+  };
+}
+
+/** A source's funnel: the first screen answered by `visits − 1`, one left there, the rest 0; `leads` requests stored. */
+function screenFunnel(sid: string | null, visits: number, leads = 0, earlier = 0): ScreenFunnel {
+  return {
+    sid,
+    visits,
+    leads,
+    earlier,
+    screens: [...SCREEN_IDS, REQUEST_STORED].map((screen, index) => {
+      const answered = index === 0 ? visits - 1 : index === SCREEN_IDS.length ? leads : 0;
+      const left = index === 0 ? 1 : 0;
+      return { screen, position: index + 1, reached: answered + left, answered, left, left_rate: left / (answered + left || 1) };
+    }),
   };
 }
 
@@ -47,6 +64,7 @@ function reportView(overrides: Partial<ReportView> = {}): ReportView {
       { buyer: "summit", pings: 120, bids: 80, avg_bid: 21.5, wins: 30, win_rate: 0.375, returned: 1, revenue: 645 },
       { buyer: "harbor", pings: 0, bids: 0, avg_bid: 0, wins: 12, win_rate: null, returned: 0, revenue: 144 },
     ],
+    screens: [screenFunnel(null, 1001, 40, 3), screenFunnel("", 1), screenFunnel("a1", 1000, 40, 3)],
     ...overrides,
   };
 }
@@ -290,6 +308,56 @@ describe("the report page", () => {
     expect(document.querySelector('input[name="bots"]')?.hasAttribute("checked")).toBe(false);
     const csv = document.querySelectorAll("a").find((link) => link.text === "Download CSV");
     expect(csv?.getAttribute("href")).toBe(`${adminPaths.reportCsv}?since=2026-11-01&until=2026-11-03&by=day%2Csid`);
+  });
+
+  it("shows where visitors leave the form: each screen in flow order, for all sources and then per source", () => {
+    const document = render(reportView());
+    const section = document.querySelector('section[aria-labelledby="screen-funnel-heading"]');
+    expect(section?.querySelector("h2")?.text).toBe("Where visitors leave the form");
+    const [all, ...perSource] = section!.querySelectorAll("table.screen-funnel-table");
+    expect(all?.querySelector("caption")?.text).toBe("All sources: 1,001 visits in the form, 40 requests stored; 3 visits on an earlier form left out");
+    expect(all?.querySelectorAll("thead th").map((th) => [th.getAttribute("scope"), th.text])).toEqual([
+      ["col", "Screen"],
+      ["col", "Reached"],
+      ["col", "Answered"],
+      ["col", "Left"],
+      ["col", "Left rate"],
+    ]);
+    const rows = tableRows(all!);
+    expect(rows.map((cells) => cells[0])).toEqual([...SCREEN_IDS, "Request stored"]);
+    expect(rows[0]).toEqual([SCREEN_IDS[0], "1,001", "1,000", "1", "0.1%"]);
+    expect(rows.at(-1)).toEqual(["Request stored", "40", "40", "0", "0.0%"]);
+    expect(all!.querySelectorAll("tbody th").every((th) => th.getAttribute("scope") === "row")).toBe(true);
+    // Per source, the largest first, folded under a summary that names it.
+    expect(section!.querySelectorAll("details summary").map((summary) => summary.text)).toEqual([
+      "a1: 1,000 visits in the form, 40 requests stored; 3 visits on an earlier form left out",
+      "(none): 1 visit in the form, 0 requests stored",
+    ]);
+    expect(perSource.map((table) => table.getAttribute("data-sid"))).toEqual(["a1", ""]);
+    // Every table is a labelled, focusable region (it may scroll sideways on a phone).
+    for (const region of section!.querySelectorAll('[role="region"]')) {
+      expect(region.getAttribute("tabindex")).toBe("0");
+      expect(document.getElementById(region.getAttribute("aria-labelledby") ?? "")?.tagName).toBe("CAPTION");
+    }
+  });
+
+  it("shows one source's screens alone when the report keeps to it, and says so when there is no form traffic", () => {
+    const one = render(reportView({ query: { since: "2026-11-01", until: "2026-11-03", by: "sid", bots: false, sid: "a1" }, screens: [screenFunnel(null, 1000), screenFunnel("a1", 1000)] }));
+    expect(one.querySelectorAll("table.screen-funnel-table")).toHaveLength(1);
+    expect(one.querySelector("table.screen-funnel-table caption")?.text).toMatch(/^Source a1: 1,000 visits/);
+    expect(one.querySelector(".screen-funnel details")).toBeNull();
+    const none = render(reportView({ screens: [screenFunnel(null, 0)] }));
+    expect(none.querySelector(".screen-funnel .empty")?.text).toBe("No quote form traffic in this range.");
+    expect(none.querySelector("table.screen-funnel-table")).toBeNull();
+  });
+
+  it("folds at most the largest sources one by one, and points to the filter for the others", () => {
+    const sources = Array.from({ length: SCREEN_SOURCES_SHOWN + 2 }, (_, index) => screenFunnel(`s${String(index).padStart(2, "0")}`, index + 1));
+    const section = render(reportView({ screens: [screenFunnel(null, 100), ...sources] })).querySelector(".screen-funnel");
+    const shown = section!.querySelectorAll("details").map((details) => details.getAttribute("data-sid"));
+    expect(shown).toHaveLength(SCREEN_SOURCES_SHOWN);
+    expect(shown[0]).toBe(`s${String(SCREEN_SOURCES_SHOWN + 1).padStart(2, "0")}`);
+    expect(section!.text).toContain("2 more sources with fewer visits");
   });
 
   it("lists the form's problems as an alert", () => {

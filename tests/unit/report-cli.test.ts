@@ -3,9 +3,9 @@
  * UsageError, exit 2, found before any store is opened) and how it writes rows and journeys.
  */
 import { describe, expect, it } from "vitest";
-import { formatBuyers, formatJourney, formatReport, run } from "../../server/cli/report";
+import { formatBuyers, formatJourney, formatReport, formatScreens, run } from "../../server/cli/report";
 import { UsageError } from "../../server/cli/common";
-import type { BuyerReportRow, JourneyEvent, ReportRow } from "../../shared/analytics";
+import { REQUEST_STORED, type BuyerReportRow, type JourneyEvent, type ReportRow, type ScreenFunnel } from "../../shared/analytics";
 
 /** A store that cannot be opened: a mistake must be reported before the command gets that far. */
 const ENV = { DATA_DIR: "/nonexistent/never-created", DATABASE_URL: "" };
@@ -38,6 +38,12 @@ describe("npm run report: command-line mistakes", () => {
     [["buyers", "--since", "2026-11-01", "--limit", "3"], /--limit applies only to a journey/],
     [["buyers", "--since", "2026-11-01", "--format", "xml"], /Unknown format xml: use table, csv or json/],
     [["buyers", "--since", "2026-11-01", "extra"], /Unexpected extra/],
+    [["screens"], /--since YYYY-MM-DD/],
+    [["screens", "--since", "2026-11-01", "--by", "sid"], /--by does not apply to the screens view/],
+    [["screens", "--since", "2026-11-01", "--limit", "3"], /--limit applies only to a journey/],
+    [["screens", "--since", "2026-11-01", "--format", "xml"], /Unknown format xml: use table, csv or json/],
+    [["screens", "--since", "2026-11-01", "--sid", "a b"], /^--sid must be/],
+    [["screens", "--since", "2026-11-01", "extra"], /Unexpected extra/],
   ];
   for (const [argv, message] of mistakes) {
     it(`refuses ${argv.join(" ")}`, async () => {
@@ -55,6 +61,7 @@ describe("npm run report: command-line mistakes", () => {
     let text = "";
     expect(await run(["--help"], (chunk) => (text += chunk), ENV)).toBe(0);
     expect(text).toContain("npm run report -- tid CLICK_ID");
+    expect(text).toContain("npm run report -- screens --since YYYY-MM-DD");
     expect(await run([], () => {}, ENV)).toBe(2);
   });
 });
@@ -174,5 +181,31 @@ describe("formatJourney", () => {
     expect(formatJourney("t1", [event("2026-11-02T14:00:00.000Z", "campaign_hit")], "table", 1)).toMatch(/^Journey of tid t1: 1 event \(the first 1: raise --limit for more\)/);
     expect(formatJourney("zz", [], "table", 1000)).toBe("No events with tid zz.\n");
     expect(JSON.parse(formatJourney("t1", [event("2026-11-02T14:00:00.000Z", "campaign_hit")], "json", 1000))).toHaveLength(1);
+  });
+});
+
+describe("formatScreens", () => {
+  const funnel = (sid: string | null): ScreenFunnel => ({
+    sid,
+    visits: 3,
+    leads: 1,
+    earlier: 2,
+    screens: [
+      { screen: "first-screen", position: 1, reached: 3, answered: 2, left: 1, left_rate: 0.3333 },
+      { screen: REQUEST_STORED, position: 2, reached: 1, answered: 1, left: 0, left_rate: 0 },
+    ],
+  });
+
+  it("writes CSV per source only, left_rate to 4 places, a formula-like sid defused", () => {
+    expect(formatScreens([funnel(null), funnel("=cmd")], "csv", QUERY)).toBe(
+      `sid,position,screen,reached,answered,left,left_rate\r\n'=cmd,1,first-screen,3,2,1,0.3333\r\n'=cmd,2,${REQUEST_STORED},1,1,0,0.0000\r\n`,
+    );
+  });
+
+  it("says how many visits on an earlier form were left out, and names traffic without a sid", () => {
+    const text = formatScreens([funnel(null), funnel(""), funnel("a1")], "table", QUERY);
+    expect(text).toContain("All sources: 3 visits in the form, 1 request stored; 2 visits on an earlier form left out");
+    expect(text).toContain("Source (none): 3 visits");
+    expect(text.indexOf("All sources")).toBeLessThan(text.indexOf("Source (none)"));
   });
 });

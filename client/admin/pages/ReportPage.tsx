@@ -1,6 +1,7 @@
 /**
  * The sub-id report: the query form (GET, so a report is a link to share), the table with a
- * totals row, the CSV download of the same query, the funnel and the daily trends by source.
+ * totals row, the CSV download of the same query, the per-buyer view, where visitors leave the
+ * quote form (per question screen), the funnel and the daily trends by source.
  */
 import { REPORT_GROUPINGS, type BuyerReportRow, type ReportGrouping } from "../../../shared/analytics";
 import { adminPaths, type ReportView } from "../../../shared/admin-views";
@@ -9,6 +10,7 @@ import { FunnelChart } from "../charts/FunnelChart";
 import { TrendChart } from "../charts/TrendChart";
 import { columnHeading, columnsFor, columnTitles, formatCell, isNumeric } from "../report-columns";
 import { reportCsvHref } from "../report-query";
+import { ScreenFunnelSection } from "../ScreenFunnelSection";
 import { formatCount, formatMoney, formatRate } from "../format";
 
 const groupingLabels: Record<ReportGrouping, string> = { day: "Day", sid: "Source (sid)", "day,sid": "Day and source" };
@@ -199,6 +201,7 @@ export function ReportPage({ view }: { view: ReportView }) {
         CR is leads / unique clicks; EPC is revenue / unique clicks; bids are auction bids (test leads never count); revenue and payout are net of returns. Every column is defined in docs/analytics.md.
       </p>
       <BuyerTable view={view} />
+      <ScreenFunnelSection view={view} />
       <div className="charts">
         <FunnelChart stages={view.funnel} />
         <TrendChart series={view.trend} metric="clicks" />
