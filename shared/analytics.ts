@@ -154,11 +154,14 @@ export interface ScreenFunnelRow {
   screen: string;
   /** 1…: the screen's place in the flow (REQUEST_STORED last). */
   position: number;
-  /** answered + left: the visits known to have had this screen in front of them. */
+  /** Visits that answered it or left there, each once: the visits known to have had this screen in front of them. */
   reached: number;
   /** Visits that completed this screen at least once. */
   answered: number;
-  /** Visits whose furthest screen answered is the one just before this one, and that stored no request. */
+  /**
+   * Visits that stored no request and stopped on this screen: the screen visitors most often went
+   * on to from the visit's last completion (docs/analytics.md), the first screen when it completed none.
+   */
   left: number;
   /** left / reached, to 4 places; 0 when nobody reached it. */
   left_rate: number;

@@ -27,11 +27,11 @@ function ScreenTable({ funnel, id, caption }: { funnel: ScreenFunnel; id: string
           <tr>
             <th scope="col">Screen</th>
             <th scope="col" className="num">
-              <abbr title="Visits that answered the screen or left there">Reached</abbr>
+              <abbr title="Visits that answered the screen or left here, each once">Reached</abbr>
             </th>
             <th scope="col" className="num">Answered</th>
             <th scope="col" className="num">
-              <abbr title="Visits that stopped with this screen next and stored no request">Left</abbr>
+              <abbr title="Visits that stopped on this screen and stored no request">Left</abbr>
             </th>
             <th scope="col" className="num">
               <abbr title="Left / reached">Left rate</abbr>
@@ -67,8 +67,9 @@ export function ScreenFunnelSection({ view }: { view: ReportView }) {
       ) : (
         <>
           <p className="note">
-            Per question screen, in the form&apos;s order: answered = visits that completed it; left = visits that completed the screen before it as their furthest and stored no request; reached =
-            answered + left. The last line is the request itself. Screens some visitors skip have a smaller reach. Every number is defined in docs/analytics.md.
+            Per question screen, in the form&apos;s order: answered = visits that completed it; left = visits that stored no request and stopped here (the screen visitors most often went
+            on to from their last answer); reached = visits that answered it or left here. The last line is the request itself. Screens some visitors skip have a smaller reach. Every
+            number is defined in docs/analytics.md.
           </p>
           <ScreenTable funnel={all} id="screen-funnel-all" caption={`${scope}: ${summary(all)}`} />
           {view.query.sid === undefined && shown.length > 0 ? (

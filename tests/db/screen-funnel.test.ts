@@ -41,7 +41,7 @@ const EVENTS: EventInput[] = [
   ...visit("v1", "a1", ALL, { stored: "lead_submitted" }), // every screen, then a lead
   ...visit("v2", "a1", [S0]), // left at the second screen
   ...visit("v3", "a1", []), // started, left at the first
-  ...visit("v4", "a1", [S0, S1, S0]), // went back to the first, then left at the third
+  ...visit("v4", "a1", [S0, S1, S0]), // went back to the first, answered it again, left at the second (again)
   ...visit("v5", "a1", ALL), // every screen, but no request stored
   ...visit("v6", "a1", [S0, S2]), // the second screen skipped (not for this visitor); left at the fourth
   ...visit("v7", "a1", [S0], { at: "2026-11-05T03:00:00Z" }), // 22:00 on 2026-11-04 in New York: in range
@@ -58,24 +58,26 @@ const EVENTS: EventInput[] = [
 ];
 
 /** Every screen's line, all 0, then the numbers a case has (by position, 0-based; N is the request). */
-function rows(numbers: Record<number, Partial<Pick<ScreenFunnelRow, "answered" | "left">>>): ScreenFunnelRow[] {
+function rows(numbers: Record<number, Partial<Pick<ScreenFunnelRow, "answered" | "left" | "reached">>>): ScreenFunnelRow[] {
   return [...SCREEN_IDS, REQUEST_STORED].map((screen, index) => {
     const answered = numbers[index]?.answered ?? 0;
     const left = numbers[index]?.left ?? 0;
-    const reached = answered + left;
+    const reached = numbers[index]?.reached ?? answered + left;
     return { screen, position: index + 1, reached, answered, left, left_rate: reached === 0 ? 0 : Math.round((left / reached) * 10_000) / 10_000 };
   });
 }
 
 /** a1, bots excluded: v1–v7 (v8 is outside the range, vb a bot, vold on an earlier form). */
-function a1Numbers(): Record<number, { answered?: number; left?: number }> {
-  const numbers: Record<number, { answered?: number; left?: number }> = {};
+function a1Numbers(): Record<number, { answered?: number; left?: number; reached?: number }> {
+  const numbers: Record<number, { answered?: number; left?: number; reached?: number }> = {};
   // Past the fourth screen, only v1 and v5 answer.
   for (let index = 4; index < N; index += 1) numbers[index] = { answered: 2 };
   numbers[0] = { answered: 6, left: 1 }; // v1 v2 v4 v5 v6 v7; v3 left
-  numbers[1] = { answered: 3, left: 2 }; // v1 v4 v5 (v6 skipped it); v2 and v7 left
-  numbers[2] = { answered: 3, left: 1 }; // v1 v5 v6; v4 left
-  numbers[3] = { answered: 2, left: 1 }; // v1 v5; v6 left
+  // v1 v4 v5 answered (v6 skipped it); v2, v7 and v4 (back on it after answering the first
+  // again) left: v4 reached it once.
+  numbers[1] = { answered: 3, left: 3, reached: 5 };
+  numbers[2] = { answered: 3 }; // v1 v5 v6
+  numbers[3] = { answered: 2, left: 1 }; // v1 v5; v6 left (from the third, visitors went on to the fourth)
   numbers[N] = { answered: 1, left: 1 }; // v1's lead; v5 answered the last screen and stored nothing
   return numbers;
 }
@@ -108,7 +110,7 @@ describe.each(allStores())("where visitors leave the form ($kind)", (store) => {
     expect(a1!.visits).toBe(8);
     // vb answered the first screen and left at the second.
     expect(a1!.screens[0]).toMatchObject({ screen: S0, answered: 7, left: 1, reached: 8 });
-    expect(a1!.screens[1]).toMatchObject({ screen: S1, answered: 3, left: 3, reached: 6, left_rate: 0.5 });
+    expect(a1!.screens[1]).toMatchObject({ screen: S1, answered: 3, left: 4, reached: 6, left_rate: 0.6667 });
   });
 
   it("keeps to one source (\"\" for traffic without a sid) and to the range's report days", async () => {
@@ -129,7 +131,38 @@ describe.each(allStores())("where visitors leave the form ($kind)", (store) => {
     expect(all!.screens.map((row) => row.screen)).toEqual([S0, S1, REQUEST_STORED]);
     // v1, v5 and v6 (a third screen) and vold are now on an "earlier" form; w1, v2, v3, v4, v7, x1 remain.
     expect(all).toMatchObject({ visits: 6, earlier: 4 });
-    expect(all!.screens[2]).toMatchObject({ answered: 1, left: 1 }); // w1 stored; v4 answered both and stored nothing
+    expect(all!.screens[1]).toMatchObject({ answered: 1, left: 3, reached: 3 }); // v4; v2, v7, v4
+    expect(all!.screens[2]).toMatchObject({ answered: 1, left: 0 }); // w1 stored
+  });
+
+  it("counts a leaver at the screen visitors went on to: a screen some skip, a second car's screens", async () => {
+    // On a day of its own: from the first screen, visitors go on to the third (the second is one
+    // they skip); one visitor enters a second car (the first three screens again).
+    const day = { since: "2026-11-20", until: "2026-11-21", includeBots: false };
+    const S3 = SCREEN_IDS[3]!;
+    const at = "2026-11-20T15:00:00Z";
+    await insertEvents(
+      db,
+      [
+        ...visit("k1", "k9", [S0, S2, S3], { stored: "lead_submitted", at }),
+        ...visit("k2", "k9", [S0, S2], { at }), // left after the third: at the fourth
+        ...visit("k4", "k9", [S0, S2, S3], { stored: "lead_submitted", at }),
+        ...visit("k5", "k9", [S0, S2, S3], { stored: "lead_submitted", at }),
+        ...visit("k3", "k9", [S0], { at }), // left after the first: at the third, where visitors went on to
+        ...visit("m1", "k9", [S0, S1, S2, S0, S1, S2, S3], { stored: "lead_submitted", at }), // a second car
+        ...visit("m2", "k9", [S0, S1, S2, S0], { at }), // left on the second car, after its first screen
+      ],
+      TIME_ZONE,
+    );
+    const [all] = await screenFunnels(db, day);
+    // From the first completion of S0, visitors went on to S2 four times (k1 k2 k4 k5) and to S1
+    // twice (m1 m2); from its second, to S1 (m1); from the first of S2, to S3 three times (k1 k4
+    // k5) and back to S0 twice (m1 m2, adding a car).
+    expect(all!.screens[1]).toMatchObject({ screen: S1, answered: 2, left: 1, reached: 2 }); // m2, who had answered it for the first car
+    expect(all!.screens[2]).toMatchObject({ screen: S2, answered: 6, left: 1, reached: 7 }); // k3, not at S1 which it would have skipped
+    expect(all!.screens[3]).toMatchObject({ screen: S3, answered: 4, left: 1, reached: 5 }); // k2
+    expect(all).toMatchObject({ visits: 7, leads: 4 });
+    expect(all!.screens.reduce((sum, row) => sum + row.left, 0)).toBe(3);
   });
 
   it("gives the same numbers as the SQL in docs/analytics.md, bots excluded and included", async () => {
