@@ -63,7 +63,7 @@ export interface TrendSeries {
 export interface ReportView extends ViewBase {
   page: "report";
   /** The form's values: days "YYYY-MM-DD", until exclusive. */
-  query: { since: string; until: string; by: ReportGrouping; bots: boolean; sid?: string };
+  query: { since: string; until: string; by: ReportGrouping; bots: boolean; sid?: string; screens?: true };
   rows: ReportRow[];
   totals: ReportRow;
   /** The per-buyer view of the same range and filters (pings, bids, wins, win rate, revenue). */
@@ -73,9 +73,11 @@ export interface ReportView extends ViewBase {
   trend: TrendSeries[];
   /**
    * Where visitors leave the quote form, per question screen (the range, bots and sid filters
-   * apply; the grouping does not): all sources first (sid null), then each source with form traffic.
+   * apply; the grouping does not): all sources first (sid null), then each source with form
+   * traffic. Only when the query asks (screens=1): it reads the range's raw form events, which
+   * grow with the traffic, while the rest of the page reads the small daily rollup.
    */
-  screens: ScreenFunnel[];
+  screens?: ScreenFunnel[];
   /** Problems with the form's values (the report then shows the defaults). */
   errors?: string[];
 }

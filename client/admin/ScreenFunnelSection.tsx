@@ -7,6 +7,7 @@
 import { REQUEST_STORED, type ScreenFunnel } from "../../shared/analytics";
 import type { ReportView } from "../../shared/admin-views";
 import { formatCount, formatRate, formatSid } from "./format";
+import { reportScreensHref } from "./report-query";
 
 /** Sources shown one by one (the largest first); the rest are one filter away (a page of 50 tables helps nobody). */
 export const SCREEN_SOURCES_SHOWN = 10;
@@ -55,6 +56,18 @@ function ScreenTable({ funnel, id, caption }: { funnel: ScreenFunnel; id: string
 }
 
 export function ScreenFunnelSection({ view }: { view: ReportView }) {
+  if (!view.screens) {
+    // Not asked for: it reads every form event of the range, the rest of the page a small rollup.
+    return (
+      <section aria-labelledby="screen-funnel-heading" className="screen-funnel">
+        <h2 id="screen-funnel-heading">Where visitors leave the form</h2>
+        <p className="note">
+          Per question screen and source: which question costs leads. It reads every form event of the range, so it is drawn when asked:{" "}
+          <a href={reportScreensHref(view.query)}>show where visitors leave the form</a>.
+        </p>
+      </section>
+    );
+  }
   const [all, ...sources] = view.screens;
   const scope = view.query.sid === undefined ? "All sources" : `Source ${formatSid(view.query.sid)}`;
   const shown = [...sources].sort((a, b) => b.visits - a.visits).slice(0, SCREEN_SOURCES_SHOWN);

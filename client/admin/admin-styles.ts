@@ -225,7 +225,7 @@ main:focus { outline: none; }
 
 @media (min-width: 1100px) {
   h1 { font-size: 1.5rem; }
-  .query-form { grid-template-columns: repeat(4, minmax(0, 1fr)) auto auto; }
+  .query-form { grid-template-columns: repeat(4, minmax(0, 1fr)) auto auto auto; }
   .query-form .field-submit, .query-form .field-check { grid-column: auto; }
   .charts { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .charts .chart-funnel { grid-column: 1 / -1; }

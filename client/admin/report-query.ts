@@ -11,6 +11,11 @@ export function reportQueryString(query: ReportView["query"]): string {
   return params.toString();
 }
 
+/** The report page with where visitors leave the form drawn, for the same query. */
+export function reportScreensHref(query: ReportView["query"]): string {
+  return `${adminPaths.report}?${reportQueryString(query)}&screens=1#screen-funnel-heading`;
+}
+
 export function reportCsvHref(query: ReportView["query"]): string {
   return `${adminPaths.reportCsv}?${reportQueryString(query)}`;
 }

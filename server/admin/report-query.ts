@@ -1,5 +1,6 @@
 /**
- * The report page's form (GET / and /report.csv): since, until (exclusive), by, bots, sid.
+ * The report page's form (GET / and /report.csv): since, until (exclusive), by, bots, sid, and
+ * screens (draw where visitors leave the form: it reads raw events, so only when asked).
  * Whatever arrives, the page gets a usable query: each bad value is named in `errors` and
  * replaced by its default (the last 30 days, by day and sid, bots excluded), never a 500.
  */
@@ -14,6 +15,8 @@ export interface ReportQuery {
   by: ReportGrouping;
   bots: boolean;
   sid?: string;
+  /** Present (true) when the page is to draw where visitors leave the form. */
+  screens?: true;
 }
 
 export const DEFAULT_DAYS = 30;
@@ -75,6 +78,13 @@ export function parseReportQuery(raw: Record<string, unknown>, timeZone: string,
   else if (bots !== undefined && bots !== "" && bots !== "0") {
     if (bots === "1" || bots === "on" || bots === "true") query.bots = true;
     else errors.push("Include bots must be 1 or absent.");
+  }
+
+  const screens = single(raw.screens);
+  if (screens === null) errors.push("Where visitors leave the form was given more than once.");
+  else if (screens !== undefined && screens !== "" && screens !== "0") {
+    if (screens === "1" || screens === "on" || screens === "true") query.screens = true;
+    else errors.push("Where visitors leave the form must be 1 or absent.");
   }
 
   const sid = single(raw.sid);

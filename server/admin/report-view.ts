@@ -9,9 +9,14 @@ import { parseReportQuery, type ReportQuery } from "./report-query";
 export async function reportView(db: Database, reports: AdminReports, raw: Record<string, unknown>, timeZone: string, now: Date = new Date()): Promise<ReportView> {
   const { query, errors } = parseReportQuery(raw, timeZone, now);
   const request = { ...query, includeBots: query.bots };
-  const [rows, trend, buyers, screens] = await Promise.all([reports.rows(db, request), reports.trend(db, request), reports.buyers(db, request), reports.screens(db, request)]);
+  const [rows, trend, buyers, screens] = await Promise.all([
+    reports.rows(db, request),
+    reports.trend(db, request),
+    reports.buyers(db, request),
+    query.screens ? reports.screens(db, request) : undefined,
+  ]);
   const totals = reports.totals(rows);
-  return { page: "report", query, rows, totals, buyers, funnel: reports.funnel(totals), trend, screens, ...(errors.length > 0 ? { errors } : {}) };
+  return { page: "report", query, rows, totals, buyers, funnel: reports.funnel(totals), trend, ...(screens ? { screens } : {}), ...(errors.length > 0 ? { errors } : {}) };
 }
 
 /** One CSV cell: null (the grouping left it out) is empty; numbers as the report computed them. */

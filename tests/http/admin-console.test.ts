@@ -600,11 +600,12 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       });
 
       it("shows each screen's reached, answered and left, for all sources and per source, bots excluded", async () => {
-        const response = await get(ops.agent, "/?since=2026-10-01&until=2026-10-10");
+        const response = await get(ops.agent, "/?since=2026-10-01&until=2026-10-10&screens=1");
         expect(response.status).toBe(200);
         const view = lastView<ReportView>("report");
-        expect(view.screens.map((funnel) => [funnel.sid, funnel.visits, funnel.leads])).toEqual([[null, 3, 1], ["a1", 2, 1], ["b2", 1, 0]]);
-        const [all] = view.screens;
+        expect(view.query.screens).toBe(true);
+        expect(view.screens!.map((funnel) => [funnel.sid, funnel.visits, funnel.leads])).toEqual([[null, 3, 1], ["a1", 2, 1], ["b2", 1, 0]]);
+        const [all] = view.screens!;
         expect(all!.screens[0]).toEqual({ screen: S0, position: 1, reached: 3, answered: 2, left: 1, left_rate: 0.3333 });
         expect(all!.screens[1]).toEqual({ screen: S1, position: 2, reached: 2, answered: 1, left: 1, left_rate: 0.5 });
         expect(all!.screens.at(-1)).toEqual({ screen: REQUEST_STORED, position: SCREEN_IDS.length + 1, reached: 1, answered: 1, left: 0, left_rate: 0 });
@@ -622,20 +623,36 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       });
 
       it("follows the report's filters: one source, bots included", async () => {
-        await get(ops.agent, "/?since=2026-10-01&until=2026-10-10&sid=a1&bots=1");
+        await get(ops.agent, "/?since=2026-10-01&until=2026-10-10&sid=a1&bots=1&screens=1");
         const view = lastView<ReportView>("report");
-        expect(view.screens.map((funnel) => [funnel.sid, funnel.visits])).toEqual([[null, 3], ["a1", 3]]);
-        expect(view.screens[0]!.screens[1]).toMatchObject({ screen: S1, answered: 1, left: 2 });
+        expect(view.screens!.map((funnel) => [funnel.sid, funnel.visits])).toEqual([[null, 3], ["a1", 3]]);
+        expect(view.screens![0]!.screens[1]).toMatchObject({ screen: S1, answered: 1, left: 2 });
       });
 
       it("is shown to ops too, and a bad value falls back to the defaults with a message, never a 500", async () => {
         const { agent } = await signedIn(OPS);
-        const response = await get(agent, "/?since=2026-10-01&until=2026-10-10&sid=%3Cx%3E");
+        const response = await get(agent, "/?since=2026-10-01&until=2026-10-10&sid=%3Cx%3E&screens=1");
         expect(response.status).toBe(200);
         const view = lastView<ReportView>("report");
         expect(view.errors).toEqual(["Source must be a sid: letters, digits and - _ . ~, at most 64."]);
-        expect(view.screens[0]!.visits).toBe(3);
+        expect(view.screens![0]!.visits).toBe(3);
         expect(parseHtml(response.text).querySelector("section.screen-funnel table")).not.toBeNull();
+        await get(agent, "/?since=2026-10-01&until=2026-10-10&screens=yes&screens=1");
+        expect(lastView<ReportView>("report")).toMatchObject({ errors: ["Where visitors leave the form was given more than once."] });
+        expect(lastView<ReportView>("report").screens).toBeUndefined();
+      });
+
+      it("is drawn only when asked (it reads raw events): otherwise a link asks for it with the same query", async () => {
+        const response = await get(ops.agent, "/?since=2026-10-01&until=2026-10-10&by=sid");
+        expect(response.status).toBe(200);
+        const view = lastView<ReportView>("report");
+        expect(view.screens).toBeUndefined();
+        const section = parseHtml(response.text).querySelector("section.screen-funnel");
+        expect(section?.querySelector("table")).toBeNull();
+        const href = section?.querySelector("a")?.getAttribute("href") ?? "";
+        expect(href).toBe("/?since=2026-10-01&until=2026-10-10&by=sid&screens=1#screen-funnel-heading");
+        await get(ops.agent, href.replace(/#.*$/, ""));
+        expect(lastView<ReportView>("report").screens![0]!.visits).toBe(3);
       });
     });
 

@@ -341,6 +341,17 @@ describe("the report page", () => {
     }
   });
 
+  it("asks before reading the form's events: without them, a link to the same query with screens=1, and the form's box", () => {
+    const document = render(reportView({ query: { since: "2026-11-01", until: "2026-11-03", by: "sid", bots: true }, screens: undefined }));
+    const section = document.querySelector(".screen-funnel");
+    expect(section?.querySelector("table")).toBeNull();
+    expect(section?.querySelector("a")?.getAttribute("href")).toBe("/?since=2026-11-01&until=2026-11-03&by=sid&bots=1&screens=1#screen-funnel-heading");
+    expect(document.querySelector('input[name="screens"]')?.hasAttribute("checked")).toBe(false);
+    const asked = render(reportView({ query: { since: "2026-11-01", until: "2026-11-03", by: "sid", bots: false, screens: true } }));
+    expect(asked.querySelector('input[name="screens"]')?.hasAttribute("checked")).toBe(true);
+    expect(asked.querySelector('label[for="report-screens"]')?.text).toBe("Where visitors leave the form");
+  });
+
   it("shows one source's screens alone when the report keeps to it, and says so when there is no form traffic", () => {
     const one = render(reportView({ query: { since: "2026-11-01", until: "2026-11-03", by: "sid", bots: false, sid: "a1" }, screens: [screenFunnel(null, 1000), screenFunnel("a1", 1000)] }));
     expect(one.querySelectorAll("table.screen-funnel-table")).toHaveLength(1);

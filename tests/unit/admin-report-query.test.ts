@@ -20,6 +20,13 @@ describe("the console report's query", () => {
     expect(reportQueryString(query)).toBe("since=2026-11-01&until=2026-11-08&by=sid&bots=1&sid=a1");
   });
 
+  it("draws where visitors leave the form only when asked, and keeps it out of the CSV link", () => {
+    expect(parseReportQuery({ screens: "1" }, ZONE, NOW).query.screens).toBe(true);
+    expect(parseReportQuery({ screens: "0" }, ZONE, NOW).query).not.toHaveProperty("screens");
+    const { query } = parseReportQuery({ since: "2026-11-01", until: "2026-11-08", screens: "on" }, ZONE, NOW);
+    expect(reportQueryString(query)).toBe("since=2026-11-01&until=2026-11-08&by=day%2Csid");
+  });
+
   it("keeps a 30-day span when only one end is given", () => {
     expect(parseReportQuery({ since: "2026-10-01" }, ZONE, NOW).query).toMatchObject({ since: "2026-10-01", until: "2026-10-31" });
   });
@@ -33,6 +40,7 @@ describe("the console report's query", () => {
     [{ bots: "yes please" }, /Include bots/],
     [{ sid: "<script>" }, /Source must be a sid/],
     [{ sid: ["a", "b"] }, /more than once/],
+    [{ screens: "please" }, /Where visitors leave the form must be 1 or absent/],
   ] as [Record<string, unknown>, RegExp][])("names the problem with %j and falls back to the defaults", (raw, message) => {
     const { query, errors } = parseReportQuery(raw, ZONE, NOW);
     expect(errors.join(" ")).toMatch(message);

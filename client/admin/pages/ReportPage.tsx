@@ -44,6 +44,10 @@ function ReportForm({ query }: { query: ReportView["query"] }) {
         <input id="report-bots" type="checkbox" name="bots" value="1" defaultChecked={query.bots} />
         <label htmlFor="report-bots">Include bots</label>
       </div>
+      <div className="field field-check">
+        <input id="report-screens" type="checkbox" name="screens" value="1" defaultChecked={query.screens ?? false} />
+        <label htmlFor="report-screens">Where visitors leave the form</label>
+      </div>
       <div className="field field-submit">
         <button type="submit" className="button">
           Show report
