@@ -24,6 +24,7 @@ import path from "node:path";
 import { Lexer, Marked, Parser, type Token, type Tokens } from "marked";
 import type { Plugin } from "vite";
 import { formatLegalDate, formatPostalAddress, site } from "../shared/site.ts";
+import { telUri } from "../shared/contact.ts";
 import type { LegalDocument, LegalHeading, LegalHeadingLevel } from "../client/legal/legal-document.ts";
 
 export type { LegalDocument, LegalHeading } from "../client/legal/legal-document.ts";
@@ -54,14 +55,6 @@ export interface CompileOptions {
 /** Backslash-escapes Markdown punctuation, so a value is always read as plain text. */
 export function markdownText(value: string): string {
   return value.replace(/[\\`*_{}[\]()<>#+!|~]/g, "\\$&");
-}
-
-/** "1-800-555-0142" → "tel:+18005550142" (US numbers; the site's phone is one). */
-export function telUri(phone: string): string {
-  const digits = phone.replace(/\D/g, "");
-  if (digits.length === 10) return `tel:+1${digits}`;
-  if (digits.length === 11 && digits.startsWith("1")) return `tel:+${digits}`;
-  throw new Error(`Cannot make a tel: link from the phone number "${phone}"`);
 }
 
 /** Every placeholder the legal text may use, as Markdown, from the one place that names the business. */

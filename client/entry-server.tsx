@@ -22,7 +22,8 @@ export const prepare: EntryServer["prepare"] = async (request, serverContext) =>
   }
   const errors = context.errors ? Object.values(context.errors) : [];
   const notFound = errors.some((error) => isRouteErrorResponse(error) && error.status === 404);
-  const handles = context.matches.map((match) => ({ handle: match.route.handle }));
+  // With each route's loader data: a page's title may follow it (client/page-meta.ts).
+  const handles = context.matches.map((match) => ({ handle: match.route.handle, data: context.loaderData[match.route.id] }));
   const meta = notFound
     ? notFoundMeta
     : errors.length > 0

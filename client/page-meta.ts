@@ -6,7 +6,8 @@ import type { PageMeta } from "../shared/render-contract";
 import { site } from "../shared/site";
 
 export interface RouteHandle {
-  meta: PageMeta;
+  /** Or, for a page whose address chooses its words, made from the route's loader data (decision 028). */
+  meta: PageMeta | ((data: unknown) => PageMeta);
   /** The page is made for one visitor (e.g. a form with a CSRF token): never cache it. */
   noStore?: boolean;
 }
@@ -33,10 +34,11 @@ export function isNoStore(matches: readonly { handle?: unknown }[]): boolean {
 }
 
 /** The deepest matched route's meta wins. */
-export function metaFromMatches(matches: readonly { handle?: unknown }[]): PageMeta | undefined {
+export function metaFromMatches(matches: readonly { handle?: unknown; data?: unknown }[]): PageMeta | undefined {
   for (let index = matches.length - 1; index >= 0; index -= 1) {
-    const handle = matches[index]?.handle as RouteHandle | undefined;
-    if (handle?.meta) return handle.meta;
+    const match = matches[index]!;
+    const meta = (match.handle as RouteHandle | undefined)?.meta;
+    if (meta) return typeof meta === "function" ? meta(match.data) : meta;
   }
   return undefined;
 }

@@ -58,12 +58,10 @@ export const routes: RouteObject[] = [
             // A page that takes personal data: loaded in full from an open page (client/isolation.ts).
             loader: isolated(module.loader),
             action: module.action,
+            // Its title follows the address (Do Not Sell, or Stop calls and texts: decision 028), and the
+            // form carries this visitor's CSRF token: never cached. The words travel with the chunk.
+            handle: module.handle,
           })),
-        // The form carries this visitor's CSRF token: never cached.
-        handle: {
-          ...handle(pageTitle("Do Not Sell or Share My Personal Information"), `Opt out of the sale or sharing of your personal information, or ask ${site.productName} to show, delete or correct it.`),
-          noStore: true,
-        },
       },
     ],
   },

@@ -48,3 +48,11 @@ export function trimmedText(value: unknown): string | undefined {
   const trimmed = value.trim();
   return trimmed === "" ? undefined : trimmed;
 }
+
+/** "1-800-555-0142" → "tel:+18005550142"; "+14155550101" → "tel:+14155550101" (US numbers, for a tap to call). */
+export function telUri(phone: string): string {
+  const digits = phone.replace(/\D/g, "");
+  if (digits.length === 10) return `tel:+1${digits}`;
+  if (digits.length === 11 && digits.startsWith("1")) return `tel:+${digits}`;
+  throw new Error(`Cannot make a tel: link from the phone number "${phone}"`);
+}

@@ -28,8 +28,9 @@ export const paths = {
 
 /**
  * The legal links every page carries, in this order: the footer of the site's pages
- * (client/components/LegalLinks.tsx), the quote page under its frame, and the quote form
- * (rapidfire.html, written at build time). The spec's four plus Do Not Sell or Share.
+ * (client/components/LegalLinks.tsx) and the quote form (rapidfire.html, written at build time),
+ * which is also where `/` shows them: once, at the end of the framed form (issue 32). The spec's
+ * four plus Do Not Sell or Share, and Stop Calls and Texts.
  */
 export const LEGAL_LINKS: readonly { href: string; text: string }[] = [
   { href: paths.privacy, text: "Privacy Policy" },

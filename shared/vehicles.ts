@@ -30,3 +30,10 @@ export const VEHICLE_MAKES: readonly string[] = [
   "Oldsmobile", "Plymouth", "Polestar", "Pontiac", "Porsche", "Ram", "Rivian", "Rolls-Royce", "Saab", "Saturn",
   "Scion", "Smart", "Subaru", "Suzuki", "Tesla", "Toyota", "VinFast", "Volkswagen", "Volvo", OTHER_MAKE,
 ];
+
+/**
+ * The makes a make question shows before the visitor types: the brands with the most cars on US
+ * roads (Experian and S&P Global Mobility registration counts), so most visitors answer with one
+ * tap; every other make is one filter away.
+ */
+export const POPULAR_MAKES: readonly string[] = ["Toyota", "Ford", "Chevrolet", "Honda", "Nissan", "Jeep", "Hyundai", "Kia", "Subaru", "GMC", "Ram", "Tesla"];

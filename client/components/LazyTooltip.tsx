@@ -1,15 +1,22 @@
 /**
- * A button with a tooltip whose code (Radix Tooltip and floating-ui, about 19 KB gzip) is
- * fetched the first time a visitor could see a tooltip, like sonner in Notifications.tsx: the
- * landing page must stay light on phones, and a phone never shows one (Radix opens a tooltip on
- * mouse or pen hover and on keyboard focus, never on touch).
+ * The "Why?" button: a toggletip for everyone, with a tooltip as a desktop hover hint on top.
+ *
+ * The toggletip is the HTML popover its `popoverTarget` names (ZipForm.tsx renders it): a click,
+ * a tap, Enter or Space opens and closes it, Escape or a tap elsewhere closes it, and the browser
+ * exposes the button as expanded or collapsed. That is all the browser's own work, so it needs no
+ * JavaScript and works before the page hydrates (issue 32 item 6, decision 029).
+ *
+ * The tooltip's code (Radix Tooltip and floating-ui, about 19 KB gzip) is fetched the first time a
+ * mouse or pen rests on the button, like sonner in Notifications.tsx: the landing page must stay
+ * light on phones, and a phone never shows a tooltip (Radix opens one on hover, never on touch).
+ * Keyboard focus does not load it: keyboard users have the toggletip, and the same text twice
+ * (a tooltip on focus, then the toggletip on Enter) would only be noise.
  *
  * Until the code is there, a plain button with the same markup the Radix trigger renders stands
  * in (so the server's HTML and the first client render are identical: no hydration mismatch, and
- * the trigger and its accessible name are there without JavaScript). The first hover or keyboard
- * focus loads the code; the stand-in is then replaced by the Radix trigger, which is handed what
- * the visitor was doing: focus moves to it (and opens the tooltip if it was keyboard focus, as
- * Radix does), and a pointer resting on it counts as a hover (Radix's open delay runs from then).
+ * the button works without JavaScript). When the code arrives the stand-in is replaced by the
+ * Radix trigger, which is handed what the visitor was doing: focus moves to it, and a pointer
+ * resting on it counts as a hover (Radix's open delay runs from then).
  */
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import type * as TooltipButtonExports from "./TooltipButton";
@@ -21,7 +28,7 @@ let loading: Promise<TooltipButtonModule> | undefined;
 
 function load(): Promise<TooltipButtonModule> {
   loading ??= import("./TooltipButton").catch((error: unknown) => {
-    // Offline or a deploy replaced the chunk: let the next hover or focus try again.
+    // Offline or a deploy replaced the chunk: let the next hover try again.
     loading = undefined;
     throw error;
   });
@@ -36,12 +43,13 @@ export interface LazyTooltipProps {
   children: ReactNode;
   /** The tooltip's text. */
   content: ReactNode;
+  /** The id of the popover (the toggletip) the button opens and closes. */
+  popoverTarget: string;
 }
 
-export function LazyTooltip({ label, className, children, content }: LazyTooltipProps) {
+export function LazyTooltip({ label, className, children, content, popoverTarget }: LazyTooltipProps) {
   const [loaded, setLoaded] = useState<{ module: TooltipButtonModule; handover: Handover }>();
   const buttonRef = useRef<HTMLButtonElement>(null);
-  const focusedByPointer = useRef(false);
   const hovered = useRef(false);
   const mounted = useRef(true);
 
@@ -60,12 +68,11 @@ export function LazyTooltip({ label, className, children, content }: LazyTooltip
     load().then(
       (module) => {
         if (!mounted.current) return;
-        const focused = buttonRef.current !== null && buttonRef.current === document.activeElement;
-        setLoaded({ module, handover: { focused, focusedByPointer: focused && focusedByPointer.current, hovered: hovered.current } });
+        setLoaded({ module, handover: { focused: buttonRef.current === document.activeElement, hovered: hovered.current } });
       },
       () => {
-        // The stand-in stays: the button and its accessible name still work, without the tooltip;
-        // the next hover or focus tries again.
+        // The stand-in stays: the button and its toggletip still work, without the hover hint;
+        // the next hover tries again.
         requested.current = false;
       },
     );
@@ -73,7 +80,7 @@ export function LazyTooltip({ label, className, children, content }: LazyTooltip
 
   if (loaded) {
     const { TooltipButton } = loaded.module;
-    const props: TooltipButtonExports.TooltipButtonProps = { label, className, content, handover: loaded.handover };
+    const props: TooltipButtonExports.TooltipButtonProps = { label, className, content, popoverTarget, handover: loaded.handover };
     return <TooltipButton {...props}>{children}</TooltipButton>;
   }
 
@@ -83,6 +90,7 @@ export function LazyTooltip({ label, className, children, content }: LazyTooltip
       type="button"
       className={className}
       aria-label={label}
+      popoverTarget={popoverTarget}
       // What Radix's trigger renders while closed, so swapping it in changes nothing visible.
       data-state="closed"
       onPointerMove={(event) => {
@@ -96,14 +104,6 @@ export function LazyTooltip({ label, className, children, content }: LazyTooltip
       onPointerDown={() => {
         // Radix closes on a press and does not reopen until the pointer leaves: no hover to pass on.
         hovered.current = false;
-      }}
-      onFocus={(event) => {
-        // Radix opens on focus, but a click or tap that focuses the button closes it again at
-        // once (a tap's focus even comes after its pointerup). What stays is keyboard focus, the
-        // focus the browser marks :focus-visible: only that loads the code, so a phone never does.
-        const byKeyboard = event.currentTarget.matches(":focus-visible");
-        focusedByPointer.current = !byKeyboard;
-        if (byKeyboard) start();
       }}
     >
       {children}

@@ -2,8 +2,9 @@
  * The app shell around every page: the toast area (spec "Shell"), the document title kept in sync
  * on client navigation, and the root error boundary that renders the not-found page for unknown
  * paths. The tooltip provider (also "Shell" in the spec) travels with the tooltip's lazily loaded
- * code instead (TooltipButton.tsx, with the delays in LazyTooltip.tsx), so that Radix is not part
- * of every page's first load.
+ * code instead (TooltipButton.tsx, with the delays in tooltip-handover.ts), so that Radix is not
+ * part of every page's first load; the tooltip is a desktop hover hint over the "Why?" toggletip,
+ * an HTML popover that needs no script (decision 029).
  */
 import { useEffect, type ReactNode } from "react";
 import { Outlet, ScrollRestoration, isRouteErrorResponse, useMatches, useRouteError } from "react-router-dom";

@@ -3,7 +3,10 @@
  * without JavaScript; the campaign ids from the current address and this visit's id
  * (client/visit-id.ts) ride along as hidden inputs rendered on the server. With JavaScript,
  * non-digits are stripped as the visitor types or pastes. Native validation (required, pattern, maxLength) blocks a bad submit; no custom
- * messages, as the spec asks. The "Why?" tooltip's code loads on first hover or focus (LazyTooltip.tsx).
+ * messages, as the spec asks. "Why?" is a toggletip: an HTML popover that opens on a tap, a click,
+ * Enter or Space without any script, so it works before hydration and costs the first load no
+ * JavaScript; a desktop hover also shows it as a tooltip, whose code loads on first hover
+ * (LazyTooltip.tsx, decision 029).
  */
 import { useEffect, useRef, useSyncExternalStore } from "react";
 import { useLocation, useNavigate } from "react-router-dom";
@@ -14,6 +17,9 @@ import { INVALID_ZIP_FLAG, paths } from "../../shared/routes";
 import { useVisit } from "../visit-id";
 
 const noSubscription = () => () => {};
+
+const WHY_ID = "zip-why-text";
+const WHY_TEXT = "Rates depend on where your car is parked. Your ZIP code shows us the insurers that serve your area.";
 
 /** False in the server HTML and during hydration, true once React runs in the browser. */
 function useHydrated(): boolean {
@@ -64,10 +70,16 @@ export function ZipForm() {
         <LazyTooltip
           className="zip-why"
           label="Why we ask for your ZIP code"
-          content="Rates depend on where your car is parked. Your ZIP code shows us the insurers that serve your area."
+          content={WHY_TEXT}
+          popoverTarget={WHY_ID}
         >
           Why?
         </LazyTooltip>
+        {/* Right after its button, so reading on from the button reaches the text. role="status":
+            screen readers that announce a live region as it appears read it out when it opens. */}
+        <p id={WHY_ID} className="toggletip" popover="auto" role="status">
+          {WHY_TEXT}
+        </p>
       </div>
       <div className="zip-row">
         <input

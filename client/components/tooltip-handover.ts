@@ -9,8 +9,7 @@ export const TOOLTIP_SKIP_DELAY_MS = 300;
 
 /** What the stand-in button was doing when the Radix one replaced it. */
 export interface Handover {
+  /** The button had focus (a click focuses it): the new one takes it, without opening the tooltip. */
   focused: boolean;
-  /** Focus from a click rather than the keyboard: the tooltip stays closed, as with Radix. */
-  focusedByPointer: boolean;
   hovered: boolean;
 }

@@ -3,6 +3,10 @@
  * requests that works without JavaScript (POST, then redirect to the confirmation) and, with
  * it, sends in place with a toast. Shows "Opt-out request honored" when the browser sends the
  * Global Privacy Control signal (Cal. Code Regs. tit. 11, §7025).
+ *
+ * `?request=revoke_consent` (the "Stop Calls and Texts" link) gives the same form its own face:
+ * the heading, the title and the words about revoking consent to calls and texts, with that
+ * request already chosen (decision 028; privacy-request-pages.ts).
  */
 import { useEffect, useRef } from "react";
 import { Link, useActionData, useLoaderData, useNavigation, useSubmit } from "react-router-dom";
@@ -21,8 +25,10 @@ import {
 import { CSRF_FIELD, paths } from "../../shared/routes";
 import { site } from "../../shared/site";
 import { SUBMISSION_FIELD, type DoNotSellActionData, type DoNotSellLoaderData } from "./do-not-sell-data";
+import { REQUEST_PAGE_HEADINGS, requestPageFace } from "./privacy-request-pages";
 
 export { loader, action } from "./do-not-sell-data";
+export { doNotSellHandle as handle } from "./privacy-request-pages";
 
 const FIELD_ORDER: PrivacyRequestField[] = ["requestType", "email", "phone", "state", "details"];
 const FIELD_IDS: Record<PrivacyRequestField, string> = {
@@ -89,6 +95,9 @@ export function DoNotSellPage() {
   // What was sent, after a refusal; else the choice the address asks for (the footer's "Stop Calls and Texts").
   const values: Record<string, string> = actionData && "values" in actionData ? actionData.values : loaderData.preselected ? { requestType: loaderData.preselected } : {};
   const received = actionData && "received" in actionData ? actionData.received : loaderData.received;
+  // What the confirmation speaks of: the type just sent, or (after the no-JavaScript redirect) the address's.
+  const receivedType = actionData && "received" in actionData ? actionData.requestType : loaderData.preselected;
+  const face = requestPageFace(loaderData.preselected);
   const duplicateOf = actionData && "duplicateOf" in actionData ? actionData.duplicateOf : null;
   const formError = actionData && "formError" in actionData ? actionData.formError : null;
   const errorFields = FIELD_ORDER.filter((field) => errors[field]);
@@ -107,7 +116,7 @@ export function DoNotSellPage() {
     <div className="page">
       <SiteHeader />
       <main id="main" className="container privacy-request">
-        <h1>Do Not Sell or Share My Personal Information</h1>
+        <h1>{REQUEST_PAGE_HEADINGS[face]}</h1>
 
         {loaderData.gpc ? (
           <div className="notice notice-success" role="status" data-testid="gpc-status">
@@ -119,7 +128,20 @@ export function DoNotSellPage() {
           </div>
         ) : null}
 
-        {received ? (
+        {received && receivedType === "revoke_consent" ? (
+          <div className="notice notice-success" role="status" data-testid="privacy-received">
+            <p className="notice-title">We received your request</p>
+            <p>
+              Your reference number is <strong className="reference">{received}</strong>. Keep it to follow up with us at{" "}
+              <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. Your consent to be called and texted about
+              your quote requests is revoked from now on: we send your requests to no more companies, and we are telling each
+              company that already has one to stop. They have up to 10 business days to do so.
+            </p>
+            <p>
+              <Link to={paths.doNotSell}>Send another request</Link>
+            </p>
+          </div>
+        ) : received ? (
           <div className="notice notice-success" role="status" data-testid="privacy-received">
             <p className="notice-title">We received your request</p>
             <p>
@@ -158,22 +180,43 @@ export function DoNotSellPage() {
           </div>
         ) : null}
 
-        <p>
-          {site.productName} sends the quote requests you make to the insurers and agents named beside the consent box on
-          our quote form, and they pay us for them: under state privacy laws that is a sale. Use this form to stop it, to stop
-          calls and texts about your quote requests, or to ask what we hold about you and which companies received it, to
-          delete it or to correct it. For an opt-out we only need a way to find your records: an email address
-          or a phone number. You can also write to <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. More in
-          our <Link to={paths.californiaRights}>privacy policy</Link>.
-        </p>
+        {face === "stopCalls" ? (
+          <>
+            <p>
+              When you asked for quotes, you agreed that the insurers and agents named beside the consent box could call and
+              text you about your request. Send this form to take that consent back. We record it the moment it arrives: your
+              quote requests go to no more companies, and every company that already has one is told at once that you
+              revoked your consent. The law gives them up to 10 business days to stop calling and texting you.
+            </p>
+            <p>
+              To find your quote requests we need the email address or the phone number you gave us. You can also reply STOP
+              to a text, tell the caller, or write to <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. This
+              does not delete your information or stop its sale: for that, choose another request below. More in our{" "}
+              <Link to={`${paths.privacy}#opting-out`}>privacy policy</Link>.
+            </p>
+          </>
+        ) : (
+          <p>
+            {site.productName} sends the quote requests you make to the insurers and agents named beside the consent box on
+            our quote form, and they pay us for them: under state privacy laws that is a sale. Use this form to stop it, to stop
+            calls and texts about your quote requests, or to ask what we hold about you and which companies received it, to
+            delete it or to correct it. For an opt-out we only need a way to find your records: an email address
+            or a phone number. You can also write to <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. More in
+            our <Link to={paths.californiaRights}>privacy policy</Link>.
+          </p>
+        )}
 
         {/* A plain form: it posts without JavaScript; with it, the router's useSubmit sends it in place
             (the route's action, useActionData, "Sending…"), as <Form> would. <Form> itself is not used:
             React Router is one module in the landing page's bundle, and <Form> with its default-action
-            hook added 0.4 KB gzip there for a page most visitors never open (issue 12). */}
+            hook added 0.4 KB gzip there for a page most visitors never open (issue 12).
+            Posted to the address it was opened at, so a refusal (422) keeps the page's face; keyed by the
+            choice the address opens with, so a link from one face to the other (the footer) checks that
+            choice although the page stays mounted. */}
         <form
+          key={loaderData.preselected ?? ""}
           method="post"
-          action={paths.doNotSell}
+          action={face === "stopCalls" ? paths.stopCalls : paths.doNotSell}
           className="privacy-form"
           aria-label="Privacy request"
           noValidate

@@ -3,9 +3,12 @@
  * full-height, same-origin frame (spec section 2); it receives the ZIP and campaign ids that
  * passed validation here, so nothing unvalidated reaches its address, and this visit's id (the
  * address's, or the one minted for this page view: client/visit-id.ts).
+ *
+ * The page is the header and the frame, nothing else: no footer of its own. The legal links are
+ * at the end of the form's own content (rapidfire.html's footer), so each appears once, and no
+ * band stays over the form to hide a focused field on a phone (issue 32).
  */
 import { SiteHeader } from "../components/SiteHeader";
-import { LegalLinks } from "../components/LegalLinks";
 import { campaignQueryString } from "../../shared/campaign-format";
 import { paths } from "../../shared/routes";
 import { useVisit } from "../visit-id";
@@ -26,10 +29,6 @@ export function QuotePage() {
           sandbox="allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox"
         />
       </main>
-      {/* One slim line under the frame: the legal links every page carries (issue 14). */}
-      <footer className="quote-footer">
-        <LegalLinks className="footer-links quote-footer-links" />
-      </footer>
     </div>
   );
 }

@@ -5,13 +5,17 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "react-router-dom";
 import type { ServerContext } from "../../shared/render-contract";
 import type { ApiError, ApiInvalid } from "../../shared/api-envelope";
-import { PRIVACY_REFERENCE_PATTERN, PRIVACY_REQUEST_TYPES, type FieldErrors, type PrivacyRequestField, type PrivacyRequestType } from "../../shared/privacy-request";
+import { PRIVACY_REFERENCE_PATTERN, type FieldErrors, type PrivacyRequestField, type PrivacyRequestType } from "../../shared/privacy-request";
 import { CSRF_FIELD, CSRF_HEADER, paths } from "../../shared/routes";
 import { randomId } from "../../shared/random-id";
+import { requestTypeOf } from "./privacy-request-pages";
 
 export const SUBMISSION_FIELD = "submissionId";
 export const RECEIVED_PARAM = "received";
-/** `?request=revoke_consent`: the choice the form opens with (the footer's "Stop Calls and Texts"). */
+/**
+ * `?request=revoke_consent`: the choice the form opens with (the footer's "Stop Calls and Texts"),
+ * which also gives the page its "Stop calls and texts" face (privacy-request-pages.ts).
+ */
 export const REQUEST_PARAM = "request";
 
 export interface DoNotSellLoaderData {
@@ -31,7 +35,7 @@ export type PrivacyApiReply =
   | ApiInvalid<PrivacyRequestField>;
 
 export type DoNotSellActionData =
-  | { received: string; dueAt: string }
+  | { received: string; dueAt: string; requestType: PrivacyRequestType | null }
   | { errors: FieldErrors; values: Record<string, string> }
   | { duplicateOf: string }
   | { formError: string };
@@ -43,8 +47,7 @@ function serverContext(context: unknown): ServerContext | undefined {
 export async function loader({ request, context }: LoaderFunctionArgs): Promise<DoNotSellLoaderData> {
   const receivedParam = new URL(request.url).searchParams.get(RECEIVED_PARAM);
   const received = receivedParam && PRIVACY_REFERENCE_PATTERN.test(receivedParam) ? receivedParam : null;
-  const requestParam = new URL(request.url).searchParams.get(REQUEST_PARAM);
-  const preselected = (PRIVACY_REQUEST_TYPES as readonly string[]).includes(requestParam ?? "") ? (requestParam as PrivacyRequestType) : null;
+  const preselected = requestTypeOf(new URL(request.url).searchParams.get(REQUEST_PARAM));
   const server = serverContext(context);
   if (server) return { csrfToken: server.privacy.csrfToken(), gpc: server.privacy.gpc, submissionId: randomId(), received, preselected };
   const response = await fetch(paths.privacySession, { headers: { Accept: "application/json" }, signal: request.signal });
@@ -75,9 +78,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (server) {
     const outcome = await server.privacy.submit(fields, submissionId);
     switch (outcome.kind) {
-      case "created":
-        // Post/redirect/get: a reload of the confirmation does not send the form again.
-        return redirect(`${paths.doNotSell}?${RECEIVED_PARAM}=${outcome.reference}`, 303);
+      case "created": {
+        // Post/redirect/get: a reload of the confirmation does not send the form again. A stored
+        // revocation of consent is confirmed on the "Stop calls and texts" face, in its words.
+        const confirmation = new URLSearchParams();
+        if (requestTypeOf(fields.requestType) === "revoke_consent") confirmation.set(REQUEST_PARAM, "revoke_consent");
+        confirmation.set(RECEIVED_PARAM, outcome.reference);
+        return redirect(`${paths.doNotSell}?${confirmation.toString()}`, 303);
+      }
       case "duplicate":
         return data<DoNotSellActionData>({ duplicateOf: outcome.reference }, { status: 409 });
       case "invalid":
@@ -100,7 +108,10 @@ const GENERAL_ERROR = "Something went wrong. Please try again in a moment.";
 function actionDataFrom(status: number, json: unknown, fields: Record<string, string | string[]>): DoNotSellActionData {
   const reply = typeof json === "object" && json !== null ? (json as PrivacyApiReply) : null;
   if (!reply) return { formError: GENERAL_ERROR };
-  if (!("status" in reply)) return status === 201 && reply.reference && reply.dueAt ? { received: reply.reference, dueAt: reply.dueAt } : { formError: GENERAL_ERROR };
+  if (!("status" in reply)) {
+    // A 201 means the API took the type that was sent, so the confirmation can speak of it.
+    return status === 201 && reply.reference && reply.dueAt ? { received: reply.reference, dueAt: reply.dueAt, requestType: requestTypeOf(fields.requestType) } : { formError: GENERAL_ERROR };
+  }
   if (reply.status === "invalid") return { errors: reply.errors, values: firstValues(fields) };
   if (status === 409 && reply.reference) return { duplicateOf: reply.reference };
   return { formError: reply.error || GENERAL_ERROR };

@@ -1,7 +1,7 @@
 /**
  * Checking answers with the shared rules (shared/lead/fields.ts), the server's own: a step on
  * Next, a field on leaving it, and a shown message again as the answer is edited, so it goes as
- * soon as the answer is fixed. Also what editing does besides: the insurer questions follow
+ * soon as the answer is fixed. Also what editing does besides: the insurer's name answers
  * "insured today", and the date of birth gets its slashes.
  */
 import { checkLeadFields, checkRecordFields, type LeadField, type RecordKind } from "../../shared/lead/fields";
@@ -71,19 +71,21 @@ export function watchAnswers(view: View, check: Check, onFirstEdit: () => void):
       started = true;
       onFirstEdit();
     }
-    if (field === "currentlyInsured") toggleInsurer(view);
+    if (field === "currentInsurer" || field === "currentlyInsured") linkInsurer(view, field);
     if (field === "dateOfBirth") formatDate(target as HTMLInputElement);
     if (view.hasError(field) && field !== "zip") void check([field]);
   }
 }
 
-/** Shows the insurer and time-insured questions only to people insured today (and drops their messages otherwise). */
-export function toggleInsurer(view: View): void {
-  const insured = view.readRaw(["currentlyInsured"]).currentlyInsured === "yes";
-  for (const field of ["currentInsurer", "insuredFor"]) {
-    view.blockOf(field).hidden = !insured;
-    if (!insured) view.showError(field, undefined);
-  }
+/**
+ * The insurer screen asks one thing (shared/lead/fields.ts, FORM_SCREENS `none`): a company chosen
+ * means insured today; "I don't have car insurance today" means not, and clears the company.
+ */
+export function linkInsurer(view: View, changed: "currentInsurer" | "currentlyInsured"): void {
+  const { currentInsurer, currentlyInsured } = view.readRaw(["currentInsurer", "currentlyInsured"]);
+  if (changed === "currentInsurer" && currentInsurer) view.writeRaw(["currentlyInsured"], { currentlyInsured: "yes" });
+  if (changed === "currentlyInsured" && currentlyInsured === "no") view.writeRaw(["currentInsurer"], {});
+  view.showError(changed === "currentInsurer" ? "currentlyInsured" : "currentInsurer", undefined);
 }
 
 /** Types "04151990" as "04/15/1990"; leaves alone a date typed with its own slashes ("4/5/1990"). */

@@ -7,7 +7,7 @@
  * what it wrote (view.ts). A new field needs its rule and nothing here, unless it brings a new
  * kind of control.
  */
-import type { Choices, LeadFieldInfo } from "../../shared/lead/fields";
+import type { FieldControl, LeadFieldInfo } from "../../shared/lead/fields";
 import { CONSENT_DISCLOSURE, PHONE_PLACEHOLDER, type DisclosurePart } from "../../shared/consent-disclosure";
 import { element, escapeHtml } from "./markup";
 
@@ -27,11 +27,6 @@ const hintOf = (field: string, hint: string | undefined) => (hint ? element("p",
 /** "Why we ask": a native disclosure, so it opens by keyboard and without script. */
 const whyOf = (why: string | undefined) => (why ? element("details", { class: "rf-why" }, element("summary", {}, "Why we ask"), element("p", {}, escapeHtml(why))) : "");
 
-/** A list's options: the prompt (no answer), then each choice. */
-export function optionsMarkup(prompt: string, choices: Choices): string {
-  return [["", prompt] as const, ...choices].map(([value, text]) => element("option", { value }, escapeHtml(text))).join("");
-}
-
 /** Where the consent text shows the phone number being typed (consent.ts fills it). */
 export const CONSENT_PHONE_CLASS = "rf-consent-phone";
 
@@ -44,18 +39,54 @@ export function disclosureMarkup(parts: readonly DisclosurePart[]): string {
   return parts.map((part) => (typeof part === "string" ? text(part) : element("a", { href: part.href, target: "_blank", rel: "noopener" }, escapeHtml(part.text)))).join("");
 }
 
+/** The filter box of a long choice list and the element holding its options. */
+export const searchIdOf = (field: string) => `rf-${field}-search`;
+export const optionsIdOf = (field: string) => `rf-${field}-options`;
+
 /**
- * The field's block: its label, control(s), hint and error slot. A field asked only for some
- * answers (askedWhen) starts hidden when the empty form does not ask it.
+ * The options a searchable list shows before anything is typed: its featured ones (most asked
+ * first), else the first `shown` (years: the newest), and always the one chosen.
  */
-export function fieldMarkup(field: string, info: LeadFieldInfo): string {
-  const { label, hint, why, control: spec, askedWhen } = info;
+export function initiallyShown(spec: Extract<FieldControl, { kind: "choice" }>, chosen = ""): Set<string> {
+  const values = spec.choices.map(([value]) => value);
+  const first = (spec.search?.featured ?? values).slice(0, spec.search?.shown ?? values.length);
+  return new Set(chosen ? [...first, chosen] : first);
+}
+
+/** A choice list's options: each one a native radio inside a large tap target (its label). */
+export function choiceOptionsMarkup(field: string, spec: Extract<FieldControl, { kind: "choice" }>, chosen = ""): string {
+  const shown = spec.search ? initiallyShown(spec, chosen) : undefined;
+  return spec.choices
+    .map(([value, text], index) =>
+      element(
+        "label",
+        { class: "rf-option", hidden: shown !== undefined && !shown.has(value) },
+        element("input", { type: "radio", name: field, value, id: index === 0 ? idOf(field) : undefined, checked: value === chosen }),
+        element("span", {}, escapeHtml(text)),
+      ),
+    )
+    .join("");
+}
+
+export interface FieldMarkupOptions {
+  /** The screen's heading asks this field's question: its own label is kept for screen readers only. */
+  asked?: boolean;
+  /** Shown only behind a link (the VIN): the block starts hidden. */
+  behindLink?: boolean;
+  /** The field shows only its "no" option, with this label (FormScreen `none`: the insurer screen). */
+  noneLabel?: string;
+}
+
+/** The field's block: its label, control(s), hint and error slot. */
+export function fieldMarkup(field: string, info: LeadFieldInfo, options: FieldMarkupOptions = {}): string {
+  const { label, hint, why, control: spec } = info;
+  const classes = (kind: string) => ["rf-field", kind, options.asked ? "rf-asked" : ""].filter(Boolean).join(" ");
   const block = (attributes: Record<string, string>, tag: "div" | "fieldset", ...children: string[]) =>
-    element(tag, { ...attributes, id: fieldIdOf(field), hidden: askedWhen !== undefined && !askedWhen({}, 0) }, ...children, whyOf(why));
+    element(tag, { ...attributes, id: fieldIdOf(field), hidden: options.behindLink === true }, ...children, whyOf(why));
   switch (spec.kind) {
     case "text":
       return block(
-        { class: "rf-field" },
+        { class: classes("") },
         "div",
         element("label", { for: idOf(field) }, escapeHtml(label)),
         hintOf(field, hint),
@@ -68,33 +99,59 @@ export function fieldMarkup(field: string, info: LeadFieldInfo): string {
           maxlength: String(spec.maxLength),
           placeholder: spec.placeholder,
           spellcheck: "false",
+          // The keyboard's Enter key says what it does: on to the next question.
+          enterkeyhint: "next",
           "aria-describedby": describedBy(field, hint),
         }),
         errorSlot(field),
       );
-    case "select":
+    case "choice": {
+      if (options.noneLabel !== undefined) {
+        // Only "no" shows; "yes" is set by answering the screen's question (checks.ts). The
+        // question's own "Why we ask" covers it.
+        return element(
+          "fieldset",
+          { id: fieldIdOf(field), class: "rf-field rf-choice rf-none", "aria-describedby": errorIdOf(field) },
+          element("legend", { class: "rf-visually-hidden" }, escapeHtml(label)),
+          element(
+            "div",
+            { class: "rf-options" },
+            element("label", { class: "rf-option", hidden: true }, element("input", { type: "radio", name: field, value: "yes", tabindex: "-1" }), element("span", {}, "Yes")),
+            element("label", { class: "rf-option" }, element("input", { type: "radio", name: field, value: "no", id: idOf(field) }), element("span", {}, escapeHtml(options.noneLabel))),
+          ),
+          errorSlot(field),
+        );
+      }
+      const search = spec.search
+        ? element(
+            "div",
+            { class: "rf-search" },
+            element("label", { for: searchIdOf(field) }, escapeHtml(spec.search.label)),
+            element("input", {
+              id: searchIdOf(field),
+              type: "text",
+              class: "rf-filter",
+              inputmode: spec.search.inputmode,
+              autocomplete: "off",
+              spellcheck: "false",
+              enterkeyhint: "go",
+              "aria-controls": optionsIdOf(field),
+              "data-for": field,
+            }),
+            element("p", { class: "rf-no-match", role: "status", "aria-live": "polite" }),
+          )
+        : "";
+      const layout = spec.columns ? ` rf-cols-${spec.columns}` : "";
       return block(
-        { class: "rf-field" },
-        "div",
-        element("label", { for: idOf(field) }, escapeHtml(label)),
-        hintOf(field, hint),
-        element("select", { id: idOf(field), name: field, "aria-describedby": describedBy(field, hint) }, optionsMarkup(spec.prompt, spec.choices)),
-        errorSlot(field),
-      );
-    case "choice":
-      return block(
-        { class: "rf-field rf-choice", "aria-describedby": errorIdOf(field) },
+        { class: classes(`rf-choice${layout}`), "aria-describedby": hint ? `${hintIdOf(field)} ${errorIdOf(field)}` : errorIdOf(field) },
         "fieldset",
         element("legend", {}, escapeHtml(label)),
-        element(
-          "div",
-          { class: "rf-options" },
-          ...spec.choices.map(([value, text], index) =>
-            element("label", { class: "rf-option" }, element("input", { type: "radio", name: field, value, id: index === 0 ? idOf(field) : undefined }), escapeHtml(text)),
-          ),
-        ),
+        hintOf(field, hint),
+        element("div", { class: "rf-options", id: optionsIdOf(field) }, choiceOptionsMarkup(field, spec)),
+        search,
         errorSlot(field),
       );
+    }
     case "consent":
       return block(
         { class: "rf-field rf-consent" },

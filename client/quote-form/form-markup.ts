@@ -10,7 +10,7 @@
  * what was typed. A disabled default button also stops Enter from submitting (HTML §4.10.21.2).
  */
 import { HONEYPOT_FIELD } from "../../shared/lead/api";
-import { FORM_SCREENS, LEAD_STEPS, fieldInfo, type FormScreen, type LeadField, type RecordKind } from "../../shared/lead/fields";
+import { FORM_SCREENS, fieldInfo, type FormScreen, type LeadField, type RecordKind } from "../../shared/lead/fields";
 import { fieldMarkup } from "./fields";
 import { element, escapeHtml } from "./markup";
 import { LEGAL_LINKS, paths } from "../../shared/routes";
@@ -24,31 +24,53 @@ export const RECORD_WORDS: Readonly<Record<RecordKind, { one: string; add: strin
   driver: { one: "Driver", add: "Add another driver" },
 };
 
+/**
+ * The field whose question the screen's heading asks, when there is one: a screen of one field,
+ * or of one field and its secondary one (the VIN behind its link; the insurer screen's "none").
+ * Its own label stays for screen readers, which announce it with the choices.
+ */
+export function askedField(screen: FormScreen): string | undefined {
+  if (screen.kind === "list") return undefined;
+  const [first, second] = screen.fields;
+  const secondary = second === undefined || second === "vin" || (screen.kind === "fields" && screen.none?.field === second);
+  return secondary ? first : undefined;
+}
+
 /** The names of a screen's fields, and each one's markup. */
 function screenFields(screen: FormScreen): string[] {
   if (screen.kind === "list") return [];
+  const asked = askedField(screen);
+  const options = (field: string) => ({
+    asked: field === asked,
+    behindLink: field === "vin",
+    noneLabel: screen.kind === "fields" && screen.none?.field === field ? screen.none.label : undefined,
+  });
   const lead = screen.kind === "record" ? (screen.lead ?? []) : screen.fields;
-  const own = screen.kind === "record" ? screen.fields.map((field) => fieldMarkup(field, fieldInfo(field, screen.record))) : [];
-  return [...lead.map((field: LeadField) => fieldMarkup(field, fieldInfo(field))), ...own];
+  const own = screen.kind === "record" ? screen.fields.map((field) => fieldMarkup(field, fieldInfo(field, screen.record), options(field))) : [];
+  return [...lead.map((field: LeadField) => fieldMarkup(field, fieldInfo(field), options(field))), ...own];
 }
 
+/** The VIN's link: the car filled in from its VIN, for visitors who have it at hand. */
+export const VIN_LINK_CLASS = "rf-vin-link";
+
 function screenMarkup(screen: FormScreen, index: number): string {
-  const step = `Step ${screen.step + 1} of ${LEAD_STEPS.length}`;
   const placeSummary = screen.kind === "record" && screen.lead?.includes("zip")
-    ? element("p", { class: "rf-place", hidden: true }, element("span"), " ", element("button", { type: "button", class: "rf-link-button" }, "Change ZIP code"))
+    ? element("p", { class: "rf-place", hidden: true }, element("span"), " ", element("button", { type: "button", class: "rf-link-button", "aria-label": "Change ZIP code" }, "Change"))
     : "";
   const list =
     screen.kind === "list"
       ? element("ul", { class: "rf-list", "aria-label": `${RECORD_WORDS[screen.record].one}s` }) +
         element("button", { type: "button", class: "rf-add", "data-record": screen.record }, escapeHtml(RECORD_WORDS[screen.record].add))
       : "";
+  const vinLink = screen.kind === "record" && screen.fields.includes("vin") ? element("button", { type: "button", class: `rf-link-button ${VIN_LINK_CLASS}` }, "Have the VIN? Fill in the car from it") : "";
   return element(
     "fieldset",
     { class: "rf-step", id: screenIdOf(screen.id), "data-step": String(screen.step + 1), hidden: index > 0 },
-    element("legend", {}, element("span", { class: "rf-step-of" }, escapeHtml(step)), element("h2", { tabindex: "-1" }, escapeHtml(screen.title))),
+    element("legend", {}, element("h2", { tabindex: "-1" }, escapeHtml(screen.title))),
     placeSummary,
     list,
     ...screenFields(screen),
+    vinLink,
   );
 }
 
@@ -97,9 +119,17 @@ export function quoteFormMarkup(): string {
       { id: FORM_ID, novalidate: true, "aria-label": "Car insurance quote request" },
       // Off-screen and out of the tab order: people never fill it; form-filling bots do.
       element("div", { class: "rf-hp", "aria-hidden": "true" }, element("label", { for: "rf-website" }, "Leave this empty"), element("input", { id: "rf-website", name: HONEYPOT_FIELD, tabindex: "-1", autocomplete: "off" })),
+      // Where the visitor is, in one line: Back, and how many questions are left (screens.ts keeps it true).
+      element(
+        "div",
+        { class: "rf-top" },
+        element("button", { type: "button", class: "rf-back", hidden: true }, "Back"),
+        element("p", { class: "rf-count", "aria-hidden": "true" }, `Question 1 of ${FORM_SCREENS.length - 1}`),
+        element("div", { class: "rf-progress", role: "progressbar", "aria-label": "Progress", "aria-valuemin": "0", "aria-valuemax": String(FORM_SCREENS.length - 1), "aria-valuenow": "0", "aria-valuetext": `Question 1 of ${FORM_SCREENS.length - 1}` }, element("div", { class: "rf-progress-bar" })),
+      ),
       ...FORM_SCREENS.map((screen, index) => screenMarkup(screen, index)),
       element("p", { class: "rf-form-error", role: "alert" }),
-      element("div", { class: "rf-nav" }, element("button", { type: "button", class: "rf-back", hidden: true }, "Back"), element("button", { type: "submit", class: "rf-next", disabled: true }, "Next")),
+      element("div", { class: "rf-nav" }, element("button", { type: "submit", class: "rf-next", disabled: true }, "Next")),
     )
   );
 }

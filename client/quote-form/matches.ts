@@ -5,7 +5,7 @@
  * delivery is over and none accepted, it says so and gives our number; when the time is up
  * without an answer, it says the matching goes on.
  */
-import { formatUsPhone } from "../../shared/contact";
+import { formatUsPhone, telUri } from "../../shared/contact";
 import type { LeadMatchesResponse } from "../../shared/lead/api";
 import { site } from "../../shared/site";
 import { h } from "./dom";
@@ -14,14 +14,13 @@ export const MATCH_POLL = { intervalMs: 1_500, attempts: 14 } as const;
 
 export type FetchMatches = (reference: string, token: string) => Promise<LeadMatchesResponse>;
 
-const telOf = (phone: string) => `tel:${phone}`;
 
 function list(matches: LeadMatchesResponse["matches"]): HTMLElement {
   return h(
     "ul",
     { class: "rf-match-list" },
     ...matches.map((match) =>
-      h("li", {}, h("strong", {}, match.name), match.phone ? h("span", {}, " · ", h("a", { href: telOf(match.phone) }, formatUsPhone(match.phone))) : null),
+      h("li", {}, h("strong", {}, match.name), match.phone ? h("span", {}, " · ", h("a", { href: telUri(match.phone) }, formatUsPhone(match.phone))) : null),
     ),
   );
 }
@@ -30,7 +29,7 @@ function list(matches: LeadMatchesResponse["matches"]): HTMLElement {
 export function matchesSection(reference: string, token: string, fetchMatches: FetchMatches, wait: (ms: number) => Promise<void>, poll = MATCH_POLL): HTMLElement {
   const status = h("div", { class: "rf-matches-status" }, h("p", {}, "Finding the companies that will quote you…"));
   const section = h("section", { class: "rf-matches", "aria-labelledby": "rf-matches-title", "aria-live": "polite" }, h("h3", { id: "rf-matches-title" }, "Who will contact you"), status);
-  const callUs = `call us at ${site.phone} and give your reference number, ${reference}`;
+  const callUs = (): (Node | string)[] => ["call us at ", h("a", { href: telUri(site.phone), class: "rf-call" }, site.phone), ` and give your reference number, ${reference}`];
 
   function show(answer: LeadMatchesResponse | undefined, final: boolean): void {
     const matches = answer?.matches ?? [];
@@ -39,9 +38,9 @@ export function matchesSection(reference: string, token: string, fetchMatches: F
       if (!answer?.settled) lines.push(h("p", { class: "rf-note" }, "Other companies may still accept it."));
       status.replaceChildren(...lines);
     } else if (answer?.settled) {
-      status.replaceChildren(h("p", {}, `No partner has taken your request yet. To compare quotes with our help, ${callUs}.`));
+      status.replaceChildren(h("p", {}, "None of our partners could take your request just now. To compare quotes with our help, ", ...callUs(), "."));
     } else if (final) {
-      status.replaceChildren(h("p", {}, `We are still matching your request: the companies that accept it will contact you. You can also ${callUs}.`));
+      status.replaceChildren(h("p", {}, "We are still matching your request: the companies that accept it will contact you. You can also ", ...callUs(), "."));
     }
   }
 

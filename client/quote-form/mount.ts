@@ -1,11 +1,13 @@
 /**
- * One quote form (rapidfire.html, framed by the quote page /): three steps, checked field by
+ * One quote form (rapidfire.html, framed by the quote page /): one question per screen (issue 32),
+ * a tap on a choice answers it and goes on, Enter goes on from a typed answer; checked field by
  * field with the shared rules, sent once as JSON to POST /api/leads. Everything typed stays in
  * the page's own inputs, so Back and a failed submit lose nothing. No framework: it must stay
  * small and start fast on a phone. All of a form's state lives in its mount() call.
  */
 import { parseCampaignSearch, zipSchema } from "../../shared/campaign";
 import { LEAD_FIELDS, checkRecordFields, type LeadErrors } from "../../shared/lead/fields";
+import { askedField } from "./form-markup";
 import type { FunnelEvent } from "../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../shared/lead/api";
 import {
@@ -19,7 +21,8 @@ import {
   type DecodedVin,
   type Session,
 } from "./api";
-import { createCheck, toggleInsurer, watchAnswers, type FieldErrors } from "./checks";
+import { createCheck, watchAnswers, type FieldErrors } from "./checks";
+import { watchChoiceSearch } from "./choice-search";
 import { createConsentText } from "./consent";
 import { RECORD_KEY } from "./records";
 import { clearAnswers, loadAnswers, saveAnswers } from "./saved-answers";
@@ -27,7 +30,7 @@ import { createScreens, fieldsOf } from "./screens";
 import { NETWORK_ERROR, createSender, parentAddress } from "./submit";
 import { showThankYou } from "./thank-you";
 import type { ZipLocation } from "./types";
-import { adoptView, type RawAnswers } from "./view";
+import { adoptView, infoOf, type RawAnswers } from "./view";
 import { watchVin } from "./vin-fill";
 import { createZipPlace } from "./zip-place";
 import { createModelList } from "./model-list";
@@ -65,8 +68,11 @@ export interface QuoteForm {
 /** Whether the visitor has answered anything yet (text typed, a choice made, the box ticked). */
 const hasAnswers = (raw: RawAnswers) => Object.values(raw).some((value) => value === true || (typeof value === "string" && value.trim() !== ""));
 
+/** How long a tapped choice shows as chosen before the next question replaces it. */
+export const ADVANCE_DELAY_MS = 150;
+
 /**
- * Runs the quote form in root (which sits in a `main` with the `.rf-progress` bar, as in
+ * Runs the quote form in root (which sits in the page's `main`, after its title, as in
  * rapidfire.html): adopts the form the page carries, keeping whatever the visitor typed or the
  * browser restored before the script ran, or writes it when root is empty. Each dependency
  * left out is the real one.
@@ -88,16 +94,14 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     ...deps,
   };
   const openedAt = now();
-  const progress = root.closest("main")?.querySelector<HTMLElement>(".rf-progress");
-  if (!progress) throw new Error("The quote form needs its .rf-progress bar");
   const { zip: zipFromAddress, campaign } = parseCampaignSearch(new URLSearchParams(location.search));
 
   const view = adoptView(root);
   // Typed before the script ran, or restored by the browser on a reload.
   const answeredEarly = hasAnswers(view.readRaw());
   const zipPlace = createZipPlace(view, lookUpZip);
-  const modelList = createModelList(view, listModels);
-  const screens = createScreens(view, progress);
+  const modelList = createModelList(view, listModels, () => void next());
+  const screens = createScreens(view);
   const check = createCheck(view, zipPlace, () => screens.position.editing);
   // Every session brings the consent words to show; the latest request's, for a send to wait on.
   const consent = createConsentText(view);
@@ -128,15 +132,21 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     screens.keep();
     saveAnswers({ position: screens.position, top: view.readRaw(LEAD_FIELDS), records: screens.records }, wallClock());
   }
+  const searchable = ["year", "make"];
+  const search = watchChoiceSearch(view, searchable, (field) => infoOf(field).control, () => void next());
   screens.onChange(() => {
     save();
     void modelList.refresh();
+    for (const field of searchable) search.reset(field);
   });
   // `input` fires for every kind of answer (text, list, radio, checkbox: HTML §4.10.5.5), so one listener saves them all.
   view.form.addEventListener("input", save);
-  watchVin(view, decodeVin, () => {
+  watchVin(view, decodeVin, (said) => {
     void modelList.refresh();
     save();
+    // The VIN answered the year, the make and the model: on to the next question it did not,
+    // saying both what was filled in and where the visitor now is.
+    if (screens.current.id === "vehicle-year") void next("vehicle-ownership").then(() => view.announce(`${said} ${view.count.textContent ?? ""}`));
   });
 
   /**
@@ -175,8 +185,18 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     return errors;
   }
 
-  async function next(): Promise<void> {
-    if (sender.busy) return;
+  let advancing = false;
+  async function next(to?: string): Promise<void> {
+    if (sender.busy || advancing) return;
+    advancing = true;
+    try {
+      await goOn(to);
+    } finally {
+      advancing = false;
+    }
+  }
+
+  async function goOn(to?: string): Promise<void> {
     const screen = screens.current;
     if (screen.kind === "list") {
       const errors = listErrors(screen.record);
@@ -195,7 +215,7 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
       }
     }
     sendEvent({ event: "form_step_completed", step: screen.step + 1, screen: screen.id, ...context() });
-    if (!screens.isLast()) screens.advance();
+    if (!screens.isLast()) screens.advance(to);
     else if (await consentShown()) await sender.send();
   }
 
@@ -230,6 +250,59 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     void next();
   });
 
+  /**
+   * A tap on a choice answers a one-question screen and goes on (issue 32), after a moment that
+   * shows it chosen. Only a pointer's tap: arrow keys move between a group's radios (each move a
+   * click for the browser) and must not leave the screen; from the keyboard, Enter goes on.
+   */
+  let pressed: HTMLInputElement | undefined;
+  view.form.addEventListener("pointerdown", (event) => {
+    pressed = (event.target as Element | null)?.closest?.(".rf-option")?.querySelector<HTMLInputElement>("input[type=radio]") ?? undefined;
+  });
+  view.form.addEventListener("click", (event) => {
+    const radio = event.target;
+    if (!(radio instanceof HTMLInputElement) || radio.type !== "radio" || radio !== pressed) return;
+    pressed = undefined;
+    if (!answersScreen(radio.name)) return;
+    const shown = screens.current;
+    void wait(ADVANCE_DELAY_MS).then(() => {
+      // Unless the visitor moved on meanwhile (Back, another tap).
+      if (screens.current === shown && radio.checked) void next();
+    });
+  });
+  view.form.addEventListener("keydown", (event) => {
+    const target = event.target;
+    // "Why we ask" is a native disclosure (a tap or Enter opens it, a second closes it); Escape closes it too.
+    const why = target instanceof Element ? target.closest("details") : null;
+    if (event.key === "Escape" && why?.open) {
+      why.open = false;
+      why.querySelector("summary")?.focus();
+      return;
+    }
+    if (event.key !== "Enter" || !(target instanceof HTMLInputElement)) return;
+    if (target.type === "radio") {
+      event.preventDefault();
+      void next();
+      return;
+    }
+    // Enter in a field with another after it on the screen (a last name, an email) moves there.
+    if (target.type === "checkbox" || target.classList.contains("rf-filter")) return;
+    const fields = [...view.screens[screens.position.screen]!.querySelectorAll<HTMLInputElement>("input:not([type=radio]):not(.rf-filter)")].filter((input) => !input.closest("[hidden]"));
+    const after = fields[fields.indexOf(target) + 1];
+    if (after) {
+      event.preventDefault();
+      after.focus();
+    }
+  });
+
+  /** Whether a choice of `field` answers the screen showing: the screen's question, or its one other answer. */
+  function answersScreen(field: string): boolean {
+    const screen = screens.current;
+    if (screen.kind === "list") return false;
+    // A screen of two answers to give (a name) goes on with Next; a choice among others (the VIN's, the insurer's "none") still answers it.
+    return screen.fields[0] === field ? askedField(screen) === field : screen.kind === "fields" && screen.none?.field === field;
+  }
+
   // A reload within 30 minutes of the last answer: every answer back, on the screen it was on.
   const saved = loadAnswers(wallClock());
   if (saved) {
@@ -240,8 +313,6 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     screens.restore(saved.position, saved.records);
     consent.showPhone();
   } else screens.show(0, false);
-  // A question asked only for some answers shows when the answers already there ask it.
-  toggleInsurer(view);
   // The markup keeps Next disabled until now: without the script there is nothing to send with.
   view.nextButton.disabled = false;
   sender.open();

@@ -12,7 +12,8 @@ import type { RecordKind } from "../../shared/lead/fields";
 import type { Position } from "./screens";
 import type { Answers } from "./records";
 
-export const SAVED_KEY = "quoteridge.quote-answers";
+/** Versioned with the screen table: a copy saved by the three-step form (its screen numbers mean other screens) is not read. */
+export const SAVED_KEY = "quoteridge.quote-answers.v2";
 export const SAVED_MAX_AGE_MS = 30 * 60 * 1000;
 
 export interface SavedAnswers {
@@ -31,8 +32,8 @@ function storage(): Storage | undefined {
   }
 }
 
-/** A screen's or a record's place: a small whole number. */
-const isPlace = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0 && (value as number) < 16;
+/** A screen's or a record's place: a small whole number (restore() checks it against the screens there are). */
+const isPlace = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0 && (value as number) < 64;
 
 const isAnswers = (value: unknown): value is Answers =>
   value !== null && typeof value === "object" && !Array.isArray(value) && Object.values(value).every((entry) => typeof entry === "string" || typeof entry === "boolean");

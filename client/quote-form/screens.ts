@@ -1,11 +1,14 @@
 /**
- * The screens (shared/lead/fields.ts, FORM_SCREENS): which one shows, which vehicle or driver its
- * inputs hold, the record lists (add, edit, remove), the progress bar, Back and Next, and where
- * focus goes (the screen's heading on a new screen; the first invalid field when answers need
- * attention). Every answer stays: the request's in their inputs, the records in `records`.
+ * The screens (shared/lead/fields.ts, FORM_SCREENS), one question each: which one shows, which
+ * vehicle or driver its inputs hold, the screens skipped because the answers given do not ask
+ * them, the record lists (add, edit, remove), the count of questions ("Question 5 of 24", counted
+ * over the answers given, so it stays true as they change), Back and Next, the page's title shown
+ * on the first screen only, and where focus goes (the screen's heading on a new screen, with the
+ * count announced; the first invalid field when answers need attention). Every answer stays: the
+ * request's in their inputs, the records in `records`.
  */
 import { SUBMIT_LABEL } from "../../shared/consent-disclosure";
-import { FORM_SCREENS, LEAD_FIELDS, LEAD_STEPS, checkRecordFields, errorPlace, type FormScreen, type LeadErrors, type RawLead, type RecordKind } from "../../shared/lead/fields";
+import { FORM_SCREENS, LEAD_FIELDS, checkRecordFields, errorPlace, fieldInfo, type FormScreen, type LeadErrors, type LeadField, type RawLead, type RecordKind } from "../../shared/lead/fields";
 import { h } from "./dom";
 import { RECORD_WORDS } from "./form-markup";
 import { RECORD_FIELDS, RECORD_KEY, RECORD_MAX, detailOf, isEmpty, summaryOf, type Answers } from "./records";
@@ -37,8 +40,8 @@ export interface Screens {
   show(index: number, focusHeading?: boolean): void;
   /** Copies the record screen's inputs into the record being edited. */
   keep(): void;
-  /** The screen after this one, once its answers passed: the next screen, a list, the next record. */
-  advance(): void;
+  /** The screen after this one, once its answers passed: the next screen asked, a list, the next record; or the screen `to` (a car filled in from its VIN). */
+  advance(to?: string): void;
   back(): void;
   /** The request as the form sends it: the request's own answers, every vehicle and driver. */
   request(top: Answers): RawLead;
@@ -46,13 +49,18 @@ export interface Screens {
   reveal(errors: LeadErrors): void;
   /** Puts back a saved position and records (a reload within the session). */
   restore(position: Position, records: Record<RecordKind, Answers[]>): void;
-  /** The progress bar once the request is sent. */
+  /** The page once the request is sent. */
   showSent(): void;
   /** Called after anything changed the records or the screen (to save the answers). */
   onChange(listener: () => void): void;
 }
 
-export function createScreens(view: View, progress: HTMLElement): Screens {
+/** Where the form's page shows its title and the notice at collection: the first screen only (issue 32: the header once). */
+const LATER_CLASS = "rf-later";
+
+export function createScreens(view: View): Screens {
+  const page = view.form.closest("main") ?? view.form;
+  const vinLink = view.form.querySelector<HTMLButtonElement>(".rf-vin-link");
   const records: Record<RecordKind, Answers[]> = { vehicle: [], driver: [] };
   const position: Position = { screen: 0, editing: { vehicle: 0, driver: 0 } };
   /** Where Back goes from a record's first screen: the list it was opened from, or the screen before. */
@@ -84,15 +92,86 @@ export function createScreens(view: View, progress: HTMLElement): Screens {
       // The ZIP is asked with the first vehicle.
       view.blockOf("zip").hidden = index !== 0 || !view.placeSummary.hidden;
       if (index !== 0) view.placeSummary.hidden = true;
+      // The VIN shows behind its link, or at once for a car entered with one.
+      showVin(Boolean(records.vehicle[index]?.vin));
     }
   }
 
+  function showVin(shown: boolean): void {
+    view.blockOf("vin").hidden = !shown;
+    if (vinLink) vinLink.hidden = shown;
+  }
+  vinLink?.addEventListener("click", () => {
+    showVin(true);
+    view.controlsOf("vin")[0]?.focus();
+  });
+
+  /** The question in the visitor's words; for a second car or another driver, named with it ("Driver 2: Date of birth"). */
   function headingOf(screen: FormScreen): string {
     if (screen.kind !== "record") return screen.title;
     const index = position.editing[screen.record];
-    if (screen.record === "driver" && index === 0) return screen.id === "driver" ? "About you" : "Your driving record";
+    if (screen.record === "driver" && index === 0) return screen.title;
     const several = index > 0 || records[screen.record].length > 1;
-    return several ? `${RECORD_WORDS[screen.record].one} ${index + 1}: ${screen.title}` : screen.title;
+    return several ? `${RECORD_WORDS[screen.record].one} ${index + 1}: ${screen.other ?? screen.title}` : screen.title;
+  }
+
+  /** The answers a screen's rules look at: the record's (the one being edited is in the inputs), or the request's own. */
+  function answersFor(screen: FormScreen, index: number): Answers {
+    if (screen.kind === "record") {
+      const here = current();
+      const inInputs = here.kind === "record" && here.record === screen.record && index === position.editing[screen.record];
+      return inInputs ? (view.readRaw(RECORD_FIELDS[screen.record]) as Answers) : (records[screen.record][index] ?? {});
+    }
+    return view.readRaw(LEAD_FIELDS) as Answers;
+  }
+
+  /** Whether the answers given ask this screen (for record `index`): a field with no askedWhen always is. */
+  function applies(screenIndex: number, index: number): boolean {
+    const screen = FORM_SCREENS[screenIndex]!;
+    if (screen.kind === "list") return true;
+    const answers = answersFor(screen, index);
+    return screen.fields.some((field) => {
+      const info = screen.kind === "record" ? fieldInfo(field, screen.record) : fieldInfo(field as LeadField);
+      return !info.askedWhen || info.askedWhen(answers, index);
+    });
+  }
+
+  /**
+   * The questions the answers given ask, in order, as [screen, record index]: every vehicle's
+   * screens, their list, every driver's, their list, the household's and the contact. Its length
+   * is the count shown; it grows with a car added or "insured today".
+   */
+  function path(): [number, number][] {
+    const steps: [number, number][] = [];
+    // A record being entered counts before it is kept; one left by Back is not there any more.
+    const here = current();
+    const count = (kind: RecordKind) => Math.max(1, records[kind].length, here.kind === "record" && here.record === kind ? position.editing[kind] + 1 : 0);
+    FORM_SCREENS.forEach((screen, screenIndex) => {
+      if (screen.kind === "record") {
+        for (let index = 0; index < count(screen.record); index += 1) if (applies(screenIndex, index)) steps.push([screenIndex, index]);
+      } else if (screen.kind === "list" || applies(screenIndex, 0)) steps.push([screenIndex, 0]);
+    });
+    // Every vehicle's screens before the next vehicle's: sorted by kind, then record, then screen.
+    const order = (step: [number, number]) => {
+      const screen = FORM_SCREENS[step[0]]!;
+      return screen.kind === "record" ? firstScreenOf(screen.record) * 1000 + step[1] * 100 + step[0] : step[0] * 1000 + 999;
+    };
+    return steps.sort((a, b) => order(a) - order(b));
+  }
+
+  /** "Question 5 of 24": where the visitor is on the path, and its bar. */
+  function countQuestions(announce: boolean): void {
+    const steps = path();
+    const screen = current();
+    const index = screen.kind === "record" ? position.editing[screen.record] : 0;
+    const at = Math.max(0, steps.findIndex(([s, i]) => s === position.screen && i === index));
+    const text = `Question ${at + 1} of ${steps.length}`;
+    view.count.textContent = text;
+    view.progress.setAttribute("aria-valuenow", String(at));
+    view.progress.setAttribute("aria-valuemax", String(steps.length));
+    view.progress.setAttribute("aria-valuetext", text);
+    view.progress.style.setProperty("--rf-done", `${Math.round((at / steps.length) * 100)}%`);
+    if (announce) view.announce(text);
   }
 
   function renderList(kind: RecordKind): void {
@@ -128,13 +207,12 @@ export function createScreens(view: View, progress: HTMLElement): Screens {
     if (screen.kind === "list") renderList(screen.record);
     const heading = view.screens[index]!.querySelector("h2")!;
     heading.textContent = headingOf(screen);
-    view.backButton.hidden = index === 0 && position.editing.vehicle === 0;
+    const first = index === 0 && position.editing.vehicle === 0;
+    view.backButton.hidden = first;
+    page.classList.toggle(LATER_CLASS, !first);
     view.nextButton.textContent = index === LAST ? SUBMIT_LABEL : "Next";
-    const step = screen.step + 1;
-    progress.dataset.step = String(step);
-    progress.setAttribute("aria-valuenow", String(step));
-    progress.setAttribute("aria-valuetext", `Step ${step} of ${LEAD_STEPS.length}: ${LEAD_STEPS[screen.step]?.title ?? ""}, ${heading.textContent}`);
     view.formError.textContent = "";
+    countQuestions(focusHeading);
     if (focusHeading) {
       window.scrollTo(0, 0);
       heading.focus();
@@ -150,12 +228,29 @@ export function createScreens(view: View, progress: HTMLElement): Screens {
     show(firstScreenOf(kind));
   }
 
-  function advance(): void {
+  /** The record a screen's inputs hold: the one being edited (0 for the request's own screens). */
+  const editingOf = (screenIndex: number) => {
+    const screen = FORM_SCREENS[screenIndex];
+    return screen?.kind === "record" ? position.editing[screen.record] : 0;
+  };
+
+  /** The next screen after `from` that the answers ask (a record's own screens: for the record being edited). */
+  function nextAsked(from: number): number {
+    let index = from + 1;
+    while (index < LAST && !applies(index, editingOf(index))) index += 1;
+    return Math.min(index, LAST);
+  }
+
+  function advance(to?: string): void {
     keep();
     const screen = current();
+    if (to !== undefined) {
+      show(FORM_SCREENS.findIndex((candidate) => candidate.id === to));
+      return;
+    }
     if (screen.kind === "record") {
-      const next = FORM_SCREENS[position.screen + 1];
-      show(next?.kind === "record" ? position.screen + 1 : listScreenOf(screen.record));
+      const next = nextAsked(position.screen);
+      show(FORM_SCREENS[next]?.kind === "record" ? next : listScreenOf(screen.record));
       return;
     }
     // On to the drivers: the first one not complete (the visitor, at first), else their list.
@@ -168,7 +263,7 @@ export function createScreens(view: View, progress: HTMLElement): Screens {
       show(listScreenOf("driver"));
       return;
     }
-    show(Math.min(LAST, position.screen + 1));
+    show(nextAsked(position.screen));
   }
 
   function back(): void {
@@ -186,10 +281,13 @@ export function createScreens(view: View, progress: HTMLElement): Screens {
       show(to);
       return;
     }
-    const previous = FORM_SCREENS[position.screen - 1];
+    let to = position.screen - 1;
+    const previous = FORM_SCREENS[to];
     if (!previous) return;
     if (previous.kind === "record" && screen.kind !== "record") load(previous.record, Math.max(0, records[previous.record].length - 1));
-    show(position.screen - 1);
+    // Skip the screens the answers do not ask (a relationship for the visitor; "insured for how long" for the uninsured).
+    while (to > 0 && !applies(to, editingOf(to))) to -= 1;
+    show(to);
   }
 
   function reveal(errors: LeadErrors): void {
@@ -282,9 +380,8 @@ export function createScreens(view: View, progress: HTMLElement): Screens {
       show(screen, false);
     },
     showSent() {
-      progress.dataset.step = "done";
-      progress.setAttribute("aria-valuenow", String(LEAD_STEPS.length));
-      progress.setAttribute("aria-valuetext", "Request sent");
+      // The thank-you replaces the form, and with it the count and the bar: nothing is left to do.
+      page.classList.add(LATER_CLASS);
     },
     onChange(listener) {
       listeners.push(listener);

@@ -1,9 +1,10 @@
 /**
  * The thank-you step: replaces the form once the request is stored, with the reference number,
  * the companies that accepted it as they do (the matches step, matches.ts), what happens next and
- * the phone number partners will call, read back formatted.
+ * the phone number partners will call, read back formatted. Only true statements (issue 32): it
+ * never says companies are reviewing the request before one took it, and our number is a tap to call.
  */
-import { formatUsPhone } from "../../shared/contact";
+import { formatUsPhone, telUri } from "../../shared/contact";
 import type { Lead } from "../../shared/lead/fields";
 import { site } from "../../shared/site";
 import { paths } from "../../shared/routes";
@@ -27,11 +28,10 @@ export function showThankYou(form: HTMLFormElement, reference: string, duplicate
     h(
       "ol",
       {},
-      h("li", {}, "Insurance companies and agents who serve your ZIP code review your request, usually within minutes."),
-      h("li", {}, `They contact you by phone or text at ${phone}, or by email, with their quotes.`),
+      h("li", {}, `Each company that takes your request contacts you by phone or text at ${phone}, or by email, with its quote.`),
       h("li", {}, "Compare the offers. Quotes are free and you are never obliged to buy."),
     ),
-    h("p", { class: "rf-note" }, `Questions? Call ${site.phone} and give your reference number.`),
+    h("p", { class: "rf-note" }, "Questions? Call ", h("a", { href: telUri(site.phone), class: "rf-call" }, site.phone), " and give your reference number."),
     // Consent may be revoked by any reasonable means (the FCC's rule): one click from here.
     h(
       "p",

@@ -9,8 +9,8 @@
  * Fields are named by their own names ("zip", "year", "firstName"): the request's, a vehicle's
  * and a driver's never clash. A record screen's inputs hold the one record being edited.
  */
-import { DRIVER_FIELDS, FORM_SCREENS, LEAD_FIELDS, VEHICLE_FIELDS, fieldInfo, type Choices, type LeadFieldInfo, type RecordKind } from "../../shared/lead/fields";
-import { errorIdOf, fieldIdOf, optionsMarkup } from "./fields";
+import { DRIVER_FIELDS, FORM_SCREENS, LEAD_FIELDS, VEHICLE_FIELDS, fieldInfo, type FieldControl, type LeadFieldInfo, type RecordKind } from "../../shared/lead/fields";
+import { choiceOptionsMarkup, errorIdOf, fieldIdOf, optionsIdOf } from "./fields";
 import { FORM_ID, quoteFormMarkup, screenIdOf } from "./form-markup";
 import { gpcNotice } from "./gpc-notice";
 
@@ -41,6 +41,9 @@ export interface View {
   formError: HTMLElement;
   backButton: HTMLButtonElement;
   nextButton: HTMLButtonElement;
+  /** "Question 5 of 24" and its bar (screens.ts keeps them true). */
+  count: HTMLElement;
+  progress: HTMLElement;
   honeypot: HTMLInputElement;
   /** "Quotes for City, ST 12345." and its "Change ZIP code" button, on the first vehicle's screen. */
   placeSummary: HTMLElement;
@@ -75,13 +78,13 @@ function find<T extends Element>(root: ParentNode, selector: string): T {
  * A list whose choices depend on the day (the model years run to next year) may be a build
  * behind: its options are written afresh, keeping the visitor's choice, when they differ.
  */
-function refreshOptions(list: HTMLSelectElement, prompt: string, choices: Choices): void {
-  const wanted = [["", prompt], ...choices].map(([value, text]) => `${value}\n${text}`);
-  const shown = [...list.options].map((option) => `${option.value}\n${option.text}`);
-  if (wanted.length === shown.length && wanted.every((entry, index) => entry === shown[index])) return;
-  const chosen = list.value;
-  list.innerHTML = optionsMarkup(prompt, choices);
-  list.value = chosen;
+function refreshOptions(block: HTMLElement, field: string, spec: Extract<FieldControl, { kind: "choice" }>): void {
+  const container = block.querySelector<HTMLElement>(`#${optionsIdOf(field)}`);
+  if (!container) return;
+  const radios = [...container.querySelectorAll<HTMLInputElement>("input[type=radio]")];
+  if (radios.length === spec.choices.length && radios.every((radio, index) => radio.value === spec.choices[index]![0])) return;
+  const chosen = radios.find((radio) => radio.checked)?.value ?? "";
+  container.innerHTML = choiceOptionsMarkup(field, spec, chosen);
 }
 
 /**
@@ -95,6 +98,8 @@ export function adoptView(root: HTMLElement): View {
   const formError = find<HTMLElement>(form, ".rf-form-error");
   const backButton = find<HTMLButtonElement>(form, ".rf-back");
   const nextButton = find<HTMLButtonElement>(form, ".rf-next");
+  const count = find<HTMLElement>(form, ".rf-count");
+  const progress = find<HTMLElement>(form, ".rf-progress");
   const placeSummary = find<HTMLElement>(form, ".rf-place");
   const placeText = find<HTMLElement>(placeSummary, "span");
   const changeZipButton = find<HTMLButtonElement>(placeSummary, "button");
@@ -103,7 +108,7 @@ export function adoptView(root: HTMLElement): View {
   const blocks = new Map(ALL_FIELDS.map((field) => [field, find<HTMLElement>(form, `#${fieldIdOf(field)}`)]));
   for (const field of ALL_FIELDS) {
     const spec = infoOf(field).control;
-    if (spec.kind === "select") refreshOptions(find<HTMLSelectElement>(blocks.get(field)!, "select"), spec.prompt, spec.choices);
+    if (spec.kind === "choice" && spec.search) refreshOptions(blocks.get(field)!, field, spec);
   }
   // The Global Privacy Control notice, when the browser sends it, just above the consent box.
   const notice = gpcNotice();
@@ -153,7 +158,8 @@ export function adoptView(root: HTMLElement): View {
 
   function focusField(field: string): void {
     const controls = controlsOf(field);
-    const target = (controls as HTMLInputElement[]).find((control) => "checked" in control && control.checked) ?? controls[0];
+    // The chosen radio, else the first one the visitor can see (the insurer screen's "yes" is never shown).
+    const target = (controls as HTMLInputElement[]).find((control) => "checked" in control && control.checked) ?? controls.find((control) => !control.closest("[hidden]"));
     target?.focus();
   }
 
@@ -174,6 +180,8 @@ export function adoptView(root: HTMLElement): View {
     formError,
     backButton,
     nextButton,
+    count,
+    progress,
     honeypot,
     placeSummary,
     placeText,

@@ -10,15 +10,14 @@ import { checkVin } from "../../shared/vin";
 import type { DecodedVin } from "./api";
 import type { View } from "./view";
 
-export function watchVin(view: View, decodeVin: (vin: string) => Promise<DecodedVin | null>, filled: () => void): void {
+/** `filled` gets what was said, for a form that moves on to say it again with the next question. */
+export function watchVin(view: View, decodeVin: (vin: string) => Promise<DecodedVin | null>, filled: (said: string) => void): void {
   const [input] = view.controlsOf("vin");
-  const [year] = view.controlsOf("year");
-  const [make] = view.controlsOf("make");
   const [model] = view.controlsOf("model");
-  if (!input || !(year instanceof HTMLSelectElement) || !(make instanceof HTMLSelectElement) || !model) throw new Error("The quote form needs its VIN, year, make and model fields");
+  if (!input || !model) throw new Error("The quote form needs its VIN and model fields");
   let asked = "";
 
-  const has = (list: HTMLSelectElement, value: string) => [...list.options].some((option) => option.value === value);
+  const has = (field: string, value: string) => view.controlsOf(field).some((option) => option.value === value);
 
   input.addEventListener("input", () => {
     const checked = checkVin(input.value);
@@ -29,12 +28,13 @@ export function watchVin(view: View, decodeVin: (vin: string) => Promise<Decoded
       .then((decoded) => {
         // The visitor may have typed on meanwhile.
         if (!decoded || checkVin(input.value).ok === false || asked !== decoded.vin) return;
-        if (has(year, String(decoded.year))) year.value = String(decoded.year);
-        make.value = has(make, decoded.make) ? decoded.make : OTHER_MAKE;
+        if (has("year", String(decoded.year))) view.writeRaw(["year"], { year: String(decoded.year) });
+        view.writeRaw(["make"], { make: has("make", decoded.make) ? decoded.make : OTHER_MAKE });
         if (decoded.model) model.value = decoded.model;
         for (const field of ["year", "make", "model", "vin"]) view.showError(field, undefined);
-        view.announce(`Filled in from the VIN: ${[decoded.year, decoded.make, decoded.model].filter(Boolean).join(" ")}.`);
-        filled();
+        const said = `Filled in from the VIN: ${[decoded.year, decoded.make, decoded.model].filter(Boolean).join(" ")}.`;
+        view.announce(said);
+        filled(said);
       });
   });
 }

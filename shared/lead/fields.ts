@@ -21,7 +21,7 @@
 import * as z from "zod/mini";
 import { ZIP_LENGTH, zipSchema } from "../campaign";
 import { EMAIL_MAX_LENGTH, emailSchema, trimmedText, usPhoneSchema } from "../contact";
-import { OLDEST_VEHICLE_YEAR, VEHICLE_MAKES, newestVehicleYear, vehicleYears } from "../vehicles";
+import { OLDEST_VEHICLE_YEAR, POPULAR_MAKES, VEHICLE_MAKES, newestVehicleYear, vehicleYears } from "../vehicles";
 import { checkVin, VIN_LENGTH } from "../vin";
 import { carriers, site } from "../site";
 import { ageOn, parseDateOfBirth } from "./dates";
@@ -126,10 +126,26 @@ export type FieldControl =
       maxLength: number;
       placeholder?: string;
     }
-  | { kind: "select"; prompt: string; choices: Choices }
-  | { kind: "choice"; choices: Choices }
+  /**
+   * One answer from a list, as large tap targets over native radios (issue 32: a tap answers, and
+   * a screen reader still hears "1 of 4" and the question). `columns` lays short labels out in a
+   * grid so a long list fits a phone's screen; `search` adds a filter box for lists too long to
+   * show whole (years, makes): only `shown` options show until the visitor types.
+   */
+  | { kind: "choice"; choices: Choices; columns?: 2 | 3 | 5; search?: ChoiceSearch }
   /** The consent checkbox; its label is the versioned disclosure (shared/consent-disclosure.ts). */
   | { kind: "consent" };
+
+/** The filter box of a long choice list (shared/lead/fields.ts, FieldControl). */
+export interface ChoiceSearch {
+  /** The box's label: what to type, e.g. "Another year". */
+  label: string;
+  inputmode: "numeric" | "text";
+  /** How many options show at once (without a filter: the featured ones, else the first). */
+  shown: number;
+  /** The options shown before anything is typed, most asked first (makes: the best-selling brands). */
+  featured?: readonly string[];
+}
 
 /** The answers a rule may look at besides its own: the record's (a vehicle's, a driver's) or the request's top level. */
 export type Answers = Readonly<Record<string, unknown>>;
@@ -273,14 +289,14 @@ export const vehicleSchema = z.object({
     {
       label: "Year",
       why: "The model year sets the car's value and safety features, which insurers price on.",
-      control: { kind: "select", prompt: "Choose the year", choices: same(vehicleYears()) },
+      control: { kind: "choice", choices: same(vehicleYears()), columns: 5, search: { label: "Older? Type the year", inputmode: "numeric", shown: 15 } },
       message: MESSAGES.year,
     },
   ),
   make: field(oneOf(MESSAGES.make, asOptions(VEHICLE_MAKES)), {
     label: "Make",
     why: "Each maker's cars cost differently to repair and insure.",
-    control: { kind: "select", prompt: "Choose the make", choices: same(VEHICLE_MAKES) },
+    control: { kind: "choice", choices: same(VEHICLE_MAKES), columns: 3, search: { label: "Not listed? Type it", inputmode: "text", shown: 12, featured: POPULAR_MAKES } },
     message: MESSAGES.make,
   }),
   model: field(matching(MESSAGES.model, modelSchema), {
@@ -323,7 +339,7 @@ export const vehicleSchema = z.object({
   annualMileage: field(oneOf(MESSAGES.annualMileage, ANNUAL_MILEAGE), {
     label: "About how many miles a year?",
     why: "Fewer miles mean less time on the road; many insurers give a low-mileage discount.",
-    control: { kind: "select", prompt: "Choose the miles", choices: pairs(ANNUAL_MILEAGE) },
+    control: choice(ANNUAL_MILEAGE),
     message: MESSAGES.annualMileage,
   }),
 });
@@ -372,7 +388,7 @@ export const driverSchema = z.object({
     {
       label: "Relationship to you",
       why: "Insurers rate a household together: a spouse or a teenage child changes the price differently.",
-      control: { kind: "select", prompt: "Choose the relationship", choices: pairs(OTHERS_RELATIONSHIP) },
+      control: { kind: "choice", choices: pairs(OTHERS_RELATIONSHIP), columns: 2 },
       message: MESSAGES.relationship,
       askedWhen: (_raw, index) => !isVisitor(index),
     },
@@ -380,13 +396,13 @@ export const driverSchema = z.object({
   maritalStatus: field(oneOf(MESSAGES.maritalStatus, MARITAL_STATUS), {
     label: "Marital status",
     why: "Married drivers often pay less: insurers' claims data shows fewer accidents.",
-    control: { kind: "select", prompt: "Choose the status", choices: pairs(MARITAL_STATUS) },
+    control: { kind: "choice", choices: pairs(MARITAL_STATUS), columns: 2 },
     message: MESSAGES.maritalStatus,
   }),
   licenseStatus: field(oneOf(MESSAGES.licenseStatus, LICENSE_STATUS), {
     label: "Driver's license status",
     why: "Insurers can cover only some license types, and price a permit or an international license differently.",
-    control: { kind: "select", prompt: "Choose the license status", choices: pairs(LICENSE_STATUS) },
+    control: choice(LICENSE_STATUS),
     message: MESSAGES.licenseStatus,
   }),
   ageFirstLicensed: field(
@@ -433,14 +449,14 @@ const insuredToday = (raw: Answers) => trimmedText(raw.currentlyInsured) === "ye
 const currentInsurer = field(oneOf(MESSAGES.currentInsurer, asOptions(CURRENT_INSURERS)), {
   label: "Current insurance company",
   why: "Some companies give a discount for switching, and some buyers look for customers of particular insurers.",
-  control: { kind: "select", prompt: "Choose the company", choices: same(CURRENT_INSURERS) },
+  control: { kind: "choice", choices: same(CURRENT_INSURERS), columns: 2 },
   message: MESSAGES.currentInsurer,
   askedWhen: insuredToday,
 });
 const insuredFor = field(oneOf(MESSAGES.insuredFor, INSURED_FOR), {
   label: "Insured without a break for",
   why: "Continuous cover earns lower prices from most insurers; a gap usually costs more.",
-  control: { kind: "select", prompt: "Choose how long", choices: pairs(INSURED_FOR) },
+  control: choice(INSURED_FOR),
   message: MESSAGES.insuredFor,
   askedWhen: insuredToday,
 });
@@ -557,9 +573,8 @@ export function fieldInfo(field: string, record?: RecordKind): LeadFieldInfo {
 // --- The form's screens --------------------------------------------------------------------------
 
 /**
- * The three steps ("an easy 3-step process"), one clear topic per screen. A record screen edits
- * one vehicle or driver at a time; a list screen shows them all, to add, edit or remove. Funnel
- * events name the screen completed, so analysts see where visitors stop.
+ * The three parts of the request ("an easy 3-step process"): funnel events carry the part a
+ * screen belongs to as `step`, as they did when each part was a page of questions.
  */
 export const LEAD_STEPS = [
   { id: "vehicles", title: "Your vehicles" },
@@ -567,21 +582,52 @@ export const LEAD_STEPS = [
   { id: "contact", title: "How to reach you" },
 ] as const;
 
+/**
+ * A screen asks one thing (issue 32, after GOV.UK's "one thing per page"): one question, or one
+ * decision that takes more than one field (a name; where to send the quotes). `title` is the
+ * question as the visitor reads it about themselves and their first car; `other` names it for a
+ * second vehicle or another driver ("Vehicle 2: Make"). A record screen edits one vehicle or
+ * driver at a time; a list screen shows them all, to add, edit or remove. A screen whose fields
+ * are not asked for the answers given (askedWhen) is skipped. Funnel events name the screen
+ * completed, so analysts see which question costs leads.
+ */
 export type FormScreen =
-  /** `lead`: request-level fields asked on the first record's screen (the ZIP, with the first vehicle). */
-  | { id: string; step: number; title: string; kind: "record"; record: RecordKind; fields: readonly string[]; lead?: readonly LeadField[] }
+  /** `lead`: request-level fields asked on the first record's screen (the ZIP, with the first vehicle, when the address did not bring a known one). */
+  | { id: string; step: number; title: string; other?: string; kind: "record"; record: RecordKind; fields: readonly string[]; lead?: readonly LeadField[] }
   | { id: string; step: number; title: string; kind: "list"; record: RecordKind }
-  | { id: string; step: number; title: string; kind: "fields"; fields: readonly LeadField[] };
+  /**
+   * `none`: the second field is asked only as the question's one other answer (shown as `label`,
+   * its value "no"); answering the question sets it to "yes" (the insurer screen).
+   */
+  | { id: string; step: number; title: string; kind: "fields"; fields: readonly LeadField[]; none?: { field: LeadField; label: string } };
 
 export const FORM_SCREENS = [
-  { id: "vehicle", step: 0, title: "Which car?", kind: "record", record: "vehicle", fields: ["year", "make", "model", "vin"], lead: ["zip"] },
-  { id: "vehicle-use", step: 0, title: "How is it used?", kind: "record", record: "vehicle", fields: ["ownership", "primaryUse", "annualMileage"] },
+  { id: "vehicle-year", step: 0, title: "What year is your car?", other: "Model year", kind: "record", record: "vehicle", fields: ["year", "vin"], lead: ["zip"] },
+  { id: "vehicle-make", step: 0, title: "What make is it?", other: "Make", kind: "record", record: "vehicle", fields: ["make"] },
+  { id: "vehicle-model", step: 0, title: "Which model is it?", other: "Model", kind: "record", record: "vehicle", fields: ["model"] },
+  { id: "vehicle-ownership", step: 0, title: "Do you own, finance or lease it?", kind: "record", record: "vehicle", fields: ["ownership"] },
+  { id: "vehicle-use", step: 0, title: "What is it mostly used for?", kind: "record", record: "vehicle", fields: ["primaryUse"] },
+  { id: "vehicle-mileage", step: 0, title: "About how many miles a year?", kind: "record", record: "vehicle", fields: ["annualMileage"] },
   { id: "vehicles", step: 0, title: "Your vehicles", kind: "list", record: "vehicle" },
-  { id: "driver", step: 1, title: "About the driver", kind: "record", record: "driver", fields: ["firstName", "lastName", "dateOfBirth", "relationship", "maritalStatus"] },
-  { id: "driver-history", step: 1, title: "Driving record", kind: "record", record: "driver", fields: ["licenseStatus", "ageFirstLicensed", "accidents", "tickets", "claims", "dui", "sr22"] },
+  { id: "driver-name", step: 1, title: "What is your name?", other: "Name", kind: "record", record: "driver", fields: ["firstName", "lastName"] },
+  { id: "driver-birth", step: 1, title: "What is your date of birth?", other: "Date of birth", kind: "record", record: "driver", fields: ["dateOfBirth"] },
+  { id: "driver-relationship", step: 1, title: "How is this driver related to you?", other: "Relationship to you", kind: "record", record: "driver", fields: ["relationship"] },
+  { id: "driver-marital", step: 1, title: "What is your marital status?", other: "Marital status", kind: "record", record: "driver", fields: ["maritalStatus"] },
+  { id: "driver-license", step: 1, title: "Which driver's license do you have?", other: "Driver's license", kind: "record", record: "driver", fields: ["licenseStatus"] },
+  { id: "driver-licensed-age", step: 1, title: "How old were you when first licensed?", other: "Age when first licensed", kind: "record", record: "driver", fields: ["ageFirstLicensed"] },
+  { id: "driver-accidents", step: 1, title: "Any accidents in the past 3 years?", other: "Accidents in the past 3 years", kind: "record", record: "driver", fields: ["accidents"] },
+  { id: "driver-tickets", step: 1, title: "Any tickets or violations in the past 3 years?", other: "Tickets in the past 3 years", kind: "record", record: "driver", fields: ["tickets"] },
+  { id: "driver-claims", step: 1, title: "Any insurance claims in the past 3 years?", other: "Claims in the past 3 years", kind: "record", record: "driver", fields: ["claims"] },
+  { id: "driver-dui", step: 1, title: "A DUI or DWI in the past 7 years?", other: "DUI or DWI in the past 7 years", kind: "record", record: "driver", fields: ["dui"] },
+  { id: "driver-sr22", step: 1, title: "Does your state require an SR-22 filing?", other: "SR-22 filing", kind: "record", record: "driver", fields: ["sr22"] },
   { id: "drivers", step: 1, title: "Your drivers", kind: "list", record: "driver" },
-  { id: "insurance", step: 1, title: "Your insurance", kind: "fields", fields: INSURANCE_FIELDS },
-  { id: "contact", step: 2, title: "How to reach you", kind: "fields", fields: CONTACT_FIELDS },
+  // The insurer's name answers "insured today?" too: a company means yes, and the one other
+  // option is "no" (issue 32: an answer that can be inferred is not asked).
+  { id: "insurer", step: 1, title: "Who insures your car today?", kind: "fields", fields: ["currentInsurer", "currentlyInsured"], none: { field: "currentlyInsured", label: "I don't have car insurance today" } },
+  { id: "insured-for", step: 1, title: "How long have you been insured without a break?", kind: "fields", fields: ["insuredFor"] },
+  { id: "coverage", step: 1, title: "What coverage do you want?", kind: "fields", fields: ["coverage"] },
+  { id: "residence", step: 1, title: "Do you own or rent your home?", kind: "fields", fields: ["residence"] },
+  { id: "contact", step: 2, title: "Where should we send your quotes?", kind: "fields", fields: CONTACT_FIELDS },
 ] as const satisfies readonly FormScreen[];
 export type ScreenId = (typeof FORM_SCREENS)[number]["id"];
 export const SCREEN_IDS = FORM_SCREENS.map((screen) => screen.id) as readonly ScreenId[];

@@ -3,12 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectProblems, hasWindowMarker, setWindowMarker, startHarness, waitForHydration, type Harness } from "./helpers";
+import { paths } from "../../shared/routes";
 import { openDatabase } from "../../server/db/database";
 import { privacyRequestRepository } from "../../server/db/privacy-requests";
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "e2e-do-not-sell-"));
 let harness: Harness;
-const references: Array<{ reference: string; email: string; gpc: boolean }> = [];
+const references: Array<{ reference: string; email: string; gpc: boolean; requestType?: string }> = [];
+const STOP_TITLE = "Stop calls and texts | QuoteRidge";
+const DO_NOT_SELL_TITLE = "Do Not Sell or Share My Personal Information | QuoteRidge";
+const REVOKE_LABEL = "Stop calls and texts: I revoke my consent to be contacted about my quote requests";
 
 beforeAll(async () => {
   harness = await startHarness({ DATA_DIR: dataDir });
@@ -145,6 +149,68 @@ describe("the Do Not Sell form in a real browser", () => {
     await context.close();
   });
 
+  it('takes a phone visitor from the footer\'s "Stop Calls and Texts" to a page of its own, the revocation chosen, and sends it', async () => {
+    const context = await harness.newContext({ viewport: { width: 390, height: 664 }, hasTouch: true, isMobile: true });
+    const page = await context.newPage();
+    const problems = await collectProblems(context, page);
+    await page.goto(harness.url("/zipcode"));
+    await waitForHydration(page, "footer a");
+    await page.getByRole("navigation", { name: "Legal" }).getByRole("link", { name: "Stop Calls and Texts", exact: true }).tap();
+    await page.waitForURL(harness.url(paths.stopCalls));
+    await page.getByRole("heading", { level: 1, name: "Stop calls and texts", exact: true }).waitFor();
+    await waitForHydration(page, "form");
+    await expect(page.title()).resolves.toBe(STOP_TITLE);
+    await expect(page.getByLabel(REVOKE_LABEL).isChecked()).resolves.toBe(true);
+    await expect(page.locator("main").textContent()).resolves.toContain("up to 10 business days to stop calling and texting you");
+    await page.getByLabel("Email address").fill("stop.calls@example.com");
+    await page.getByRole("button", { name: "Send request" }).tap();
+    const received = page.getByTestId("privacy-received");
+    await received.waitFor();
+    await expect(received.textContent()).resolves.toContain("Your consent to be called and texted about your quote requests is revoked");
+    // Still the same page, under the same heading and title.
+    expect(page.url()).toBe(harness.url(paths.stopCalls));
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Stop calls and texts");
+    await expect(page.title()).resolves.toBe(STOP_TITLE);
+    references.push({ reference: (await received.locator(".reference").textContent())!, email: "stop.calls@example.com", gpc: false, requestType: "revoke_consent" });
+    expect(problems.consoleProblems).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    await context.close();
+  });
+
+  it("changes face with the address without a reload: Do Not Sell to Stop calls and texts and back, heading, title and choice together", async () => {
+    const context = await harness.newContext();
+    const page = await context.newPage();
+    await page.goto(harness.url("/do-not-sell"));
+    await waitForHydration(page, "footer a");
+    await setWindowMarker(page);
+    const legal = page.getByRole("navigation", { name: "Legal" });
+    await legal.getByRole("link", { name: "Stop Calls and Texts", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Stop calls and texts", exact: true }).waitFor();
+    await expect.poll(() => page.title()).toBe(STOP_TITLE);
+    await expect.poll(() => page.getByLabel(REVOKE_LABEL).isChecked()).toBe(true);
+    await legal.getByRole("link", { name: "Do Not Sell or Share My Personal Information", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Do Not Sell or Share My Personal Information", exact: true }).waitFor();
+    await expect.poll(() => page.title()).toBe(DO_NOT_SELL_TITLE);
+    await expect(page.getByLabel(REVOKE_LABEL).isChecked()).resolves.toBe(false);
+    expect(await hasWindowMarker(page), "client-side navigation throughout").toBe(true);
+    await context.close();
+  });
+
+  it("sends a revocation without JavaScript and confirms it on the Stop calls and texts page", async () => {
+    const context = await harness.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(harness.url(paths.stopCalls));
+    await expect(page.title()).resolves.toBe(STOP_TITLE);
+    await page.getByLabel("Phone number").fill("(415) 555-0178");
+    await page.getByRole("button", { name: "Send request" }).click();
+    await page.waitForURL(/\/do-not-sell\?request=revoke_consent&received=PR-/);
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Stop calls and texts");
+    const received = page.getByTestId("privacy-received");
+    await expect(received.textContent()).resolves.toContain("revoked from now on");
+    references.push({ reference: new URL(page.url()).searchParams.get("received")!, email: "", gpc: false, requestType: "revoke_consent" });
+    await context.close();
+  });
+
   it("has stored every confirmed request, with its GPC flag", async () => {
     await harness.server.stop();
     const db = await openDatabase({ DATA_DIR: dataDir });
@@ -155,6 +221,7 @@ describe("the Do Not Sell form in a real browser", () => {
         expect(stored, expected.reference).toBeDefined();
         expect(stored!.gpc).toBe(expected.gpc);
         if (expected.email) expect(stored!.email).toBe(expected.email);
+        if (expected.requestType) expect(stored!.requestType).toBe(expected.requestType);
       }
       expect(await repository.count()).toBe(references.length);
     } finally {

@@ -165,6 +165,33 @@ describe("hydration without console errors or CSP violations", () => {
     await context.close();
   });
 
+  it("lets a phone open the ZIP's \"Why?\" before the page hydrated, and keeps it open and working through hydration", async () => {
+    // The toggletip is an HTML popover (decision 029): the server's button works on its own.
+    const context = await harness.newContext({ hasTouch: true, isMobile: true, viewport: { width: 390, height: 664 } });
+    const page = await context.newPage();
+    const problems = await collectProblems(context, page);
+    let tapped!: () => void;
+    const tappedYet = new Promise<void>((resolve) => (tapped = resolve));
+    await page.route(/\/assets\/index-[^/]+\.js$/, async (route) => {
+      await tappedYet;
+      await route.continue();
+    });
+    const isOpen = () => page.evaluate(() => document.getElementById("zip-why-text")?.matches(":popover-open") ?? false);
+    await page.goto(harness.url("/zipcode?sid=a1&tid=early2"));
+    const why = page.getByRole("button", { name: "Why we ask for your ZIP code" });
+    await why.tap();
+    await expect.poll(isOpen).toBe(true);
+    expect(await page.evaluate(() => Object.keys(document.querySelector("main")!).some((key) => key.startsWith("__reactProps$"))), "not hydrated yet").toBe(false);
+    tapped();
+    await waitForHydration(page, "main");
+    // Hydration adopted the markup without touching the open popover (no mismatch: see below).
+    expect(await isOpen()).toBe(true);
+    await why.tap();
+    await expect.poll(isOpen).toBe(false);
+    await expectPageClean(page, problems);
+    await context.close();
+  });
+
   it("hydrates the quote page and its frame: the header logo navigates client-side", async () => {
     const current = await visit("/?zip=90210");
     expect(current.status).toBe(200);

@@ -1,10 +1,10 @@
 /**
  * The landing page's ZIP field in a real browser: what typing and pasting leave in it, native
- * validation blocking a bad submit, the "why" tooltip, and the invalid-ZIP fallback from /go.
+ * validation blocking a bad submit, the "Why?" toggletip and tooltip, and the invalid-ZIP fallback from /go.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BrowserContext, Page } from "playwright";
-import { hasWindowMarker, setWindowMarker, startHarness, waitForHydration, type Harness } from "./helpers";
+import { hasWindowMarker, isFullyInViewport, setWindowMarker, startHarness, waitForHydration, type Harness } from "./helpers";
 
 let harness: Harness;
 let context: BrowserContext;
@@ -155,11 +155,18 @@ describe("invalid-ZIP fallback", () => {
 });
 
 /**
- * The tooltip's code (Radix, client/components/TooltipButton.tsx) is a chunk of its own, loaded
- * on first hover or keyboard focus (client/components/LazyTooltip.tsx). Rolldown names a chunk
- * after its module, so its requests are recognisable by name.
+ * "Why?" is a toggletip (decision 029): an HTML popover its button opens and closes on a tap, a
+ * click, Enter or Space, which Escape or a second tap closes; the browser does all of it, with no
+ * script. A mouse hover also shows the text as a Radix tooltip, whose code
+ * (client/components/TooltipButton.tsx) is a chunk of its own, loaded on the first mouse hover
+ * only (client/components/LazyTooltip.tsx). Rolldown names a chunk after its module, so its
+ * requests are recognisable by name.
  */
 const TOOLTIP_CHUNK = /\/assets\/TooltipButton-[\w-]+\.js$/;
+const WHY_NAME = "Why we ask for your ZIP code";
+const WHY_TEXT = "Rates depend on where your car is parked. Your ZIP code shows us the insurers that serve your area.";
+/** Issue 32: a phone with its browser bars. */
+const PHONE = { hasTouch: true, isMobile: true, viewport: { width: 390, height: 664 } };
 
 /** Every request for the tooltip's chunk this page makes from now on. */
 function watchTooltipChunk(page: Page): string[] {
@@ -180,81 +187,144 @@ async function openWatchedLanding(on: BrowserContext = context): Promise<{ page:
   return { page, chunkRequests };
 }
 
-describe("ZIP tooltip", () => {
-  it("explains why we ask for the ZIP code when the button gets keyboard focus, and hides on Escape", async () => {
-    const { page, chunkRequests } = await openWatchedLanding();
-    expect(chunkRequests, "the tooltip's code is not part of the page load").toEqual([]);
-    const tooltip = page.getByRole("tooltip");
-    await expect(tooltip.count()).resolves.toBe(0);
-    // Asked of the document, not of a located element: when the tooltip's code arrives, the
-    // button element is replaced (by an identical one), and a located element may be the old one.
-    const whyHasFocus = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label") === "Why we ask for your ZIP code");
+/** Whether the toggletip is showing, as the browser knows it (the popover's own state). */
+const toggletipOpen = (page: Page) => page.evaluate(() => document.getElementById("zip-why-text")?.matches(":popover-open") ?? false);
+
+/** What Chromium tells assistive technology about the "Why?" button: its name and expanded state. */
+async function whyAsAnnounced(page: Page): Promise<{ role?: string; name?: string; expanded?: boolean }> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { root } = (await cdp.send("DOM.getDocument")) as { root: { nodeId: number } };
+    const { nodeId } = (await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector: ".zip-why" })) as { nodeId: number };
+    const { nodes } = (await cdp.send("Accessibility.getPartialAXTree", { nodeId, fetchRelatives: false })) as {
+      nodes: Array<{ role?: { value: string }; name?: { value: string }; properties?: Array<{ name: string; value: { value: unknown } }> }>;
+    };
+    const node = nodes[0]!;
+    const expanded = node.properties?.find((property) => property.name === "expanded")?.value.value;
+    return { role: node.role?.value, name: node.name?.value, expanded: typeof expanded === "boolean" ? expanded : undefined };
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/** Asked of the document, not of a located element: a swap to the Radix trigger replaces the button. */
+const whyHasFocus = (page: Page) => page.evaluate((name) => document.activeElement?.getAttribute("aria-label") === name, WHY_NAME);
+
+describe("ZIP \"Why?\" toggletip", () => {
+  it("on a phone (390×664, touch): a tap shows the text in view, a second tap hides it, and no tooltip code loads", async () => {
+    const phone = await harness.newContext(PHONE);
+    const { page, chunkRequests } = await openWatchedLanding(phone);
+    const why = page.getByRole("button", { name: WHY_NAME });
+    const text = page.getByText(WHY_TEXT);
+    await expect(text.isVisible()).resolves.toBe(false);
+    await expect(whyAsAnnounced(page)).resolves.toEqual({ role: "button", name: WHY_NAME, expanded: false });
+
+    await why.tap();
+    await expect.poll(() => toggletipOpen(page)).toBe(true);
+    await expect(text.isVisible()).resolves.toBe(true);
+    await expect(isFullyInViewport(page, "#zip-why-text"), "the whole text is on the screen").resolves.toBe(true);
+    // It opens next to its button (anchor positioning), not over the ZIP field below the label row.
+    const [whyBox, textBox, zipBox] = await Promise.all([why.boundingBox(), text.boundingBox(), page.locator("#zip").boundingBox()]);
+    expect(textBox!.y).toBeGreaterThanOrEqual(whyBox!.y + whyBox!.height);
+    expect(textBox!.y).toBeLessThan(zipBox!.y + zipBox!.height);
+    // Screen readers hear the button as expanded, and the text is a status (read when it appears).
+    await expect(whyAsAnnounced(page)).resolves.toEqual({ role: "button", name: WHY_NAME, expanded: true });
+    await expect(page.getByRole("status").filter({ hasText: WHY_TEXT }).count()).resolves.toBe(1);
+
+    await why.tap();
+    await expect.poll(() => toggletipOpen(page)).toBe(false);
+    await expect(text.isVisible()).resolves.toBe(false);
+    await expect(whyAsAnnounced(page)).resolves.toMatchObject({ expanded: false });
+
+    // Escape closes it too, and the visitor stays on the button.
+    await why.tap();
+    await expect.poll(() => toggletipOpen(page)).toBe(true);
+    await page.keyboard.press("Escape");
+    await expect.poll(() => toggletipOpen(page)).toBe(false);
+    await expect(whyHasFocus(page)).resolves.toBe(true);
+
+    await page.waitForTimeout(500);
+    await expect(page.getByRole("tooltip").count()).resolves.toBe(0);
+    expect(chunkRequests, "a phone never loads the tooltip's code").toEqual([]);
+    await phone.close();
+  });
+
+  it("from the keyboard: Tab reaches it, Enter opens it, Escape closes it with focus kept, Space opens it", async () => {
+    const phone = await harness.newContext(PHONE);
+    const { page, chunkRequests } = await openWatchedLanding(phone);
     // Tab through the page until the button has focus (the header logo comes first).
     for (let presses = 0; presses < 10; presses += 1) {
       await page.keyboard.press("Tab");
-      if (await whyHasFocus()) break;
+      if (await whyHasFocus(page)) break;
     }
-    await expect(whyHasFocus()).resolves.toBe(true);
-    await tooltip.waitFor({ state: "attached" });
-    expect(chunkRequests, "focus loads the tooltip's code, once").toHaveLength(1);
-    await expect(tooltip.textContent()).resolves.toMatch(/ZIP code/);
-    await expect(page.locator(".tooltip").isVisible()).resolves.toBe(true);
-    // The code arriving must not have moved the visitor: focus is still on the button.
-    await expect(whyHasFocus()).resolves.toBe(true);
+    await expect(whyHasFocus(page)).resolves.toBe(true);
+    // Focus alone shows nothing: the button says what it is, Enter opens it.
+    await expect(toggletipOpen(page)).resolves.toBe(false);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => toggletipOpen(page)).toBe(true);
+    await expect(page.getByText(WHY_TEXT).isVisible()).resolves.toBe(true);
     await page.keyboard.press("Escape");
-    await tooltip.waitFor({ state: "detached" });
-    await expect(page.locator(".tooltip").count()).resolves.toBe(0);
-    // Focus stays on the button: Escape closes the tooltip, it does not move the visitor.
-    await expect(whyHasFocus()).resolves.toBe(true);
-    await page.close();
+    await expect.poll(() => toggletipOpen(page)).toBe(false);
+    await expect(whyHasFocus(page), "Escape closes the text, it does not move the visitor").resolves.toBe(true);
+    await page.keyboard.press("Space");
+    await expect.poll(() => toggletipOpen(page)).toBe(true);
+    // The next Tab goes on to the ZIP field, as the page reads.
+    await page.keyboard.press("Tab");
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("zip");
+    expect(chunkRequests, "the keyboard never loads the tooltip's code").toEqual([]);
+    await phone.close();
   });
 
-  it("loads its code when the mouse first rests on the button, then shows and hides on hover", async () => {
+  it("works before the page hydrates, and without JavaScript at all", async () => {
+    const noScript = await harness.newContext({ ...PHONE, javaScriptEnabled: false });
+    const page = await noScript.newPage();
+    await page.goto(harness.url("/zipcode"));
+    const why = page.getByRole("button", { name: WHY_NAME });
+    await expect(why.textContent()).resolves.toBe("Why?");
+    await expect(why.getAttribute("type")).resolves.toBe("button");
+    await why.tap();
+    await expect.poll(() => toggletipOpen(page)).toBe(true);
+    await expect(page.getByText(WHY_TEXT).isVisible()).resolves.toBe(true);
+    await why.tap();
+    await expect.poll(() => toggletipOpen(page)).toBe(false);
+    await noScript.close();
+  });
+
+  it("with a mouse: hovering loads the tooltip's code once and shows the hint; a click pins the toggletip instead", async () => {
     const { page, chunkRequests } = await openWatchedLanding();
     expect(chunkRequests, "the tooltip's code is not part of the page load").toEqual([]);
-    const why = page.getByRole("button", { name: "Why we ask for your ZIP code" });
+    const why = page.getByRole("button", { name: WHY_NAME });
     const tooltip = page.getByRole("tooltip");
     // One move onto the button and no more: the hover that loaded the code must still count.
     await why.hover();
     await tooltip.waitFor({ state: "attached" });
     expect(chunkRequests).toHaveLength(1);
-    await expect(tooltip.textContent()).resolves.toBe(
-      "Rates depend on where your car is parked. Your ZIP code shows us the insurers that serve your area.",
-    );
+    await expect(tooltip.textContent()).resolves.toBe(WHY_TEXT);
     await expect(page.locator(".tooltip").isVisible()).resolves.toBe(true);
     // The trigger points assistive technology at the tooltip while it is open, as Radix does.
     const describedBy = await why.getAttribute("aria-describedby");
     expect(describedBy).toBeTruthy();
     await expect(page.locator(`[id="${describedBy}"]`).textContent()).resolves.toMatch(/ZIP code/);
+
+    // A click: the tooltip goes, the toggletip stays open, and the hint does not come back over it.
+    await why.click();
+    await tooltip.waitFor({ state: "detached" });
+    await expect.poll(() => toggletipOpen(page)).toBe(true);
+    await page.mouse.move(0, 0, { steps: 5 });
+    await why.hover();
+    await page.waitForTimeout(1_200);
+    await expect(tooltip.count()).resolves.toBe(0);
+    await why.click();
+    await expect.poll(() => toggletipOpen(page)).toBe(false);
+
     // Away in several moves: Radix lets the pointer travel towards the tooltip, so it checks
     // the moves after the pointer left the button, not the one that left it.
     await page.mouse.move(0, 0, { steps: 5 });
-    await tooltip.waitFor({ state: "detached" });
-    // Hovering again uses the code already loaded.
+    // Hovering again shows the hint again, with the code already loaded.
     await why.hover();
     await tooltip.waitFor({ state: "attached" });
     expect(chunkRequests).toHaveLength(1);
     await page.close();
-  });
-
-  it("never loads its code on a phone, where a tap does not show a tooltip", async () => {
-    const phone = await harness.newContext({ hasTouch: true, isMobile: true, viewport: { width: 390, height: 844 } });
-    const { page, chunkRequests } = await openWatchedLanding(phone);
-    await page.getByRole("button", { name: "Why we ask for your ZIP code" }).tap();
-    await page.waitForTimeout(1_000);
-    await expect(page.getByRole("tooltip").count()).resolves.toBe(0);
-    expect(chunkRequests).toEqual([]);
-    await phone.close();
-  });
-
-  it("is a button with its accessible name in the server's HTML, without JavaScript", async () => {
-    const noScript = await harness.newContext({ javaScriptEnabled: false });
-    const page = await noScript.newPage();
-    await page.goto(harness.url("/zipcode"));
-    const why = page.getByRole("button", { name: "Why we ask for your ZIP code" });
-    await expect(why.textContent()).resolves.toBe("Why?");
-    await expect(why.getAttribute("type")).resolves.toBe("button");
-    await noScript.close();
   });
 });
 

@@ -48,6 +48,24 @@ describe("GET /do-not-sell", () => {
     expect(footer.map((link) => [link.getAttribute("href"), link.text])).toContainEqual(["/do-not-sell?request=revoke_consent", "Stop Calls and Texts"]);
   });
 
+  it('gives the "Stop Calls and Texts" address its own heading, title and words, posting back to itself, never cached', async () => {
+    const stop = await request(t.app).get("/do-not-sell?request=revoke_consent");
+    const doc = parse(stop.text);
+    expect(stop.status).toBe(200);
+    expect(stop.headers["cache-control"]).toBe("no-store");
+    expect(doc.querySelector("h1")?.text).toBe("Stop calls and texts");
+    expect(doc.querySelector("title")?.text).toBe("Stop calls and texts | QuoteRidge");
+    expect(doc.querySelector("main")?.text).toContain("The law gives them up to 10 business days to stop calling and texting you.");
+    expect(doc.querySelector("main")?.text).not.toContain("under state privacy laws that is a sale");
+    expect(doc.querySelector("form.privacy-form")?.getAttribute("action")).toBe("/do-not-sell?request=revoke_consent");
+    // Any other address, a preselected other request included, is the Do Not Sell page.
+    for (const url of ["/do-not-sell", "/do-not-sell?request=access", "/do-not-sell?request=%3Cscript%3E"]) {
+      const other = parse((await request(t.app).get(url)).text);
+      expect([other.querySelector("h1")?.text, other.querySelector("title")?.text], url).toEqual(["Do Not Sell or Share My Personal Information", "Do Not Sell or Share My Personal Information | QuoteRidge"]);
+      expect(other.querySelector("form.privacy-form")?.getAttribute("action"), url).toBe("/do-not-sell");
+    }
+  });
+
   it("shows the form with every request type, contact fields, a CSRF token and a one-time submission id", async () => {
     const { response, doc, csrf, submissionId } = await openForm();
     expect(response.status).toBe(200);
@@ -127,6 +145,30 @@ describe("POST /do-not-sell (the form without JavaScript)", () => {
       gpc: true,
       status: "received",
     });
+  });
+
+  it("confirms a revocation of consent on the Stop calls and texts page, in its words", async () => {
+    const opened = await request(t.app).get("/do-not-sell?request=revoke_consent");
+    const doc = parse(opened.text);
+    const cookie = (opened.headers["set-cookie"] as unknown as string[]).map((line) => line.split(";")[0]).join("; ");
+    const fields = {
+      _csrf: doc.querySelector('input[name="_csrf"]')!.getAttribute("value")!,
+      submissionId: doc.querySelector('input[name="submissionId"]')!.getAttribute("value")!,
+      requestType: "revoke_consent",
+      phone: "(415) 555-0179",
+    };
+    const response = await request(t.app).post("/do-not-sell?request=revoke_consent").set({ Cookie: cookie }).type("form").send(fields).redirects(0);
+    expect(response.status).toBe(303);
+    const location = response.headers.location as string;
+    expect(location).toMatch(/^\/do-not-sell\?request=revoke_consent&received=PR-/);
+    const reference = new URLSearchParams(location.split("?")[1]).get("received")!;
+    expect((await rows()).find((row) => row.reference === reference)).toMatchObject({ requestType: "revoke_consent", phone: "+14155550179" });
+    const confirmation = parse((await request(t.app).get(location)).text);
+    expect(confirmation.querySelector("h1")?.text).toBe("Stop calls and texts");
+    const received = confirmation.querySelector('[data-testid="privacy-received"]')?.text;
+    expect(received).toContain(reference);
+    expect(received).toContain("revoked from now on");
+    expect(received).not.toContain("We stop selling and sharing");
   });
 
   it("answers a second submit of the same form with 409 and the first reference, storing nothing new", async () => {

@@ -1,9 +1,11 @@
 // @vitest-environment happy-dom
 /**
- * The lazily loaded tooltip (client/components/LazyTooltip.tsx): its stand-in renders exactly the
- * markup of the Radix trigger it is later swapped for (so the server HTML and hydration are as
- * before, and the swap changes nothing visible), and the swap hands keyboard focus over.
- * The browser behaviour (hover, the network requests) is pinned in tests/e2e/landing.test.ts.
+ * The "Why?" button (client/components/LazyTooltip.tsx): its stand-in renders exactly the markup
+ * of the Radix trigger it is later swapped for, popover invoker included (so the server HTML and
+ * hydration are as before, the toggletip works before and after the swap, and the swap changes
+ * nothing visible); only a mouse hover loads the tooltip's code, never focus; the swap hands
+ * focus over without opening the tooltip. The browser behaviour (tap, keyboard, hover, the
+ * network requests) is pinned in tests/e2e/landing.test.ts.
  */
 import { createElement, act } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -11,6 +13,7 @@ import { createRoot, type Root } from "react-dom/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { LazyTooltip, type LazyTooltipProps } from "../../client/components/LazyTooltip";
 import { TooltipButton } from "../../client/components/TooltipButton";
+import { TOOLTIP_DELAY_MS } from "../../client/components/tooltip-handover";
 
 // React's act() warns unless the environment says it is a test.
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -19,17 +22,19 @@ const props: LazyTooltipProps = {
   className: "zip-why",
   label: "Why we ask for your ZIP code",
   content: "Rates depend on where your car is parked.",
+  popoverTarget: "zip-why-text",
   children: "Why?",
 };
 
 describe("the stand-in button", () => {
-  it("renders the same markup as the Radix trigger, with the accessible name and no tooltip", () => {
+  it("renders the same markup as the Radix trigger: the toggletip's invoker, with the accessible name and no tooltip", () => {
     const standIn = renderToStaticMarkup(createElement(LazyTooltip, props));
-    const radix = renderToStaticMarkup(
-      createElement(TooltipButton, { ...props, handover: { focused: false, focusedByPointer: false, hovered: false } }),
-    );
+    const radix = renderToStaticMarkup(createElement(TooltipButton, { ...props, handover: { focused: false, hovered: false } }));
     expect(standIn).toBe(radix);
-    expect(standIn).toBe('<button type="button" class="zip-why" aria-label="Why we ask for your ZIP code" data-state="closed">Why?</button>');
+    expect(standIn).toBe(
+      // React writes the attribute as the prop is spelled; HTML attribute names are case-insensitive.
+      '<button type="button" class="zip-why" aria-label="Why we ask for your ZIP code" popoverTarget="zip-why-text" data-state="closed">Why?</button>',
+    );
   });
 });
 
@@ -41,20 +46,49 @@ describe("the swap to the Radix tooltip", () => {
     document.body.innerHTML = "";
   });
 
-  it("keeps keyboard focus on the button and opens the tooltip, as focusing the Radix trigger does", async () => {
+  function renderStandIn(): { container: HTMLElement; standIn: HTMLButtonElement } {
     const container = document.body.appendChild(document.createElement("div"));
     root = createRoot(container);
     act(() => root!.render(createElement(LazyTooltip, props)));
-    const standIn = container.querySelector("button")!;
+    return { container, standIn: container.querySelector("button")! };
+  }
+
+  it("does not happen on keyboard focus: the keyboard opens the toggletip, not a tooltip", async () => {
+    const { container, standIn } = renderStandIn();
     await act(async () => {
       standIn.focus();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    expect(container.querySelector("button")).toBe(standIn);
+    expect(document.querySelector('[role="tooltip"]')).toBeNull();
+  });
+
+  it("happens on a mouse hover, keeps focus on the button without opening on it, then opens as the hover lasts", async () => {
+    const { container, standIn } = renderStandIn();
+    // Focused as a click focuses it, then the pointer moves on it.
+    standIn.focus();
+    await act(async () => {
+      standIn.dispatchEvent(new PointerEvent("pointermove", { bubbles: true, pointerType: "mouse" }));
     });
     // The import() resolves, then React swaps the button.
     await expect.poll(() => container.querySelector("button") !== standIn, { timeout: 5_000 }).toBe(true);
     const button = container.querySelector("button")!;
     expect(document.activeElement).toBe(button);
-    await expect.poll(() => document.querySelector('[role="tooltip"]')?.textContent, { timeout: 5_000 }).toBe(props.content);
+    expect(button.getAttribute("popovertarget")).toBe(props.popoverTarget);
     expect(button.getAttribute("aria-label")).toBe(props.label);
-    expect(button.getAttribute("data-state")).not.toBe("closed");
+    // Focus handed over opens nothing; the hover handed over opens the tooltip after Radix's delay.
+    expect(document.querySelector('[role="tooltip"]')).toBeNull();
+    await expect
+      .poll(() => document.querySelector('[role="tooltip"]')?.textContent, { timeout: TOOLTIP_DELAY_MS + 5_000 })
+      .toBe(props.content);
+  });
+
+  it("does not happen on a touch: a tap opens the toggletip, and a phone never loads the tooltip", async () => {
+    const { container, standIn } = renderStandIn();
+    await act(async () => {
+      standIn.dispatchEvent(new PointerEvent("pointermove", { bubbles: true, pointerType: "touch" }));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    expect(container.querySelector("button")).toBe(standIn);
   });
 });

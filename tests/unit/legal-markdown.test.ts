@@ -15,8 +15,8 @@ import {
   legalModuleCode,
   markdownText,
   sitePlaceholders,
-  telUri,
 } from "../../build/legal-markdown";
+import { telUri } from "../../shared/contact";
 import { formatLegalDate, formatPostalAddress, site } from "../../shared/site";
 import { projectRoot } from "../../tools/production-server";
 

@@ -4,7 +4,7 @@
  * choose and press Next. The test files set the happy-dom environment.
  */
 import { expect, vi, type Mock } from "vitest";
-import { mount, type QuoteFormDeps } from "../../../client/quote-form/mount";
+import { ADVANCE_DELAY_MS, mount, type QuoteFormDeps } from "../../../client/quote-form/mount";
 import type { DecodedVin, Session } from "../../../client/quote-form/api";
 import type { ZipLocation } from "../../../client/quote-form/types";
 import type { FunnelEvent } from "../../../shared/funnel-events";
@@ -62,13 +62,12 @@ export function fakeServer(): Fakes {
   };
 }
 
-/** rapidfire.html's page around the form: the progress bar and the #rf-app root, in one main. */
+/** rapidfire.html's page around the form: its title and line, and the #rf-app root, in one main. */
 export function renderPage(): HTMLElement {
   document.body.innerHTML = `
     <main class="rf" id="rf">
-      <div class="rf-progress" role="progressbar" aria-valuemin="1" aria-valuemax="3" aria-valuenow="1" aria-valuetext="Step 1 of 3" aria-label="Progress">
-        <div class="rf-progress-bar" id="rf-progress-bar"></div>
-      </div>
+      <h1>Your free car insurance quote</h1>
+      <p class="rf-intro">Free, no obligation, about two minutes.</p>
       <div id="rf-app" class="rf-app"></div>
     </main>`;
   return document.getElementById("rf-app")!;
@@ -107,6 +106,8 @@ export const nextButton = () => $<HTMLButtonElement>(".rf-next");
 export const backButton = () => $<HTMLButtonElement>(".rf-back");
 /** The screen showing, by its id (shared/lead/fields.ts, FORM_SCREENS). */
 export const screenShown = () => [...document.querySelectorAll<HTMLElement>(".rf-step")].filter((screen) => !screen.hidden).map((screen) => screen.id.replace("rf-screen-", ""));
+/** "Question 5 of 24", as the form shows it. */
+export const countShown = () => $(".rf-count").textContent;
 /** The step (1–3) the showing screen belongs to. */
 export const stepShown = () => [...document.querySelectorAll<HTMLElement>(".rf-step")].filter((screen) => !screen.hidden).map((screen) => Number(screen.dataset.step));
 export const headingShown = () => document.querySelector<HTMLElement>(".rf-step:not([hidden]) h2")?.textContent ?? "";
@@ -121,19 +122,21 @@ export function type(field: string, value: string): void {
   input.dispatchEvent(new Event("input", { bubbles: true }));
 }
 
-/** Chooses an option from a list. */
-export function select(field: string, value: string): void {
-  const list = control<HTMLSelectElement>(field);
-  list.focus();
-  list.value = value;
-  expect(list.value, `${field} has the option ${value}`).toBe(value);
-  list.dispatchEvent(new Event("input", { bubbles: true }));
-  list.dispatchEvent(new Event("change", { bubbles: true }));
+/** Chooses one option of a group as the keyboard does (Space on it): chosen, the screen stays. */
+export function choose(field: string, value: string): void {
+  const radio = $<HTMLInputElement>(`input[name="${field}"][value="${value}"]`);
+  radio.focus();
+  radio.click();
 }
 
-/** Clicks one radio of a group. */
-export function choose(field: string, value: string): void {
-  $<HTMLInputElement>(`input[name="${field}"][value="${value}"]`).click();
+/** Taps one option of a group, as a finger does (pointerdown, then the click), and lets the form go on. */
+export async function tap(field: string, value: string): Promise<void> {
+  const option = $<HTMLInputElement>(`input[name="${field}"][value="${value}"]`).closest("label")!;
+  option.dispatchEvent(new Event("pointerdown", { bubbles: true }));
+  option.click();
+  // The form shows the choice for a moment before it goes on.
+  await new Promise((resolve) => setTimeout(resolve, ADVANCE_DELAY_MS + 20));
+  await settle();
 }
 
 /** Presses Next (or, on the last screen, the submit button) and lets the form finish. */
@@ -154,66 +157,76 @@ export async function pressAdd(): Promise<void> {
 /** The records a list shows, by name. */
 export const listed = () => [...document.querySelectorAll(".rf-step:not([hidden]) .rf-record-name")].map((name) => name.textContent);
 
-/** The "Which car?" screen. */
-export function fillCar(year = "2020", make = "Toyota", model = " Camry "): void {
-  select("year", year);
-  select("make", make);
-  type("model", model);
+/** Answers the screen showing with one choice and presses Next. */
+async function answer(field: string, value: string): Promise<void> {
+  choose(field, value);
+  await pressNext();
 }
 
-/** The "How is it used?" screen. */
-export function fillUse(): void {
-  choose("ownership", "finance");
-  choose("primaryUse", "commute");
-  select("annualMileage", "10k_15k");
+/** Types into the screen's text field and presses Next. */
+async function typeAndNext(field: string, value: string): Promise<void> {
+  type(field, value);
+  await pressNext();
 }
 
-/** Both vehicle screens, ending on the vehicles list. */
+/** The car's screens (year, make, model), ending on the ownership question. */
+export async function fillCar(year = "2020", make = "Toyota", model = " Camry "): Promise<void> {
+  await answer("year", year);
+  await answer("make", make);
+  await typeAndNext("model", model);
+  expect(screenShown()).toEqual(["vehicle-ownership"]);
+}
+
+/** The car's use (ownership, use, miles), ending on the vehicles list. */
+export async function fillUse(): Promise<void> {
+  await answer("ownership", "finance");
+  await answer("primaryUse", "commute");
+  await answer("annualMileage", "10k_15k");
+}
+
+/** Every vehicle screen, ending on the vehicles list. */
 export async function fillVehicle(year?: string, make?: string, model?: string): Promise<void> {
-  fillCar(year, make, model);
-  await pressNext();
-  fillUse();
-  await pressNext();
+  await fillCar(year, make, model);
+  await fillUse();
   expect(screenShown()).toEqual(["vehicles"]);
 }
 
-/** The "About the driver" screen (the visitor's unless told). */
-export function fillPerson(first = "Ana", last = "Diaz-Ortega", birth = "04151990", relationship?: string): void {
+/** The driver's name and date of birth, and for another driver the relationship, ending on the marital status. */
+export async function fillPerson(first = "Ana", last = "Diaz-Ortega", birth = "04151990", relationship?: string): Promise<void> {
   type("firstName", first);
-  type("lastName", last);
-  type("dateOfBirth", birth); // the field adds the slashes
-  if (relationship) select("relationship", relationship);
-  select("maritalStatus", "single");
+  await typeAndNext("lastName", last);
+  await typeAndNext("dateOfBirth", birth); // the field adds the slashes
+  if (relationship) await answer("relationship", relationship);
+  expect(screenShown()).toEqual(["driver-marital"]);
 }
 
-/** The "Driving record" screen. */
-export function fillHistory(): void {
-  select("licenseStatus", "active");
-  type("ageFirstLicensed", "16");
-  choose("accidents", "0");
-  choose("tickets", "0");
-  choose("claims", "0");
-  choose("dui", "no");
-  choose("sr22", "no");
+/** The rest of a driver's screens, marital status to SR-22, ending on the drivers list. */
+export async function fillHistory(): Promise<void> {
+  await answer("maritalStatus", "single");
+  await answer("licenseStatus", "active");
+  await typeAndNext("ageFirstLicensed", "16");
+  await answer("accidents", "0");
+  await answer("tickets", "0");
+  await answer("claims", "0");
+  await answer("dui", "no");
+  await answer("sr22", "no");
 }
 
-/** Both driver screens, ending on the drivers list. */
+/** Every driver screen, ending on the drivers list. */
 export async function fillDriver(first?: string, last?: string, birth?: string, relationship?: string): Promise<void> {
-  fillPerson(first, last, birth, relationship);
-  await pressNext();
-  fillHistory();
-  await pressNext();
+  await fillPerson(first, last, birth, relationship);
+  await fillHistory();
   expect(screenShown()).toEqual(["drivers"]);
 }
 
-export function fillInsurance(insured: "yes" | "no" = "yes"): void {
-  choose("currentlyInsured", insured);
+/** The household's screens (insurer, how long, coverage, home), ending on the contact screen. */
+export async function fillInsurance(insured: "yes" | "no" = "yes"): Promise<void> {
   if (insured === "yes") {
-    select("currentInsurer", "GEICO");
-    select("insuredFor", "1_3y");
-  }
-  choose("coverage", "standard");
-  choose("residence", "rent");
+    await answer("currentInsurer", "GEICO");
+    await answer("insuredFor", "1_3y");
+  } else await answer("currentlyInsured", "no");
+  await answer("coverage", "standard");
+  await answer("residence", "rent");
 }
 
 export function fillContact(): void {
@@ -233,8 +246,7 @@ export async function fillUpToContact(vehicles: 1 | 2 = 1): Promise<void> {
   await pressNext();
   await fillDriver();
   await pressNext();
-  fillInsurance();
-  await pressNext();
+  await fillInsurance();
   expect(screenShown()).toEqual(["contact"]);
 }
 

@@ -13,7 +13,7 @@ import { element, escapeHtml } from "../../../client/quote-form/markup";
 import { disclosureMarkup } from "../../../client/quote-form/fields";
 import { quoteFormMarkup } from "../../../client/quote-form/form-markup";
 import { mount } from "../../../client/quote-form/mount";
-import { FORM_SCREENS, LEAD_FIELDS, LEAD_STEPS } from "../../../shared/lead/fields";
+import { FORM_SCREENS, LEAD_FIELDS } from "../../../shared/lead/fields";
 import { ALL_FIELDS, infoOf } from "../../../client/quote-form/view";
 import { fieldsOf } from "../../../client/quote-form/screens";
 import { vehicleYears } from "../../../shared/vehicles";
@@ -35,7 +35,7 @@ const STEP_ONE = fieldsOf(FORM_SCREENS[0]!, 0);
 
 describe("rapidfire.html as built", () => {
   const doc = parse(built);
-  const stepOne = doc.querySelector("#rf-screen-vehicle")!;
+  const stepOne = doc.querySelector("#rf-screen-vehicle-year")!;
 
   it("holds the first step, showing, and the later steps hidden, in the form the script looks for", () => {
     expect(source).toContain(QUOTE_FORM_SLOT);
@@ -45,7 +45,12 @@ describe("rapidfire.html as built", () => {
     expect(form.hasAttribute("novalidate")).toBe(true);
     expect(stepOne.closest("[hidden]")).toBeNull();
     expect(stepOne.querySelector("legend h2")?.textContent).toBe(FORM_SCREENS[0]!.title);
-    expect(stepOne.querySelector("legend .rf-step-of")?.textContent).toBe(`Step 1 of ${LEAD_STEPS.length}`);
+    // One compact count above the question, never a step count (issue 32).
+    expect(doc.querySelector(".rf-top .rf-count")?.textContent).toMatch(/^Question 1 of \d+$/);
+    expect(doc.querySelector(".rf-top [role=progressbar]")).not.toBeNull();
+    expect(built).not.toMatch(/Step \d of|Three short steps/);
+    // No long native list anywhere: every list is tap targets over radios.
+    expect(doc.querySelectorAll("select")).toHaveLength(0);
     for (const [index, screen] of FORM_SCREENS.entries()) {
       expect(doc.querySelector(`#rf-screen-${screen.id}`)?.hasAttribute("hidden"), screen.id).toBe(index > 0);
       // Every field of every screen, in its screen, in order: the script adopts them all.
@@ -63,7 +68,8 @@ describe("rapidfire.html as built", () => {
       const { label, hint, why, control: spec } = infoOf(field);
       const fieldBlock = stepOne.querySelector(`#rf-field-${field}`)!;
       expect(fieldBlock, field).not.toBeNull();
-      expect(fieldBlock.hasAttribute("hidden"), field).toBe(false);
+      // The VIN waits behind its link; the others show.
+      expect(fieldBlock.hasAttribute("hidden"), field).toBe(field === "vin");
       expect(fieldBlock.querySelector(`#rf-${field}-error.rf-error`), field).not.toBeNull();
       // "Why we ask", where the rule gives a reason: a native disclosure, closed.
       expect(fieldBlock.querySelector("details.rf-why > p")?.textContent ?? null, field).toBe(why ?? null);
@@ -80,6 +86,17 @@ describe("rapidfire.html as built", () => {
         expect(controls.map((radio) => [radio.getAttribute("type"), radio.getAttribute("value"), radio.closest("label")?.textContent])).toEqual(
           spec.choices.map(([value, text]) => ["radio", value, text]),
         );
+        // The screen's heading asks it: the legend is kept for screen readers only.
+        expect(fieldBlock.classList.contains("rf-asked"), field).toBe(true);
+        if (spec.search) {
+          // A long list shows as many as fit, with a labelled filter box for the rest.
+          const shown = controls.filter((radio) => !radio.closest("label")!.hasAttribute("hidden"));
+          expect(shown).toHaveLength(spec.search.shown);
+          const box = fieldBlock.querySelector<HTMLInputElement>(".rf-filter")!;
+          expect(doc.querySelector(`label[for="${box.id}"]`)?.textContent).toBe(spec.search.label);
+          expect(box.getAttribute("inputmode")).toBe(spec.search.inputmode);
+          expect(box.hasAttribute("name")).toBe(false);
+        }
         continue;
       }
       expect(doc.querySelector(`label[for="rf-${field}"]`)?.textContent, field).toBe(label);
@@ -92,9 +109,6 @@ describe("rapidfire.html as built", () => {
         expect(first.getAttribute("autocomplete")).toBe(spec.autocomplete);
         expect(first.getAttribute("maxlength")).toBe(String(spec.maxLength));
         expect(first.getAttribute("inputmode")).toBe(spec.inputmode ?? null);
-      }
-      if (spec.kind === "select") {
-        expect([...first.querySelectorAll("option")].map((option) => [option.getAttribute("value"), option.textContent])).toEqual([["", spec.prompt], ...spec.choices]);
       }
     }
   });
@@ -147,28 +161,30 @@ function startForm(root: HTMLElement, search = `?zip=90210&sid=a1&tid=b2&vid=${V
   return { server, form };
 }
 
-/** What a visitor does before the script runs: values set, no script listening. */
+const radio = (field: string, value: string) => $<HTMLInputElement>(`input[name="${field}"][value="${value}"]`);
+
+/** What a visitor does before the script runs: answers given, no script listening. */
 function answerEarly(): void {
-  control<HTMLSelectElement>("year").value = "2020";
-  control<HTMLSelectElement>("make").value = "Toyota";
+  radio("year", "2020").checked = true;
+  radio("make", "Toyota").checked = true;
   control("model").value = "Camry";
 }
 
 describe("the script on the built page", () => {
   it("adopts the page's own elements, keeps what was typed before it ran, and sends the form on", async () => {
     const root = renderBuiltPage();
-    const stepOne = $("#rf-screen-vehicle");
+    const stepOne = $("#rf-screen-vehicle-year");
     const model = control("model");
     answerEarly();
     const { server, form } = startForm(root);
     await form.ready;
 
-    expect($("#rf-screen-vehicle")).toBe(stepOne);
+    expect($("#rf-screen-vehicle-year")).toBe(stepOne);
     expect(control("model")).toBe(model);
     expect(document.querySelectorAll("#rf-form").length).toBe(1);
     expect(control("model").value).toBe("Camry");
-    expect(control<HTMLSelectElement>("year").value).toBe("2020");
-    expect(control<HTMLSelectElement>("make").value).toBe("Toyota");
+    expect(radio("year", "2020").checked).toBe(true);
+    expect(radio("make", "Toyota").checked).toBe(true);
     expect(nextButton().disabled).toBe(false);
     // The ZIP the visitor arrived with, as before.
     expect(control("zip").value).toBe("90210");
@@ -178,7 +194,7 @@ describe("the script on the built page", () => {
 
     nextButton().click();
     await settle();
-    expect($("#rf-screen-vehicle-use").hidden).toBe(false);
+    expect($("#rf-screen-vehicle-make").hidden).toBe(false);
     expect(server.sendEvent.mock.calls.map(([event]) => event.event)).toEqual(["form_started", "form_step_completed"]);
   });
 
@@ -200,26 +216,30 @@ describe("the script on the built page", () => {
 
   it("brings a list written by an older build up to date (next year's models), keeping the choice", async () => {
     const root = renderBuiltPage();
-    const years = control<HTMLSelectElement>("year");
-    years.options[1]!.remove(); // the newest year, as a build from last year lacks it
-    years.value = "2020";
+    radio("year", String(vehicleYears()[0])).closest("label")!.remove(); // the newest year, as a build from last year lacks it
+    radio("year", "2020").checked = true;
     const { form } = startForm(root);
     await form.ready;
-    expect([...years.options].slice(1).map((option) => option.value)).toEqual(vehicleYears().map(String));
-    expect(years.value).toBe("2020");
+    const years = [...document.querySelectorAll<HTMLInputElement>('input[name="year"]')];
+    expect(years.map((option) => option.value)).toEqual(vehicleYears().map(String));
+    expect(years.find((option) => option.checked)?.value).toBe("2020");
   });
 
-  it("shows a question asked only for some answers when the answers already there ask it", async () => {
+  it("counts a question asked only for some answers when the answers already there ask it", async () => {
+    const untouched = startForm(renderBuiltPage());
+    await untouched.form.ready;
+    const without = $(".rf-count").textContent;
     const root = renderBuiltPage();
-    // A browser restoring the form on a reload can bring back later steps' answers.
-    $<HTMLInputElement>('input[name="currentlyInsured"][value="yes"]').checked = true;
+    // A browser restoring the form on a reload can bring back later screens' answers: insured today asks for how long.
+    radio("currentlyInsured", "yes").checked = true;
     const { form } = startForm(root);
     await form.ready;
-    expect(block("currentInsurer").hidden).toBe(false);
+    const total = (text: string | null) => Number(/of (\d+)$/.exec(text ?? "")?.[1]);
+    expect(total($(".rf-count").textContent)).toBe(total(without) + 1);
   });
 
   it("writes the same markup itself into an empty page", async () => {
-    document.body.innerHTML = '<main><div class="rf-progress"></div><div id="rf-app"></div></main>';
+    document.body.innerHTML = '<main><div id="rf-app"></div></main>';
     const root = document.getElementById("rf-app")!;
     const { form } = startForm(root, "");
     await form.ready;

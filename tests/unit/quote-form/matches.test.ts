@@ -48,7 +48,7 @@ describe("the matches step", () => {
 
   it("says honestly that no partner has taken the request when every answer is in and none accepted, with our number", async () => {
     const { text } = await sendWith([{ settled: true, matches: [] }]);
-    expect(text()).toContain(`No partner has taken your request yet. To compare quotes with our help, call us at ${site.phone} and give your reference number, ${REFERENCE}.`);
+    expect(text()).toContain(`None of our partners could take your request just now. To compare quotes with our help, call us at ${site.phone} and give your reference number, ${REFERENCE}.`);
     expect(document.querySelector(".rf-match-list")).toBeNull();
   });
 

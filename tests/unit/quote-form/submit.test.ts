@@ -25,7 +25,8 @@ import {
   nextButton,
   openForm,
   pressNext,
-  progress,
+  countShown,
+  headingShown,
   settle,
   stepShown,
   VID,
@@ -102,11 +103,15 @@ describe("sending the request", () => {
     expect($(".rf-reference").textContent).toBe(REFERENCE);
     const thanks = $(".rf-done").textContent;
     expect(thanks).toContain(`Your quote request is in. Your reference number is ${REFERENCE}.`);
-    expect(thanks).toContain("They contact you by phone or text at (415) 555-0134, or by email, with their quotes.");
+    expect(thanks).toContain("Each company that takes your request contacts you by phone or text at (415) 555-0134, or by email, with its quote.");
     expect(thanks).not.toContain("in the past 30 days");
-    expect(progress().dataset.step).toBe("done");
-    expect(progress().getAttribute("aria-valuenow")).toBe("3");
-    expect(progress().getAttribute("aria-valuetext")).toBe("Request sent");
+    // Only true statements (issue 32): nothing says companies are reviewing it before one took it.
+    expect(thanks).not.toMatch(/review/i);
+    // Our number is a tap to call.
+    expect($(".rf-done .rf-call").getAttribute("href")).toBe("tel:+18005550142");
+    // No count or bar left over: the form, and with it the question count, is gone.
+    expect(document.querySelector(".rf-progress")).toBeNull();
+    expect(document.querySelector(".rf-count")).toBeNull();
   });
 
   it("sends what a bot typed into the honeypot, and says so kindly when the request is a duplicate", async () => {
@@ -146,7 +151,8 @@ describe("when the server refuses answers (422)", () => {
     fillContact();
     server.submitLead.mockResolvedValueOnce({ status: "invalid", errors: { "vehicles.1.model": "The server refuses this model." } });
     await pressNext();
-    expect(screenShown()).toEqual(["vehicle"]);
+    expect(screenShown()).toEqual(["vehicle-model"]);
+    expect(headingShown()).toBe("Vehicle 2: Model");
     expect(control("model").value).toBe("F-150");
     expect(errorText("model")).toBe("The server refuses this model.");
     expect(focusedId()).toBe("rf-model");
@@ -169,8 +175,8 @@ describe("when the server refuses answers (422)", () => {
     await fillAll();
     await pressNext();
 
-    expect(stepShown()).toEqual([2]);
-    expect(progress().getAttribute("aria-valuenow")).toBe("2");
+    expect(screenShown()).toEqual(["driver-name"]);
+    expect(countShown()).toBe("Question 8 of 23"); // insured today: one more question
     expect(errorText("firstName")).toBe("The server refuses this first name.");
     expect(control("firstName").getAttribute("aria-invalid")).toBe("true");
     expect(errorText("email")).toBe("The server refuses this email.");
@@ -179,7 +185,7 @@ describe("when the server refuses answers (422)", () => {
     expect(control("firstName").value).toBe("Ana");
     expect(control("email").value).toBe("Ana.Diaz@Example.com");
     expect(nextButton().disabled).toBe(false);
-    // Back on step 2, whose button goes on to step 3, not straight to sending.
+    // Back on the name screen, whose button goes on to the next question, not straight to sending.
     expect(nextButton().textContent).toBe("Next");
     expect(document.querySelector(".rf-done")).toBeNull();
   });

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { LEAD_MESSAGES } from "../../../shared/lead/fields";
-import { $, block, control, errorText, fillCar, fillVehicle, focusedId, openForm, pressNext, screenShown, type } from "./harness";
+import { $, block, choose, control, errorText, fillVehicle, focusedId, openForm, pressNext, screenShown, type } from "./harness";
 
 afterEach(() => {
   document.body.innerHTML = "";
@@ -19,7 +19,8 @@ describe("the ZIP code", () => {
     expect(server.lookUpZip.mock.calls).toEqual([["90210"]]);
     expect(control("zip").value).toBe("90210");
     expect(place().hidden).toBe(false);
-    expect(place().textContent).toBe("Quotes for Beverly Hills, CA 90210. Change ZIP code");
+    expect(place().textContent).toBe("Quotes for Beverly Hills, CA 90210. Change");
+    expect($(".rf-place button").getAttribute("aria-label")).toBe("Change ZIP code");
     expect(block("zip").hidden).toBe(true);
 
     await fillVehicle();
@@ -36,16 +37,16 @@ describe("the ZIP code", () => {
     expect(place().hidden).toBe(true);
 
     // Still refused on Next, and focused; a corrected one is looked up and taken.
-    fillCar();
+    choose("year", "2020");
     await pressNext();
-    expect(screenShown()).toEqual(["vehicle"]);
+    expect(screenShown()).toEqual(["vehicle-year"]);
     expect(focusedId()).toBe("rf-zip");
     expect(errorText("zip")).toBe("We could not find ZIP code 99999. Please check it and enter it again.");
 
     type("zip", "10001");
     await pressNext();
     expect(server.lookUpZip.mock.calls).toEqual([["99999"], ["10001"]]);
-    expect(screenShown()).toEqual(["vehicle-use"]);
+    expect(screenShown()).toEqual(["vehicle-make"]);
     expect(place().textContent).toContain("Quotes for New York, NY 10001.");
     expect(errorText("zip")).toBe("");
   });
@@ -56,10 +57,10 @@ describe("the ZIP code", () => {
     expect(block("zip").hidden).toBe(false);
     type("zip", "9-99 99x1");
     expect(control("zip").value).toBe("99999");
-    fillCar();
+    choose("year", "2020");
     await pressNext();
     expect(errorText("zip")).toBe("We could not find ZIP code 99999. Please check it and enter it again.");
-    expect(screenShown()).toEqual(["vehicle"]);
+    expect(screenShown()).toEqual(["vehicle-year"]);
   });
 
   it("can be changed: the field comes back, focused", async () => {
