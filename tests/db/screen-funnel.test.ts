@@ -165,6 +165,13 @@ describe.each(allStores())("where visitors leave the form ($kind)", (store) => {
     expect(all!.screens.reduce((sum, row) => sum + row.left, 0)).toBe(3);
   });
 
+  it("lists today's flow in the SQL of docs/analytics.md, for analysts who copy it", () => {
+    const docs = readFileSync(path.join(projectRoot, "docs", "analytics.md"), "utf8");
+    const literal = /string_to_array\(((?:\s*'[^']*')+), ','\)/.exec(docs)?.[1] ?? "";
+    const listed = [...literal.matchAll(/'([^']*)'/g)].map((match) => match[1]).join("");
+    expect(listed.split(","), "update the flow in docs/analytics.md's \"funnel per question screen\" to SCREEN_IDS").toEqual([...SCREEN_IDS]);
+  });
+
   it("gives the same numbers as the SQL in docs/analytics.md, bots excluded and included", async () => {
     const docs = readFileSync(path.join(projectRoot, "docs", "analytics.md"), "utf8");
     const block = [...docs.matchAll(/```sql\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.startsWith("-- funnel per question screen\n"));
@@ -177,7 +184,7 @@ describe.each(allStores())("where visitors leave the form ($kind)", (store) => {
         .replace("DATE '2026-11-01'", `DATE '${RANGE.since}'`)
         .replace("DATE '2026-12-01'", `DATE '${RANGE.until}'`)
         // Today's flow, whatever the docs list.
-        .replace(/string_to_array\('[^']*', ','\)/, `string_to_array('${SCREEN_IDS.join(",")}', ',')`);
+        .replace(/string_to_array\((?:\s*'[^']*')+, ','\)/, `string_to_array('${SCREEN_IDS.join(",")}', ',')`);
       const { rows: found } = await db.query<Record<string, unknown>>(text);
       const expected = (await screenFunnels(db, { ...RANGE, includeBots }))
         .filter((funnel) => funnel.sid !== null)
