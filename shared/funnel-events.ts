@@ -9,6 +9,13 @@ import { campaignIdSchema, zipSchema } from "./campaign";
 import { LEAD_STEPS, SCREEN_IDS } from "./lead/fields";
 
 export const FUNNEL_EVENTS = ["form_started", "form_step_completed"] as const;
+
+/**
+ * The screens of the three-step form that one-question screens replaced (issue 32). A page of it
+ * still open in a visitor's tab during and after a deploy reports them; they are stored as sent,
+ * and the report counts them apart as earlier screens (docs/analytics.md).
+ */
+export const EARLIER_SCREEN_IDS = ["vehicle", "driver", "driver-history", "insurance"] as const;
 export type FunnelEventName = (typeof FUNNEL_EVENTS)[number];
 
 export const funnelEventSchema = z
@@ -16,7 +23,7 @@ export const funnelEventSchema = z
     event: z.enum(FUNNEL_EVENTS),
     step: z.optional(z.int().check(z.gte(1), z.lte(LEAD_STEPS.length))),
     /** The screen completed (shared/lead/fields.ts, FORM_SCREENS), so analysts see where visitors stop; optional: a form opened before screens existed still reports. */
-    screen: z.optional(z.enum(SCREEN_IDS as [string, ...string[]])),
+    screen: z.optional(z.enum([...EARLIER_SCREEN_IDS, ...SCREEN_IDS] as [string, ...string[]])),
     zip: z.optional(zipSchema),
     sid: z.optional(campaignIdSchema),
     tid: z.optional(campaignIdSchema),

@@ -46,10 +46,19 @@ export function watchAnswers(view: View, check: Check, onFirstEdit: () => void):
   const { form } = view;
   let started = false;
 
+  // A press on a button (Next, Back) that takes focus from a field: that button checks the screen
+  // itself. A message shown on the way would move the button between the press and its release,
+  // and the click would be lost (a tap on a phone, a click with a mouse).
+  let pressingButton = false;
+  form.addEventListener("pointerdown", (event) => {
+    pressingButton = Boolean((event.target as Element | null)?.closest?.("button"));
+  });
+  form.addEventListener("click", () => (pressingButton = false));
+
   // On leaving a field: its message (only once something was entered, or to update a shown one).
   form.addEventListener("focusout", (event) => {
     const field = view.fieldOf(event.target);
-    if (!field || field === "consent" || view.blockOf(field).hidden) return;
+    if (!field || field === "consent" || view.blockOf(field).hidden || pressingButton) return;
     const next = (event as FocusEvent).relatedTarget;
     if (next instanceof Node && view.blockOf(field).contains(next)) return; // moving between one group's radios
     const raw = view.readRaw()[field];

@@ -1,5 +1,5 @@
 /**
- * The quote form in a real Chromium, inside the quote page's frame, on a 375×740 phone screen:
+ * The quote form in a real Chromium, inside the quote page's frame, on a 390×664 phone screen with touch:
  * from the landing page with a campaign to a stored lead with two vehicles, two drivers and its
  * consent record (issue 13); field messages focused and announced, Back keeping answers, a
  * vehicle removed, the VIN filling the car in, answers kept across a reload, keyboard-only use,
@@ -21,9 +21,10 @@ import { LEGAL_LINKS } from "../../shared/routes";
 import { httpGet } from "../../tools/http-get";
 import { measureJsWeight } from "../../tools/js-weight";
 import { SAVED_KEY } from "../../client/quote-form/saved-answers";
-import { DRIVERS, VEHICLES, fillCar, fillContact, fillHistory, fillInsurance, fillPerson, fillQuote, fillUse, heading, next, type FormScope } from "./quote-form-fill";
+import { DRIVERS, VEHICLES, answer, fillCar, fillContact, fillHistory, fillInsurance, fillPerson, fillQuote, fillUse, heading, next, onScreen, screenShown, type FormScope } from "./quote-form-fill";
 
-const PHONE = { width: 375, height: 740 };
+/** A phone with its browser bars (issue 32). */
+const PHONE = { width: 390, height: 664 };
 let harness: Harness;
 let postgres: FreshPostgres;
 let db: Database;
@@ -82,23 +83,25 @@ async function expectNoHorizontalScroll(visit: Visit): Promise<void> {
 }
 
 /** The first screen's heading, and any screen's by its title. */
-const firstScreen = (form: FormScope) => heading(form, "Which car?");
+const firstScreen = (form: FormScope) => heading(form, "What year is your car?");
 
 describe("the quote form on a phone, from the landing page with a campaign", () => {
   it("completes a 2-vehicle, 2-driver quote in the frame, with no sideways scroll on any screen, and stores every answer with sid, tid, place and consent", async () => {
     const visit = await arrive();
     const { form, page } = visit;
     await form.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
-    await expect(form.getByRole("progressbar").getAttribute("aria-valuenow")).resolves.toBe("1");
+    await expect(form.getByRole("progressbar").getAttribute("aria-valuetext")).resolves.toBe("Question 1 of 22");
     const startedAt = Date.now();
 
-    // The model field suggests the vehicle catalog's models of the chosen year and make.
-    await fillCar(form, VEHICLES[0]!);
-    await expect.poll(() => form.locator("#rf-model-options option").evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(
-      expect.arrayContaining(["Camry", "Corolla", "RAV4"]),
-    );
+    // The model screen offers the vehicle catalog's models of the chosen year and make, as taps.
+    await answer(form, "vehicle-year", "year", VEHICLES[0]!.year);
+    await answer(form, "vehicle-make", "make", VEHICLES[0]!.make);
+    await expect.poll(() => form.locator("#rf-model-options button").allTextContents()).toEqual(expect.arrayContaining(["Camry", "Corolla"]));
+    await form.getByRole("button", { name: "Back" }).click();
+    await form.getByRole("button", { name: "Back" }).click();
     await fillQuote(form, { vehicles: 2, drivers: 2 }, () => expectNoHorizontalScroll(visit));
-    await expect(form.getByRole("progressbar").getAttribute("aria-valuenow")).resolves.toBe("3");
+    // Two cars, two drivers (the second asked how they are related), insured: 6 + 6 + 1 + 10 + 11 + 1 + 5.
+    await expect(form.getByRole("progressbar").getAttribute("aria-valuetext")).resolves.toBe("Question 40 of 40");
     await fillContact(form);
     // The consent words show back the number typed, as it will be called (issue 13).
     await expect(form.locator(".rf-consent-phone").textContent()).resolves.toBe("(415) 555-0134");
@@ -166,10 +169,14 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
 
     // The analysts' funnel, in the server's log: every screen completed, with its step.
     const funnel = () => harness.server.logs.filter((line) => line.campaign && (line.campaign as { tid?: string }).tid === "b2");
-    // "Add another" is not a completion of the list: its Next is.
-    const screens = ["vehicle", "vehicle-use", "vehicle", "vehicle-use", "vehicles", "driver", "driver-history", "driver", "driver-history", "drivers", "insurance", "contact"];
+    // "Add another" is not a completion of the list: its Next is. One event per question answered.
+    const car = ["vehicle-year", "vehicle-make", "vehicle-model", "vehicle-ownership", "vehicle-use", "vehicle-mileage"];
+    const record = ["driver-accidents", "driver-tickets", "driver-claims", "driver-dui", "driver-sr22"];
+    const driver = (other: boolean) => ["driver-name", "driver-birth", ...(other ? ["driver-relationship"] : []), "driver-marital", "driver-license", "driver-licensed-age", ...record];
+    // (The first car's year and make were answered twice: the test went back from the model screen.)
+    const screens = ["vehicle-year", "vehicle-make", ...car, ...car, "vehicles", ...driver(false), ...driver(true), "drivers", "insurer", "insured-for", "coverage", "residence", "contact"];
     await expect.poll(() => funnel().filter((line) => line.event === "form_step_completed").map((line) => line.screen), { timeout: 10_000 }).toEqual(screens);
-    expect(funnel().filter((line) => line.event === "form_step_completed").map((line) => line.step)).toEqual([1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3]);
+    expect(funnel().filter((line) => line.event === "form_step_completed").map((line) => line.step)).toEqual(screens.map((screen) => (screen.startsWith("vehicle") ? 1 : screen === "contact" ? 3 : 2)));
     for (const name of ["quote_page_view", "form_started", "lead_submitted"]) {
       expect(funnel().filter((line) => line.event === name).length, name).toBeGreaterThanOrEqual(1);
     }
@@ -185,64 +192,68 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     const { form } = visit;
     await form.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
 
-    // Next with nothing chosen: messages on the screen's fields, focus on the first.
+    // Next with nothing chosen: the question's message, focus on its first choice.
     await next(form);
     await expect.poll(() => focusedId(visit)).toBe("rf-year");
     await expect(form.locator("#rf-year-error").textContent()).resolves.toBe("Choose the car's model year.");
-    await expect(form.getByLabel("Year", { exact: true }).getAttribute("aria-invalid")).resolves.toBe("true");
-    await expect(form.getByLabel("Year", { exact: true }).getAttribute("aria-describedby")).resolves.toContain("rf-year-error");
-    await expect.poll(() => form.getByRole("status").textContent()).toMatch(/answers need attention/);
+    await expect(form.locator("#rf-year").getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect(form.getByRole("group", { name: "Year", exact: true }).getAttribute("aria-describedby")).resolves.toContain("rf-year-error");
+    await expect.poll(() => form.getByRole("status").first().textContent()).toMatch(/answer needs attention/);
 
+    // "Why we ask" opens with a tap and says why; a second tap closes it.
+    await form.locator("#rf-field-year summary").tap();
+    await expect(form.locator("#rf-field-year details p").isVisible()).resolves.toBe(true);
+    await form.locator("#rf-field-year summary").tap();
+    await expect(form.locator("#rf-field-year details p").isVisible()).resolves.toBe(false);
+
+    await answer(form, "vehicle-year", "year", "2020");
+    await answer(form, "vehicle-make", "make", "Toyota");
     // A message on leaving a field that was filled in wrongly, gone once it is fixed.
     await form.getByLabel("Model", { exact: true }).fill("!!");
     await form.getByLabel("Model", { exact: true }).blur();
     await expect.poll(() => form.locator("#rf-model-error").textContent()).toMatch(/Enter the model/);
     await form.getByLabel("Model", { exact: true }).fill("Camry");
     await expect.poll(() => form.locator("#rf-model-error").textContent()).toBe("");
-
-    // "Why we ask" opens with a tap and says why.
-    await form.locator("#rf-field-year summary").click();
-    await expect(form.locator("#rf-field-year details p").isVisible()).resolves.toBe(true);
-
-    await fillCar(form, VEHICLES[0]!);
     await next(form);
     await fillUse(form, VEHICLES[0]!);
     await next(form);
-    await heading(form, "Your vehicles").waitFor();
+    await heading(form, "What is your name?").waitFor();
+    await form.getByLabel("First name").fill("Sam");
+    await form.getByLabel("Last name").fill("Diaz");
     await next(form);
-    await heading(form, "About you").waitFor();
 
-    // Under 18: refused on blur with the age message.
+    // Under 18: refused on Next with the age message.
     const eighteenYearsAgoTomorrow = new Date();
     eighteenYearsAgoTomorrow.setFullYear(eighteenYearsAgoTomorrow.getFullYear() - 18);
     eighteenYearsAgoTomorrow.setDate(eighteenYearsAgoTomorrow.getDate() + 2);
     const typed = `${String(eighteenYearsAgoTomorrow.getMonth() + 1).padStart(2, "0")}/${String(eighteenYearsAgoTomorrow.getDate()).padStart(2, "0")}/${eighteenYearsAgoTomorrow.getFullYear()}`;
-    await form.getByLabel("First name").fill("Sam");
     await form.getByLabel("Date of birth").fill(typed);
-    await form.getByLabel("Date of birth").blur();
+    await next(form);
     await expect.poll(() => form.locator("#rf-dateOfBirth-error").textContent()).toBe("You must be 18 or older to request quotes.");
+    await expect.poll(() => focusedId(visit)).toBe("rf-dateOfBirth");
 
     // Back through the vehicle screens: every answer still there; forward again: so is the driver's.
-    await form.getByRole("button", { name: "Back" }).click();
+    for (let i = 0; i < 2; i += 1) await form.getByRole("button", { name: "Back" }).click();
     await heading(form, "Your vehicles").waitFor();
     await expect(form.locator(".rf-record-name").allTextContents()).resolves.toEqual(["2020 Toyota Camry"]);
-    await form.getByRole("button", { name: "Back" }).click();
+    for (let i = 0; i < 3; i += 1) await form.getByRole("button", { name: "Back" }).click();
+    await onScreen(form, "vehicle-ownership");
     await expect(form.getByLabel("Financing it").isChecked()).resolves.toBe(true);
-    await form.getByRole("button", { name: "Back" }).click();
+    for (let i = 0; i < 3; i += 1) await form.getByRole("button", { name: "Back" }).click();
     await firstScreen(form).waitFor();
-    await expect(form.getByLabel("Model", { exact: true }).inputValue()).resolves.toBe("Camry");
-    await expect(form.getByLabel("Make", { exact: true }).inputValue()).resolves.toBe("Toyota");
-    for (let i = 0; i < 3; i += 1) await next(form);
-    await heading(form, "About you").waitFor();
+    await expect(form.locator('input[name="year"][value="2020"]').isChecked()).resolves.toBe(true);
+    for (let i = 0; i < 7; i += 1) await next(form);
+    await heading(form, "What is your name?").waitFor();
     await expect(form.getByLabel("First name").inputValue()).resolves.toBe("Sam");
 
-    await fillPerson(form, DRIVERS[0]!);
+    await form.getByLabel("First name").fill("Ana");
+    await next(form);
+    await onScreen(form, "driver-birth");
+    await form.getByLabel("Date of birth").fill("04/15/1990");
     await next(form);
     await fillHistory(form, DRIVERS[0]!);
     await next(form);
-    await next(form);
     await fillInsurance(form);
-    await next(form);
     await fillContact(form);
 
     // Sending without consent: the box's message, focused; nothing typed is lost.
@@ -261,26 +272,24 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     const { form, page } = visit;
     await form.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
     await fillCar(form, VEHICLES[0]!);
-    await next(form);
     await fillUse(form, VEHICLES[0]!);
-    await next(form);
 
-    // The second vehicle by its VIN (a real one: 2003 Honda Accord), decoded by the catalog.
+    // The second vehicle by its VIN (a real one: 2003 Honda Accord), decoded by the catalog: behind its link.
     await form.getByRole("button", { name: "Add another vehicle" }).click();
-    await heading(form, "Vehicle 2: Which car?").waitFor();
+    await heading(form, "Vehicle 2: Model year").waitFor();
+    await expect(form.getByLabel("VIN (optional)").isVisible()).resolves.toBe(false);
+    await form.getByRole("button", { name: "Have the VIN? Fill in the car from it" }).click();
     await form.getByLabel("VIN (optional)").fill("1HGCM82633A004352");
-    await expect.poll(() => form.getByLabel("Model", { exact: true }).inputValue()).toBe("Accord");
-    await expect(form.getByLabel("Year", { exact: true }).inputValue()).resolves.toBe("2003");
-    await expect(form.getByLabel("Make", { exact: true }).inputValue()).resolves.toBe("Honda");
-    await expect.poll(() => form.getByRole("status").textContent()).toBe("Filled in from the VIN: 2003 Honda Accord.");
-    await next(form);
+    // The year, make and model are answered: on to the next question, saying both.
+    await onScreen(form, "vehicle-ownership");
+    await expect.poll(() => form.locator('p[role="status"]').first().textContent()).toBe("Filled in from the VIN: 2003 Honda Accord. Question 10 of 28");
+    await expect(form.getByLabel("Model", { exact: true }).inputValue()).resolves.toBe("Accord");
+    await expect(form.locator('input[name="year"][value="2003"]').isChecked()).resolves.toBe(true);
+    await expect(form.locator('input[name="make"][value="Honda"]').isChecked()).resolves.toBe(true);
     await fillUse(form, VEHICLES[1]!);
-    await next(form);
     await form.getByRole("button", { name: "Add another vehicle" }).click();
     await fillCar(form, VEHICLES[2]!);
-    await next(form);
     await fillUse(form, VEHICLES[2]!);
-    await next(form);
     await expect(form.locator(".rf-record-name").allTextContents()).resolves.toEqual(["2020 Toyota Camry", "2003 Honda Accord", "2015 Honda Civic"]);
 
     // Remove the first: gone from the list, focus on the next one's Edit button.
@@ -291,27 +300,27 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
 
     await next(form);
     await fillPerson(form, DRIVERS[0]!);
+    await form.getByRole("button", { name: "Back" }).click();
+    await onScreen(form, "driver-birth");
 
     // A reload of the tab: the same screen, every answer back (the lists too).
     await visit.frame().evaluate(() => window.location.reload());
     await page.frameLocator("iframe.quote-frame").locator("#rf-form").waitFor();
     const reloaded = page.frameLocator("iframe.quote-frame");
-    await heading(reloaded, "About you").waitFor();
-    await expect(reloaded.getByLabel("First name").inputValue()).resolves.toBe("Ana");
+    await heading(reloaded, "What is your date of birth?").waitFor();
     await expect(reloaded.getByLabel("Date of birth").inputValue()).resolves.toBe("04/15/1990");
+    await reloaded.getByRole("button", { name: "Back" }).click();
+    await expect(reloaded.getByLabel("First name").inputValue()).resolves.toBe("Ana");
     await reloaded.getByRole("button", { name: "Back" }).click();
     await expect(reloaded.locator(".rf-record-name").allTextContents()).resolves.toEqual(["2003 Honda Accord", "2015 Honda Civic"]);
     // Kept in the tab's sessionStorage only: nothing in localStorage or cookies but the CSRF token.
     await expect(visit.frame().evaluate(() => window.localStorage.length)).resolves.toBe(0);
     await expect(visit.frame().evaluate(() => document.cookie)).resolves.not.toMatch(/Accord|Ana/);
 
-    await reloaded.getByRole("button", { name: "Next" }).click();
-    await next(reloaded);
+    for (let i = 0; i < 3; i += 1) await next(reloaded);
     await fillHistory(reloaded, DRIVERS[0]!);
     await next(reloaded);
-    await next(reloaded);
     await fillInsurance(reloaded);
-    await next(reloaded);
     await fillContact(reloaded);
     await reloaded.getByRole("checkbox").check();
     await reloaded.getByRole("button", { name: "Get My Quotes" }).click();
@@ -330,56 +339,77 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
   });
 
   it("asks again, politely, for a ZIP code that does not exist, and takes a corrected one", async () => {
-    const context = await harness.newContext({ viewport: PHONE });
+    const context = await harness.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
     const page = await context.newPage();
     await page.goto(harness.url("/?zip=99999&sid=a1"));
     const form = page.frameLocator("iframe.quote-frame");
     await expect.poll(() => form.locator("#rf-zip-error").textContent()).toBe("We could not find ZIP code 99999. Please check it and enter it again.");
     await expect(form.getByLabel("ZIP code where the car is kept").isVisible()).resolves.toBe(true);
+    // Tapping a year does not go on past a ZIP that is still wrong.
+    await form.locator('label.rf-option:has(input[value="2020"])').tap();
+    await page.waitForTimeout(400);
+    await expect(screenShown(form)).resolves.toBe("vehicle-year");
     await form.getByLabel("ZIP code where the car is kept").fill("10001");
-    await fillCar(form, VEHICLES[0]!);
     await next(form);
-    await heading(form, "How is it used?").waitFor();
+    await heading(form, "What make is it?").waitFor();
     await form.getByRole("button", { name: "Back" }).click();
     await expect(form.getByText("Quotes for New York, NY 10001.").count()).resolves.toBe(1);
     await context.close();
   });
 
-  it("works with the keyboard alone: Tab order through the first screen, choices by keys, Enter for Next", async () => {
+  it("works with the keyboard alone: Tab order through the first screen, arrows choose without leaving, Enter for Next", async () => {
     const visit = await arrive();
     const { form, page } = visit;
     await form.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
     await form.getByRole("button", { name: "Change ZIP code" }).focus();
+    const focused = () =>
+      visit.frame().evaluate(() => {
+        const active = document.activeElement as HTMLInputElement | null;
+        return active?.name || active?.className || active?.tagName.toLowerCase() || "";
+      });
     const order: string[] = [];
-    for (let i = 0; i < 7; i += 1) {
+    for (let i = 0; i < 5; i += 1) {
       await page.keyboard.press("Tab");
-      order.push(await visit.frame().evaluate(() => { const active = document.activeElement as HTMLInputElement | null; return active?.name || active?.tagName.toLowerCase() || ""; }));
+      order.push(await focused());
     }
-    // The hidden ZIP field and the honeypot are skipped; each "Why we ask" follows its question.
-    expect(order).toEqual(["year", "summary", "make", "summary", "model", "summary", "vin"]);
+    // The hidden ZIP field and the honeypot are skipped: the year's choices (one stop), its filter
+    // box, "Why we ask", the VIN's link, then Next.
+    expect(order).toEqual(["year", "rf-filter", "summary", "rf-link-button rf-vin-link", "rf-next"]);
 
-    await form.getByLabel("Year", { exact: true }).focus();
-    await page.keyboard.press("ArrowDown"); // the newest year
+    // Arrow keys choose within the group and never leave the screen; Enter goes on.
+    await form.locator('input[name="year"]').first().focus();
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("ArrowRight");
+    await page.waitForTimeout(400);
+    await expect(screenShown(form)).resolves.toBe("vehicle-year");
+    await expect(form.locator('input[name="year"]:checked').getAttribute("value")).resolves.toBe(String(new Date().getFullYear() - 1));
+    await page.keyboard.press("Enter");
+    await heading(form, "What make is it?").waitFor();
+    await expect.poll(() => visit.frame().evaluate(() => document.activeElement?.tagName)).toBe("H2");
+    // The filter box: type, and Enter takes the one match left.
     await page.keyboard.press("Tab");
     await page.keyboard.press("Tab");
-    await page.keyboard.type("Toy"); // type-ahead in the make list
-    await page.keyboard.press("Tab"); // its "Why we ask"
+    await page.keyboard.type("Toy");
+    await page.keyboard.press("Enter");
+    await heading(form, "Which model is it?").waitFor();
     await page.keyboard.press("Tab");
     await page.keyboard.type("Corolla");
     await page.keyboard.press("Enter");
-    await heading(form, "How is it used?").waitFor();
+    await heading(form, "Do you own, finance or lease it?").waitFor();
     await expect.poll(() => visit.frame().evaluate(() => document.activeElement?.tagName)).toBe("H2");
     await page.keyboard.press("Tab");
-    await page.keyboard.press("Space"); // the first ownership choice
+    await page.keyboard.press("Space"); // the first ownership choice: chosen, still here
     await expect(form.getByLabel("Own it").isChecked()).resolves.toBe(true);
+    await expect(screenShown(form)).resolves.toBe("vehicle-ownership");
     await form.getByRole("button", { name: "Back" }).click();
-    await expect(form.getByLabel("Make", { exact: true }).inputValue()).resolves.toBe("Toyota");
+    await form.getByRole("button", { name: "Back" }).click();
+    await expect(form.locator('input[name="make"][value="Toyota"]').isChecked()).resolves.toBe(true);
     await visit.context.close();
   });
 });
 
 /** The first screen's questions, by the names a visitor (and a screen reader) finds them. */
-const STEP_ONE_QUESTIONS = ["ZIP code where the car is kept", "Year", "Make", "Model", "VIN (optional)"];
+const STEP_ONE_QUESTIONS = ["ZIP code where the car is kept", "2020", "2013"];
 
 describe("rapidfire.html as it arrives, before and without its script", () => {
   it("shows the first screen's questions, labelled and in order, with JavaScript off, and the phone note", async () => {
@@ -387,9 +417,11 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
     const page = await context.newPage();
     await page.goto(harness.url("/rapidfire.html?zip=90210&sid=a1&tid=b2"));
     await expect(firstScreen(page).isVisible()).resolves.toBe(true);
-    await expect(page.locator("#rf-screen-vehicle .rf-step-of").textContent()).resolves.toBe("Step 1 of 3");
+    await expect(page.locator(".rf-count").textContent()).resolves.toMatch(/^Question 1 of \d+$/);
     for (const name of STEP_ONE_QUESTIONS) await expect(page.getByLabel(name, { exact: true }).isVisible(), name).resolves.toBe(true);
-    await expect(page.getByLabel("Year", { exact: true }).locator("option").count()).resolves.toBeGreaterThan(20);
+    // Every model year is in the page; the newest show as taps, the rest behind the filter.
+    await expect(page.locator('input[name="year"]').count()).resolves.toBeGreaterThan(40);
+    await expect(page.getByRole("group", { name: "Year", exact: true }).getByRole("radio").count()).resolves.toBe(15);
     // Only the first screen shows; the later ones wait for the script.
     await expect(page.getByLabel("First name").isVisible()).resolves.toBe(false);
     // (Playwright's text locators skip <noscript>, so the note is found by its class.)
@@ -407,7 +439,7 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
       const focused = page.locator(":focus");
       order.push((await focused.getAttribute("name")) ?? (await focused.getAttribute("href")) ?? (await focused.evaluate((element) => element.tagName.toLowerCase())));
     }
-    expect(order).toEqual(["/privacy-policy#notice-at-collection", "/do-not-sell", "zip", "summary", "year", "summary", "make", "summary", "model", "summary"]);
+    expect(order).toEqual(["/privacy-policy#notice-at-collection", "/do-not-sell", "zip", "summary", "year", "input", "summary", "button", "/privacy-policy", "/terms-of-use"]);
     await context.close();
   });
 
@@ -425,9 +457,9 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
       await route.continue();
     });
     await page.goto(harness.url("/rapidfire.html?zip=90210&sid=a1&tid=early-typist"), { waitUntil: "commit" });
-    await page.getByLabel("Model", { exact: true }).waitFor();
-    const stepOne = await page.locator("#rf-screen-vehicle").elementHandle();
-    await fillCar(page, VEHICLES[0]!);
+    await page.getByLabel("2020", { exact: true }).waitFor();
+    const stepOne = await page.locator("#rf-screen-vehicle-year").elementHandle();
+    await page.getByLabel("2020", { exact: true }).check();
     await expect(page.getByRole("button", { name: "Next" }).isDisabled()).resolves.toBe(true);
     expect(held, "the script was still on its way").toBe(1);
 
@@ -435,22 +467,19 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
     await expect.poll(() => page.getByRole("button", { name: "Next" }).isEnabled()).toBe(true);
     await page.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
     // The same screen element, still in the page: enhanced, not rebuilt.
-    await expect(page.evaluate((element) => element === document.getElementById("rf-screen-vehicle") && element.isConnected, stepOne)).resolves.toBe(true);
-    await expect(page.getByLabel("Model", { exact: true }).inputValue()).resolves.toBe("Camry");
-    await expect(page.getByLabel("Make", { exact: true }).inputValue()).resolves.toBe("Toyota");
-    await expect(page.getByLabel("Year", { exact: true }).inputValue()).resolves.toBe("2020");
+    await expect(page.evaluate((element) => element === document.getElementById("rf-screen-vehicle-year") && element.isConnected, stepOne)).resolves.toBe(true);
+    await expect(page.getByLabel("2020", { exact: true }).isChecked()).resolves.toBe(true);
 
+    await next(page);
+    await answer(page, "vehicle-make", "make", "Toyota");
+    await page.getByLabel("Model", { exact: true }).fill("Camry");
     await next(page);
     await fillUse(page, VEHICLES[0]!);
     await next(page);
-    await next(page);
     await fillPerson(page, DRIVERS[0]!);
-    await next(page);
     await fillHistory(page, DRIVERS[0]!);
     await next(page);
-    await next(page);
     await fillInsurance(page);
-    await next(page);
     await fillContact(page);
     await page.getByRole("checkbox").check();
     await page.getByRole("button", { name: "Get My Quotes" }).click();
@@ -464,19 +493,22 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
     await context.close();
   });
 
-  it("loads at most 35 KB of JavaScript (gzip) for the form", async () => {
+  it("loads at most 35,000 B of JavaScript (gzip) for the form", async () => {
     const page = await httpGet(harness.url("/rapidfire.html"));
     const weight = await measureJsWeight(harness.server.origin, "/rapidfire.html", page.body.toString("utf8"));
     expect(weight.atLoad.files.length).toBeGreaterThan(0);
     expect(weight.inlineScripts.count).toBe(0);
-    expect(weight.atLoad.gzipBytes).toBeLessThanOrEqual(35 * 1024);
+    expect(weight.atLoad.gzipBytes).toBeLessThanOrEqual(35_000);
   });
 });
 
 describe("the notice at collection and the legal links (issue 14)", () => {
-  it("opens the policy's notice section in a new tab from the form, keeping the answers, and the links under the frame lead to the legal pages", async () => {
+  it("opens the policy's notice section in a new tab from the form, keeping the answers, with the legal links once, at the end of the form", async () => {
     const visit = await arrive();
-    await fillCar(visit.form, VEHICLES[0]!);
+    // An answer given, and back on the first screen, where the notice is.
+    await answer(visit.form, "vehicle-year", "year", "2020");
+    await visit.form.getByRole("button", { name: "Back" }).click();
+    await onScreen(visit.form, "vehicle-year");
     const notice = visit.form.locator(".rf-collection-notice");
     await expect(notice.isVisible()).resolves.toBe(true);
     const opened = visit.context.waitForEvent("page");
@@ -492,17 +524,13 @@ describe("the notice at collection and the legal links (issue 14)", () => {
     expect(box!.y).toBeLessThan(PHONE.height);
     await policy.close();
     // The form is still where the visitor left it.
-    await expect(visit.form.getByLabel("Model", { exact: true }).inputValue()).resolves.toBe(VEHICLES[0]!.model);
+    await expect(visit.form.getByLabel("2020", { exact: true }).isChecked()).resolves.toBe(true);
     // The frame's own legal links, at the end of the form page, open in a new tab too.
     const frameLinks = visit.form.locator('body > footer nav[aria-label="Legal"] a');
     await expect(frameLinks.count()).resolves.toBe(LEGAL_LINKS.length);
     await expect(frameLinks.first().getAttribute("target")).resolves.toBe("_blank");
-    // Under the frame, the quote page's own links navigate the page.
-    await waitForHydration(visit.page, "footer.quote-footer a");
-    await visit.page.locator("footer.quote-footer").getByRole("link", { name: "Do Not Sell or Share My Personal Information" }).click();
-    await visit.page.waitForURL((url) => url.pathname === "/do-not-sell");
-    // A client-side navigation: the address changes before the lazy page has rendered, so wait for its heading.
-    await visit.page.getByRole("heading", { level: 1, name: "Do Not Sell or Share My Personal Information", exact: true }).waitFor();
+    // The quote page has no legal links of its own under the frame any more: the form's are the only ones (issue 32).
+    await expect(visit.page.getByRole("navigation", { name: "Legal" }).count()).resolves.toBe(0);
     await expectNoProblems(visit.page, visit.problems, isSandboxNote);
     await visit.context.close();
   });

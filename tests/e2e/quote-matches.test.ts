@@ -67,7 +67,7 @@ describe("the matches step", () => {
     stub.script("summit", [{ status: 422, body: { reason: "Out of area" } }]);
     const page = await sendQuote("(415) 555-0143", "ana.refused@example.com");
     const matches = page.locator(".rf-matches");
-    await expect.poll(() => matches.textContent(), { timeout: 15_000 }).toContain("No partner has taken your request yet.");
+    await expect.poll(() => matches.textContent(), { timeout: 15_000 }).toContain("None of our partners could take your request just now.");
     await expect(matches.textContent()).resolves.toContain(site.phone);
     await expect(page.locator(".rf-match-list").count()).resolves.toBe(0);
   });

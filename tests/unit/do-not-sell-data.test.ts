@@ -25,7 +25,8 @@ const json = (status: number, body: unknown) => new Response(JSON.stringify(body
 describe("the Do Not Sell action with JavaScript", () => {
   it("sends the fields as JSON with the CSRF header, and shows the reference of a 201", async () => {
     const { data, sent } = await submitWith(json(201, { reference: "PR-7K3M-Q9XD", dueAt: "2026-01-01T00:00:00.000Z" }));
-    expect(data).toEqual({ received: "PR-7K3M-Q9XD", dueAt: "2026-01-01T00:00:00.000Z" });
+    // The type sent comes back too, so the confirmation speaks of that request (a revocation has its own words).
+    expect(data).toEqual({ received: "PR-7K3M-Q9XD", dueAt: "2026-01-01T00:00:00.000Z", requestType: "access" });
     expect(sent.url).toBe("/api/privacy-requests");
     expect((sent.init.headers as Record<string, string>)["x-csrf-token"]).toBe("token");
     expect(JSON.parse(String(sent.init.body))).toEqual({ requestType: "access", email: "pat@example.com", submissionId: "00000000-0000-4000-8000-000000000001" });
