@@ -112,6 +112,8 @@ export interface WalkOptions {
   pauses?: boolean;
   /** Progress lines, e.g. for the bench's stderr. */
   log?: (message: string) => void;
+  /** Runs on each screen as it arrives, before it is answered, and on the thank-you (e.g. an accessibility check). */
+  inspect?: (frame: Frame, screen: string) => Promise<void>;
 }
 
 const FRAME_PATH = "/rapidfire.html";
@@ -160,7 +162,7 @@ export function quoteFrame(page: Page): Frame {
 
 /** Walks the form from the ad link to the thank-you and returns what it took. */
 export async function walkPhoneVisitor(page: Page, options: WalkOptions): Promise<PhoneVisitReport> {
-  const { origin, sid = "phone-sid", tid = "phone-tid", pauses = false, log = () => {} } = options;
+  const { origin, sid = "phone-sid", tid = "phone-tid", pauses = false, log = () => {}, inspect } = options;
   const visitor = PHONE_VISITOR;
   await page.addInitScript(recordScrolls, SCROLL_LOG);
   await page.goto(`${origin}/?${new URLSearchParams({ zip: visitor.zip, sid, tid })}`);
@@ -402,6 +404,7 @@ export async function walkPhoneVisitor(page: Page, options: WalkOptions): Promis
     if (!action) throw new Error(`The phone visitor has no answer for screen "${screen}"`);
     here = await arrive(screen, visited === 0);
     if (visited === 0) startedAt = performance.now();
+    await inspect?.(frame, screen);
     if (pauses) await sleep(1_200 + 40 * here.heading.split(/\s+/).length);
     await action();
     const left = `rf-screen-${screen}`;
@@ -417,6 +420,7 @@ export async function walkPhoneVisitor(page: Page, options: WalkOptions): Promis
   }
   const thankYou = stuck === undefined;
   if (thankYou) await frame.locator(".rf-done h2").waitFor();
+  if (thankYou) await inspect?.(frame, "done");
   const msFromFirstQuestionToThankYou = Math.round(performance.now() - startedAt);
   await settle();
   // The thank-you's own return to the top is not a scroll; anything else still pending is.

@@ -122,6 +122,8 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     sent = true;
     clearAnswers();
     screens.showSent();
+    // The last "Question N of M" must not stay in the live region under the thank-you.
+    view.announce("");
     showThankYou(view.form, reference, duplicate, values, matchesToken ? matchesSection(reference, matchesToken, fetchMatches, wait) : undefined);
   });
   const zipInput = view.controlsOf("zip")[0] as HTMLInputElement;

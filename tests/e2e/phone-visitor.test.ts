@@ -4,9 +4,11 @@
  * `/?zip&sid&tid` to the thank-you with taps and the on-screen keyboard only. Then the same first
  * screens from the keyboard alone.
  *
- * No automated accessibility checker (axe, Lighthouse) runs in the browser tests today: the
- * Lighthouse score is `npm run lighthouse`'s, outside the suite, so none is asserted here.
+ * Every screen and the thank-you are checked with axe-core (the engine of Lighthouse's
+ * accessibility score) as the visitor meets them, WCAG 2.1 A and AA.
  */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Frame, Page } from "playwright";
 import { collectProblems, expectNoProblems, isSandboxNote, startHarness, type Harness, type ProblemCollector } from "./helpers";
@@ -18,6 +20,19 @@ import { ANNUAL_MILEAGE, COUNT_CHOICES, COVERAGE, INSURED_FOR, LICENSE_STATUS, M
 import { telUri } from "../../shared/contact";
 import { site } from "../../shared/site";
 import { PHONE_CONTEXT, PHONE_VISITOR, SCROLLING_SCREEN, quoteFrame, walkPhoneVisitor, type PhoneVisitReport } from "../../tools/phone-visitor";
+
+/** axe-core's browser build, evaluated in the frame through the debugging protocol (which no CSP stops). */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe's WCAG 2.1 A and AA rules on the frame's document as it stands: each violation as "rule: target". */
+async function axeViolations(frame: Frame): Promise<string[]> {
+  await frame.evaluate(AXE_SOURCE);
+  return frame.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return result.violations.flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(" ")}`));
+  });
+}
 
 /** Issue 32: a one-car, one-driver visitor needs at most this many taps, plus what they type. */
 const MAX_TAPS = 25;
@@ -50,13 +65,25 @@ describe("one phone visitor from an ad, at 390×664 with touch (issue 32)", () =
   let page: Page;
   let problems: ProblemCollector;
   let report: PhoneVisitReport;
+  const accessibility = new Map<string, string[]>();
 
   beforeAll(async () => {
     const context = await harness.newContext(PHONE_CONTEXT);
     page = await context.newPage();
     problems = await collectProblems(context, page);
-    report = await walkPhoneVisitor(page, { origin: harness.server.origin, sid: "ad-sid", tid: "ad-tid" });
-  }, 90_000);
+    report = await walkPhoneVisitor(page, {
+      origin: harness.server.origin,
+      sid: "ad-sid",
+      tid: "ad-tid",
+      inspect: async (frame, screen) => void accessibility.set(screen, await axeViolations(frame)),
+    });
+  }, 120_000);
+
+  it("passes axe's WCAG 2.1 A and AA checks on every screen and on the thank-you", () => {
+    expect([...accessibility.keys()]).toContain("done");
+    expect(accessibility.size).toBe(report.records.length + 1);
+    for (const [screen, violations] of accessibility) expect(violations, screen).toEqual([]);
+  });
 
   it("reaches the thank-you, one question per screen, with no scroll and every screen but the contact one in view", () => {
     expect(report.stuck).toBeUndefined();
