@@ -71,8 +71,8 @@ export function choiceOptionsMarkup(field: string, spec: Extract<FieldControl, {
 export interface FieldMarkupOptions {
   /** The screen's heading asks this field's question: its own label is kept for screen readers only. */
   asked?: boolean;
-  /** Shown only behind a link (the VIN): the block starts hidden. */
-  behindLink?: boolean;
+  /** The block starts hidden: the VIN behind its link; the ZIP behind its place line until the script finds none in the address. */
+  startsHidden?: boolean;
   /** The field shows only its "no" option, with this label (FormScreen `none`: the insurer screen). */
   noneLabel?: string;
 }
@@ -82,7 +82,7 @@ export function fieldMarkup(field: string, info: LeadFieldInfo, options: FieldMa
   const { label, hint, why, control: spec } = info;
   const classes = (kind: string) => ["rf-field", kind, options.asked ? "rf-asked" : ""].filter(Boolean).join(" ");
   const block = (attributes: Record<string, string>, tag: "div" | "fieldset", ...children: string[]) =>
-    element(tag, { ...attributes, id: fieldIdOf(field), hidden: options.behindLink === true }, ...children, whyOf(why));
+    element(tag, { ...attributes, id: fieldIdOf(field), hidden: options.startsHidden === true }, ...children, whyOf(why));
   switch (spec.kind) {
     case "text":
       return block(

@@ -42,7 +42,9 @@ function screenFields(screen: FormScreen): string[] {
   const asked = askedField(screen);
   const options = (field: string) => ({
     asked: field === asked,
-    behindLink: field === "vin",
+    // An ad visitor arrives with a ZIP: the page starts with its place line, not the field, so
+    // the questions do not jump when the script fills the line in (mount.ts, zip-place.ts).
+    startsHidden: field === "vin" || field === "zip",
     noneLabel: screen.kind === "fields" && screen.none?.field === field ? screen.none.label : undefined,
   });
   const lead = screen.kind === "record" ? (screen.lead ?? []) : screen.fields;
@@ -55,7 +57,7 @@ export const VIN_LINK_CLASS = "rf-vin-link";
 
 function screenMarkup(screen: FormScreen, index: number): string {
   const placeSummary = screen.kind === "record" && screen.lead?.includes("zip")
-    ? element("p", { class: "rf-place", hidden: true }, element("span"), " ", element("button", { type: "button", class: "rf-link-button", "aria-label": "Change ZIP code" }, "Change"))
+    ? element("p", { class: "rf-place" }, element("span", {}, "Quotes for your ZIP code."), " ", element("button", { type: "button", class: "rf-link-button", "aria-label": "Change ZIP code" }, "Change"))
     : "";
   const list =
     screen.kind === "list"

@@ -322,5 +322,7 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   // A ZIP the visitor already typed (another than the address's) is theirs: it is checked on Next.
   const typedZip = zipInput.value.trim();
   const prefill = zipFromAddress && (typedZip === "" || typedZip === zipFromAddress);
+  // No ZIP in the address (or another one typed): the field, in place of the line the page starts with.
+  if (!prefill) zipPlace.show(null);
   return { ready: prefill ? zipPlace.prefill(zipFromAddress) : Promise.resolve() };
 }

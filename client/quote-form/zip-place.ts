@@ -52,9 +52,18 @@ export function createZipPlace(view: View, lookUpZip: (zip: string) => Promise<Z
 
   async function prefill(zip: string): Promise<void> {
     input.value = zip;
+    // The ZIP's line takes the field's place at once, and its city fills the same line when the
+    // lookup answers: the questions under it do not jump (layout shift) for the visitor who came
+    // with a ZIP. An unknown ZIP brings the field back with its message.
+    view.placeText.textContent = `Quotes for ZIP code ${zip}.`;
+    view.placeSummary.hidden = false;
+    view.blockOf("zip").hidden = true;
     const place = await placeOf(zip);
     if (place) show(place);
-    else if (place === null) view.showError("zip", unknownZip(zip));
+    else if (place === null) {
+      show(null);
+      view.showError("zip", unknownZip(zip));
+    }
   }
 
   return { placeOf, show, prefill };

@@ -409,7 +409,7 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
 });
 
 /** The first screen's questions, by the names a visitor (and a screen reader) finds them. */
-const STEP_ONE_QUESTIONS = ["ZIP code where the car is kept", "2020", "2013"];
+const STEP_ONE_QUESTIONS = ["2020", "2013"];
 
 describe("rapidfire.html as it arrives, before and without its script", () => {
   it("shows the first screen's questions, labelled and in order, with JavaScript off, and the phone note", async () => {
@@ -419,6 +419,9 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
     await expect(firstScreen(page).isVisible()).resolves.toBe(true);
     await expect(page.locator(".rf-count").textContent()).resolves.toMatch(/^Question 1 of \d+$/);
     for (const name of STEP_ONE_QUESTIONS) await expect(page.getByLabel(name, { exact: true }).isVisible(), name).resolves.toBe(true);
+    // An ad visitor comes with a ZIP: its line holds the field's place until the script fills it in.
+    await expect(page.getByText("Quotes for your ZIP code.").isVisible()).resolves.toBe(true);
+    await expect(page.getByLabel("ZIP code where the car is kept").isVisible()).resolves.toBe(false);
     // Every model year is in the page; the newest show as taps, the rest behind the filter.
     await expect(page.locator('input[name="year"]').count()).resolves.toBeGreaterThan(40);
     await expect(page.getByRole("group", { name: "Year", exact: true }).getByRole("radio").count()).resolves.toBe(15);
@@ -439,7 +442,7 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
       const focused = page.locator(":focus");
       order.push((await focused.getAttribute("name")) ?? (await focused.getAttribute("href")) ?? (await focused.evaluate((element) => element.tagName.toLowerCase())));
     }
-    expect(order).toEqual(["/privacy-policy#notice-at-collection", "/do-not-sell", "zip", "summary", "year", "input", "summary", "button", "/privacy-policy", "/terms-of-use"]);
+    expect(order).toEqual(["/privacy-policy#notice-at-collection", "/do-not-sell", "button", "year", "input", "summary", "button", "/privacy-policy", "/terms-of-use", "/privacy-policy#california-rights"]);
     await context.close();
   });
 

@@ -60,7 +60,9 @@ describe("rapidfire.html as built", () => {
     expect(doc.querySelector("#rf-screen-vehicles .rf-list")).not.toBeNull();
     expect(doc.querySelector("#rf-screen-drivers .rf-add")?.textContent).toBe("Add another driver");
     expect(doc.querySelector('#rf-app > p[role="status"][aria-live="polite"]')).not.toBeNull();
-    expect(form.querySelector(".rf-place")?.hasAttribute("hidden")).toBe(true);
+    // The ZIP's place line, not its field, until the script reads the address: an ad visitor comes with a ZIP.
+    expect(form.querySelector(".rf-place")?.hasAttribute("hidden")).toBe(false);
+    expect(form.querySelector(".rf-place span")?.textContent).toBe("Quotes for your ZIP code.");
   });
 
   it("labels every first-step question with its rule's words and ties each control to its hint and message", () => {
@@ -68,8 +70,8 @@ describe("rapidfire.html as built", () => {
       const { label, hint, why, control: spec } = infoOf(field);
       const fieldBlock = stepOne.querySelector(`#rf-field-${field}`)!;
       expect(fieldBlock, field).not.toBeNull();
-      // The VIN waits behind its link; the others show.
-      expect(fieldBlock.hasAttribute("hidden"), field).toBe(field === "vin");
+      // The VIN waits behind its link, the ZIP behind its place line; the year shows.
+      expect(fieldBlock.hasAttribute("hidden"), field).toBe(field === "vin" || field === "zip");
       expect(fieldBlock.querySelector(`#rf-${field}-error.rf-error`), field).not.toBeNull();
       // "Why we ask", where the rule gives a reason: a native disclosure, closed.
       expect(fieldBlock.querySelector("details.rf-why > p")?.textContent ?? null, field).toBe(why ?? null);

@@ -28,6 +28,18 @@ describe("the ZIP code", () => {
     expect(server.lookUpZip).toHaveBeenCalledTimes(1); // remembered, not asked again
   });
 
+  it("takes the field's place at once, before the lookup answers, so the questions under it do not jump", async () => {
+    let answer!: (place: { zip: string; city: string; state: string }) => void;
+    const pending = openForm(undefined, { lookUpZip: () => new Promise((resolve) => (answer = resolve)) });
+    await Promise.resolve();
+    expect(place().hidden).toBe(false);
+    expect(place().textContent).toBe("Quotes for ZIP code 90210. Change");
+    expect(block("zip").hidden).toBe(true);
+    answer({ zip: "90210", city: "Beverly Hills", state: "CA" });
+    await pending;
+    expect(place().textContent).toBe("Quotes for Beverly Hills, CA 90210. Change");
+  });
+
   it("that does not exist (the lookup answers null) is asked again with its message", async () => {
     const { server } = await openForm("?zip=99999&sid=a1");
     expect(server.lookUpZip.mock.calls).toEqual([["99999"]]);
