@@ -2,10 +2,12 @@
  * Shared pieces of the browser tests: one production server and one Chromium per test file,
  * a console/CSP collector, and small page helpers. Not a test file itself (no `.test.ts`).
  */
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { Browser, BrowserContext, BrowserContextOptions, ConsoleMessage, Page } from "playwright";
 import { launchChromium } from "../support/browser";
 import { startProductionServer, type RunningServer } from "../../tools/production-server";
+import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
+import { openDatabase, type Database } from "../../server/db/database";
 
 export interface Harness {
   server: RunningServer;
@@ -150,3 +152,30 @@ export async function expectNoProblems(page: Page, problems: ProblemCollector, a
 /** The one console note the quote page's frame is expected to cause (see SANDBOX_ESCAPE_WARNING). */
 export const isSandboxNote = (message: CollectedMessage): boolean =>
   message.type === "warning" && message.text === SANDBOX_ESCAPE_WARNING && new URL(message.url).pathname === "/rapidfire.html";
+
+/** The production server on a PostgreSQL of its own, and a connection to read what it stored. */
+export interface StoredSite {
+  harness: Harness;
+  db: Database;
+}
+
+/**
+ * Starts the production server on a fresh PostgreSQL before the file's tests (with `env` added,
+ * e.g. a short LEAD_MIN_FILL_MS: a browser fills the form faster than a person), and stops both
+ * after them. The returned object is filled in by then.
+ */
+export function siteOnFreshPostgres(env: Record<string, string> = {}): StoredSite {
+  const site = {} as StoredSite;
+  let postgres: FreshPostgres | undefined;
+  beforeAll(async () => {
+    postgres = await freshPostgresUrl();
+    site.harness = await startHarness({ DATABASE_URL: postgres.url, ...env });
+    site.db = await openDatabase({ DATABASE_URL: postgres.url, DATA_DIR: "unused" });
+  }, 90_000);
+  afterAll(async () => {
+    await site.db?.close();
+    await site.harness?.close();
+    await postgres?.drop();
+  });
+  return site;
+}

@@ -9,11 +9,9 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Frame, Page } from "playwright";
-import { collectProblems, expectNoProblems, isSandboxNote, startHarness, type Harness, type ProblemCollector } from "./helpers";
-import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
-import { openDatabase, type Database } from "../../server/db/database";
+import { collectProblems, expectNoProblems, isSandboxNote, siteOnFreshPostgres, type ProblemCollector } from "./helpers";
 import { leadRepository } from "../../server/db/leads";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { ANNUAL_MILEAGE, COUNT_CHOICES, COVERAGE, INSURED_FOR, LICENSE_STATUS, MARITAL_STATUS, OWNERSHIP, PRIMARY_USE, RESIDENCE, YES_NO } from "../../shared/lead/fields";
@@ -37,22 +35,9 @@ async function axeViolations(frame: Frame): Promise<string[]> {
 /** Issue 32: a one-car, one-driver visitor needs at most this many taps, plus what they type. */
 const MAX_TAPS = 25;
 
-let harness: Harness;
-let postgres: FreshPostgres;
-let db: Database;
 
-beforeAll(async () => {
-  postgres = await freshPostgresUrl();
-  // A short minimum fill time: the walker, without pauses, is faster than a person.
-  harness = await startHarness({ DATABASE_URL: postgres.url, LEAD_MIN_FILL_MS: "300" });
-  db = await openDatabase({ DATABASE_URL: postgres.url, DATA_DIR: "unused" });
-}, 90_000);
-
-afterAll(async () => {
-  await db?.close();
-  await harness?.close();
-  await postgres?.drop();
-});
+// A short minimum fill time: a browser fills the form faster than a person would.
+const stored = siteOnFreshPostgres({ LEAD_MIN_FILL_MS: "300" });
 
 /** The stored code of the option a visitor tapped, by the words on its tile. */
 function codeOf(options: Readonly<Record<string, string>>, label: string, prefix = false): string {
@@ -68,11 +53,11 @@ describe("one phone visitor from an ad, at 390×664 with touch (issue 32)", () =
   const accessibility = new Map<string, string[]>();
 
   beforeAll(async () => {
-    const context = await harness.newContext(PHONE_CONTEXT);
+    const context = await stored.harness.newContext(PHONE_CONTEXT);
     page = await context.newPage();
     problems = await collectProblems(context, page);
     report = await walkPhoneVisitor(page, {
-      origin: harness.server.origin,
+      origin: stored.harness.server.origin,
       sid: "ad-sid",
       tid: "ad-tid",
       inspect: async (frame, screen) => void accessibility.set(screen, await axeViolations(frame)),
@@ -139,7 +124,7 @@ describe("one phone visitor from an ad, at 390×664 with touch (issue 32)", () =
   });
 
   it("stores every answer the visitor gave, with the ad's campaign and place", async () => {
-    const lead = await leadRepository(db).findByReference(report.reference ?? "");
+    const lead = await leadRepository(stored.db).findByReference(report.reference ?? "");
     const { vehicle, driver } = PHONE_VISITOR;
     const count = (label: string) => Number(codeOf(COUNT_CHOICES, label));
     expect(lead).toMatchObject({
@@ -226,9 +211,9 @@ describe("the first screens from the keyboard alone, on the same phone", () => {
   }
 
   it("moves within a choice with the arrows without leaving the screen, chooses with Space, and goes on with Enter", async () => {
-    const context = await harness.newContext(PHONE_CONTEXT);
+    const context = await stored.harness.newContext(PHONE_CONTEXT);
     const page = await context.newPage();
-    await page.goto(harness.url(`/?zip=${PHONE_VISITOR.zip}&sid=kb-sid&tid=kb-tid`));
+    await page.goto(stored.harness.url(`/?zip=${PHONE_VISITOR.zip}&sid=kb-sid&tid=kb-tid`));
     await page.locator("iframe.quote-frame").waitFor();
     await expect.poll(() => page.frames().some((candidate) => candidate.url().includes("/rapidfire.html"))).toBe(true);
     const frame = quoteFrame(page);

@@ -7,11 +7,9 @@
  * And the page as it arrives: the first step's questions are in rapidfire.html itself, readable
  * without JavaScript, and the script adopts them, keeping what a quick visitor typed first.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { BrowserContext, Frame, FrameLocator, Page, Route } from "playwright";
-import { collectProblems, expectNoProblems, isSandboxNote, startHarness, waitForHydration, type Harness, type ProblemCollector } from "./helpers";
-import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
-import { openDatabase, type Database } from "../../server/db/database";
+import { collectProblems, expectNoProblems, isSandboxNote, siteOnFreshPostgres, waitForHydration, type ProblemCollector } from "./helpers";
 import { leadRepository } from "../../server/db/leads";
 import { TEST_LINK_PARAM, testLinkToken } from "../../server/leads/test-link";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../../shared/consent-disclosure";
@@ -25,24 +23,11 @@ import { DRIVERS, VEHICLES, answer, fillCar, fillContact, fillHistory, fillInsur
 
 /** A phone with its browser bars (issue 32). */
 const PHONE = { width: 390, height: 664 };
-let harness: Harness;
-let postgres: FreshPostgres;
-let db: Database;
 /** The servers' CSRF_SECRET: ops test links are signed with it. */
 const SITE_SECRET = "e2e-quote-form-site-secret-0123456789abcdef";
 
-beforeAll(async () => {
-  postgres = await freshPostgresUrl();
-  // A short minimum fill time: the browser fills the form faster than a person would.
-  harness = await startHarness({ DATABASE_URL: postgres.url, LEAD_MIN_FILL_MS: "300", CSRF_SECRET: SITE_SECRET });
-  db = await openDatabase({ DATABASE_URL: postgres.url, DATA_DIR: "unused" });
-}, 90_000);
-
-afterAll(async () => {
-  await db?.close();
-  await harness?.close();
-  await postgres?.drop();
-});
+// A short minimum fill time: a browser fills the form faster than a person would.
+const stored = siteOnFreshPostgres({ LEAD_MIN_FILL_MS: "300", CSRF_SECRET: SITE_SECRET });
 
 interface Visit {
   context: BrowserContext;
@@ -54,13 +39,13 @@ interface Visit {
 
 /** From /zipcode?sid=a1&tid=b2, enter a ZIP and land on the quote page with the form framed (or open the quote page at `quotePage`). */
 async function arrive(zip = "90210", quotePage?: string): Promise<Visit> {
-  const context = await harness.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  const context = await stored.harness.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
   const page = await context.newPage();
   const problems = await collectProblems(context, page);
   if (quotePage) {
-    await page.goto(harness.url(quotePage));
+    await page.goto(stored.harness.url(quotePage));
   } else {
-    await page.goto(harness.url("/zipcode?sid=a1&tid=b2"));
+    await page.goto(stored.harness.url("/zipcode?sid=a1&tid=b2"));
     await waitForHydration(page, "#zip");
     await page.locator("#zip").fill(zip);
     await page.getByRole("button", { name: "Get Your Quote" }).click();
@@ -126,10 +111,10 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     // The visit id the landing page minted, carried through /go and the quote page into the form's address.
     const vid = new URL(visit.frame().url()).searchParams.get("vid")!;
     expect(vid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    const visitColumn = await db.builder.selectFrom("leads").select("visitId").where("reference", "=", reference).executeTakeFirst();
+    const visitColumn = await stored.db.builder.selectFrom("leads").select("visitId").where("reference", "=", reference).executeTakeFirst();
     expect(visitColumn?.visitId).toBe(vid);
 
-    const lead = await leadRepository(db).findByReference(reference);
+    const lead = await leadRepository(stored.db).findByReference(reference);
     expect(lead).toMatchObject({
       sid: "a1",
       tid: "b2",
@@ -161,14 +146,14 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
       disclosureSha256: CONSENT_DISCLOSURE_SHA256,
       checkboxChecked: true,
       // The form's own address and the page that framed it, both with the campaign.
-      formUrl: harness.url(`/rapidfire.html?zip=90210&sid=a1&tid=b2&vid=${vid}`),
-      pageUrl: harness.url(`/?zip=90210&sid=a1&tid=b2&vid=${vid}`),
+      formUrl: stored.harness.url(`/rapidfire.html?zip=90210&sid=a1&tid=b2&vid=${vid}`),
+      pageUrl: stored.harness.url(`/?zip=90210&sid=a1&tid=b2&vid=${vid}`),
     });
     expect(lead?.consent?.userAgent).toMatch(/Chrome/);
     expect(lead?.consent?.ip).toMatch(/127\.0\.0\.1$/);
 
     // The analysts' funnel, in the server's log: every screen completed, with its step.
-    const funnel = () => harness.server.logs.filter((line) => line.campaign && (line.campaign as { tid?: string }).tid === "b2");
+    const funnel = () => stored.harness.server.logs.filter((line) => line.campaign && (line.campaign as { tid?: string }).tid === "b2");
     // "Add another" is not a completion of the list: its Next is. One event per question answered.
     const car = ["vehicle-year", "vehicle-make", "vehicle-model", "vehicle-ownership", "vehicle-use", "vehicle-mileage"];
     const record = ["driver-accidents", "driver-tickets", "driver-claims", "driver-dui", "driver-sr22"];
@@ -181,7 +166,7 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
       expect(funnel().filter((line) => line.event === name).length, name).toBeGreaterThanOrEqual(1);
     }
     expect(funnel().find((line) => line.event === "lead_submitted")).toMatchObject({ reference, duplicate: false, campaign: { sid: "a1", tid: "b2", vid } });
-    expect(JSON.stringify(harness.server.logs)).not.toMatch(/Diaz-Ortega|ana\.diaz@example\.com|4155550134|123 Main St|1990-04-15/);
+    expect(JSON.stringify(stored.harness.server.logs)).not.toMatch(/Diaz-Ortega|ana\.diaz@example\.com|4155550134|123 Main St|1990-04-15/);
 
     await expectNoProblems(page, visit.problems, isSandboxNote);
     await visit.context.close();
@@ -326,7 +311,7 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     await reloaded.getByRole("button", { name: "Get My Quotes" }).click();
     await reloaded.getByRole("heading", { name: "Thank you, Ana!" }).waitFor();
     const reference = (await reloaded.locator(".rf-reference").textContent()) ?? "";
-    const lead = await leadRepository(db).findByReference(reference);
+    const lead = await leadRepository(stored.db).findByReference(reference);
     expect(lead?.vehicles.map((vehicle) => [vehicle.year, vehicle.make, vehicle.model, vehicle.vin])).toEqual([
       [2003, "Honda", "Accord", "1HGCM82633A004352"],
       [2015, "Honda", "Civic", undefined],
@@ -339,9 +324,9 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
   });
 
   it("asks again, politely, for a ZIP code that does not exist, and takes a corrected one", async () => {
-    const context = await harness.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+    const context = await stored.harness.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
     const page = await context.newPage();
-    await page.goto(harness.url("/?zip=99999&sid=a1"));
+    await page.goto(stored.harness.url("/?zip=99999&sid=a1"));
     const form = page.frameLocator("iframe.quote-frame");
     await expect.poll(() => form.locator("#rf-zip-error").textContent()).toBe("We could not find ZIP code 99999. Please check it and enter it again.");
     await expect(form.getByLabel("ZIP code where the car is kept").isVisible()).resolves.toBe(true);
@@ -413,9 +398,9 @@ const STEP_ONE_QUESTIONS = ["2020", "2013"];
 
 describe("rapidfire.html as it arrives, before and without its script", () => {
   it("shows the first screen's questions, labelled and in order, with JavaScript off, and the phone note", async () => {
-    const context = await harness.newContext({ viewport: PHONE, javaScriptEnabled: false });
+    const context = await stored.harness.newContext({ viewport: PHONE, javaScriptEnabled: false });
     const page = await context.newPage();
-    await page.goto(harness.url("/rapidfire.html?zip=90210&sid=a1&tid=b2"));
+    await page.goto(stored.harness.url("/rapidfire.html?zip=90210&sid=a1&tid=b2"));
     await expect(firstScreen(page).isVisible()).resolves.toBe(true);
     await expect(page.locator(".rf-count").textContent()).resolves.toMatch(/^Question 1 of \d+$/);
     for (const name of STEP_ONE_QUESTIONS) await expect(page.getByLabel(name, { exact: true }).isVisible(), name).resolves.toBe(true);
@@ -447,7 +432,7 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
   });
 
   it("keeps what was typed before the script loaded, adopts the same elements, and the request still goes through", async () => {
-    const context = await harness.newContext({ viewport: PHONE });
+    const context = await stored.harness.newContext({ viewport: PHONE });
     const page = await context.newPage();
     const problems = await collectProblems(context, page);
     // The form's script is held back until the visitor has answered the first screen.
@@ -459,7 +444,7 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
       await released;
       await route.continue();
     });
-    await page.goto(harness.url("/rapidfire.html?zip=90210&sid=a1&tid=early-typist"), { waitUntil: "commit" });
+    await page.goto(stored.harness.url("/rapidfire.html?zip=90210&sid=a1&tid=early-typist"), { waitUntil: "commit" });
     await page.getByLabel("2020", { exact: true }).waitFor();
     const stepOne = await page.locator("#rf-screen-vehicle-year").elementHandle();
     await page.getByLabel("2020", { exact: true }).check();
@@ -488,17 +473,17 @@ describe("rapidfire.html as it arrives, before and without its script", () => {
     await page.getByRole("button", { name: "Get My Quotes" }).click();
     await page.getByRole("heading", { name: "Thank you, Ana!" }).waitFor();
     const reference = (await page.locator(".rf-reference").textContent()) ?? "";
-    await expect(leadRepository(db).findByReference(reference)).resolves.toMatchObject({ tid: "early-typist", vehicleYear: 2020, vehicleMake: "Toyota", vehicleModel: "Camry", ownership: "finance" });
+    await expect(leadRepository(stored.db).findByReference(reference)).resolves.toMatchObject({ tid: "early-typist", vehicleYear: 2020, vehicleMake: "Toyota", vehicleModel: "Camry", ownership: "finance" });
     // The answers came before the script: the funnel still has the form's start, once.
-    const started = () => harness.server.logs.filter((line) => line.event === "form_started" && (line.campaign as { tid?: string } | undefined)?.tid === "early-typist");
+    const started = () => stored.harness.server.logs.filter((line) => line.event === "form_started" && (line.campaign as { tid?: string } | undefined)?.tid === "early-typist");
     await expect.poll(() => started().length).toBe(1);
     await expectNoProblems(page, problems);
     await context.close();
   });
 
   it("loads at most 35,000 B of JavaScript (gzip) for the form", async () => {
-    const page = await httpGet(harness.url("/rapidfire.html"));
-    const weight = await measureJsWeight(harness.server.origin, "/rapidfire.html", page.body.toString("utf8"));
+    const page = await httpGet(stored.harness.url("/rapidfire.html"));
+    const weight = await measureJsWeight(stored.harness.server.origin, "/rapidfire.html", page.body.toString("utf8"));
     expect(weight.atLoad.files.length).toBeGreaterThan(0);
     expect(weight.inlineScripts.count).toBe(0);
     expect(weight.atLoad.gzipBytes).toBeLessThanOrEqual(35_000);

@@ -22,6 +22,7 @@ import {
   countShown,
   errorText,
   fillAll,
+  fillContact,
   fillUpToContact,
   fillCar,
   fillDriver,
@@ -330,10 +331,7 @@ describe("the vehicles and drivers lists", () => {
 
     await pressNext();
     await fillInsurance();
-    type("streetAddress", "123 Main St Apt 4");
-    type("email", "ana@example.com");
-    type("phone", "415.555.0134");
-    control("consent").click();
+    fillContact();
     await pressNext();
     const body = server.submitLead.mock.calls[0]![1];
     expect(body.drivers).toHaveLength(1);
@@ -455,16 +453,13 @@ describe("the insurer question", () => {
     backButton().click();
     expect(screenShown()).toEqual(["insurer"]);
     await pressNext();
-    await fillInsurance("no").catch(() => undefined);
+    expect(screenShown()).toEqual(["coverage"]);
     choose("coverage", "standard");
     await pressNext();
     choose("residence", "rent");
     await pressNext();
     expect(screenShown()).toEqual(["contact"]);
-    type("streetAddress", "123 Main St Apt 4");
-    type("email", "ana@example.com");
-    type("phone", "415.555.0134");
-    control("consent").click();
+    fillContact();
     await pressNext();
     const body = server.submitLead.mock.calls[0]![1];
     expect(body).toMatchObject({ currentlyInsured: "no", currentInsurer: "", insuredFor: "" });
