@@ -12,6 +12,9 @@ import { h } from "./dom";
 
 export const MATCH_POLL = { intervalMs: 1_500, attempts: 14 } as const;
 
+/** The thank-you's "What happens next" (thank-you.ts): it speaks of companies that take the request, so it goes when none did. */
+export const NEXT_STEPS_CLASS = "rf-next-steps";
+
 export type FetchMatches = (reference: string, token: string) => Promise<LeadMatchesResponse>;
 
 
@@ -39,6 +42,7 @@ export function matchesSection(reference: string, token: string, fetchMatches: F
       status.replaceChildren(...lines);
     } else if (answer?.settled) {
       status.replaceChildren(h("p", {}, "None of our partners could take your request just now. To compare quotes with our help, ", ...callUs(), "."));
+      section.closest(".rf-done")?.querySelector<HTMLElement>(`.${NEXT_STEPS_CLASS}`)?.setAttribute("hidden", "");
     } else if (final) {
       status.replaceChildren(h("p", {}, "We are still matching your request: the companies that accept it will contact you. You can also ", ...callUs(), "."));
     }

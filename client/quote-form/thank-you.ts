@@ -9,6 +9,7 @@ import type { Lead } from "../../shared/lead/fields";
 import { site } from "../../shared/site";
 import { paths } from "../../shared/routes";
 import { h } from "./dom";
+import { NEXT_STEPS_CLASS } from "./matches";
 
 /** Shows the thank-you in place of form, scrolled to the top, its heading focused. */
 export function showThankYou(form: HTMLFormElement, reference: string, duplicate: boolean, values: Partial<Lead>, matches?: HTMLElement): void {
@@ -24,12 +25,17 @@ export function showThankYou(form: HTMLFormElement, reference: string, duplicate
       : null,
     // Who accepted the request, as they do (matches.ts); none without a token to ask with.
     matches ?? null,
-    h("h3", {}, "What happens next"),
+    // What happens with companies that take it: gone when the matches step learns none did (matches.ts).
     h(
-      "ol",
-      {},
-      h("li", {}, `Each company that takes your request contacts you by phone or text at ${phone}, or by email, with its quote.`),
-      h("li", {}, "Compare the offers. Quotes are free and you are never obliged to buy."),
+      "div",
+      { class: NEXT_STEPS_CLASS },
+      h("h3", {}, "What happens next"),
+      h(
+        "ol",
+        {},
+        h("li", {}, `Each company that takes your request contacts you by phone or text at ${phone}, or by email, with its quote.`),
+        h("li", {}, "Compare the offers. Quotes are free and you are never obliged to buy."),
+      ),
     ),
     h("p", { class: "rf-note" }, "Questions? Call ", h("a", { href: telUri(site.phone), class: "rf-call" }, site.phone), " and give your reference number."),
     // Consent may be revoked by any reasonable means (the FCC's rule): one click from here.

@@ -50,6 +50,8 @@ describe("the matches step", () => {
     const { text } = await sendWith([{ settled: true, matches: [] }]);
     expect(text()).toContain(`None of our partners could take your request just now. To compare quotes with our help, call us at ${site.phone} and give your reference number, ${REFERENCE}.`);
     expect(document.querySelector(".rf-match-list")).toBeNull();
+    // Nothing under it still speaks of companies that take the request (issue 32).
+    expect($(".rf-next-steps").hidden).toBe(true);
   });
 
   it("says the matching goes on when the answer is not final in time, naming only those that accepted", async () => {
