@@ -5,6 +5,7 @@
  * only renders it. Types only.
  */
 import type { BuyerReportRow, JourneyEvent, ReportGrouping, ReportRow, ScreenFunnel } from "./analytics";
+import type { BuyerOffersView } from "./admin-offers-view";
 
 export type AdminRole = "analyst" | "ops";
 
@@ -139,6 +140,8 @@ export interface LeadsView extends ViewBase {
   lead?: { reference: string; receivedAt: string; state: string; sid: string | null; tid: string | null; duplicateOf: string | null; gpc: boolean; quote: QuoteFactsView };
   /** Its auction, when it was sold by one. */
   auction?: AuctionView;
+  /** Each configured buyer: offered, or the rule that excluded the lead (shared/admin-offers-view.ts). */
+  offers?: BuyerOffersView;
   deliveries: LeadDeliveryView[];
   /** Recent failed (dead-lettered) deliveries, for the list when nothing is searched. */
   failed: { reference: string; target: string; lastError: string | null; completedAt: string | null }[];

@@ -119,7 +119,7 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
   });
   app.get(adminPaths.journey, async (req, res) => render(req, res, 200, await journeyView(db, reports, req.query.tid)));
   app.get(adminPaths.buyers, async (req, res) => render(req, res, 200, await buyersView(db, buyers, now())));
-  app.get(adminPaths.leads, ops, async (req, res) => render(req, res, 200, await leadsView(db, req.query.reference, buyers !== undefined)));
+  app.get(adminPaths.leads, ops, async (req, res) => render(req, res, 200, await leadsView(db, req.query.reference, buyers !== undefined, buyers)));
   app.get(adminPaths.privacy, ops, async (req, res) => render(req, res, 200, await privacyView(db, now())));
 
   app.post(adminPaths.leadRetry, body, requireSessionCsrf, ops, actions.retry);

@@ -9,6 +9,8 @@ import type { AuctionView, LeadDeliveryView, LeadsView } from "../../shared/admi
 import { auctionRepository } from "../auction/auctions";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { quoteFacts } from "./quote-facts";
+import type { BuyersFile } from "../delivery/buyers";
+import { buyerOffersView } from "./buyer-offers-view";
 
 const RECENT_FAILED = 50;
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -78,8 +80,8 @@ async function auctionView(db: Database, reference: string, deliveries: readonly
   };
 }
 
-/** `returnsPossible`: the server knows its buyers (BUYERS_FILE), which a return needs. */
-export async function leadsView(db: Database, raw: unknown, returnsPossible: boolean): Promise<LeadsView> {
+/** `returnsPossible`: the server knows its buyers (BUYERS_FILE), which a return needs; `buyers`, for the per-buyer offers. */
+export async function leadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers?: BuyersFile): Promise<LeadsView> {
   const failed = await recentFailed(db);
   if (raw === undefined || raw === "") return { page: "leads", deliveries: [], failed };
   const reference = leadReferenceOf(raw);
@@ -88,12 +90,14 @@ export async function leadsView(db: Database, raw: unknown, returnsPossible: boo
   const views = await Promise.all(deliveries.map((delivery) => deliveryView(db, delivery, returnsPossible)));
   if (!lead && views.length === 0) return { page: "leads", reference, deliveries: [], failed, error: `No lead ${reference}.` };
   const auction = await auctionView(db, reference, deliveries);
+  const offers = lead && buyers ? await buyerOffersView(db, lead, buyers, deliveries, auction) : undefined;
   return {
     page: "leads",
     reference,
     // Facts only: the contact details stay out of the console (docs/operations-console.md).
     ...(lead ? { lead: { reference: lead.reference, receivedAt: lead.receivedAt.toISOString(), state: lead.state, sid: lead.sid, tid: lead.tid, duplicateOf: lead.duplicateOf, gpc: lead.gpc, quote: quoteFacts(lead) } } : {}),
     ...(auction ? { auction } : {}),
+    ...(offers ? { offers } : {}),
     deliveries: views,
     failed,
   };

@@ -16,7 +16,8 @@ import type { Database } from "../db/database";
 import type { AuctionStatus, Tables } from "../db/schema";
 import { leadRepository, type LeadRecord, type NewAuction } from "../db/leads";
 import { scheduleDeliveries, type DeliveryRecord } from "../db/deliveries";
-import { buyerDay, mayOffer, takesState, type Buyer, type BuyersFile } from "../delivery/buyers";
+import { buyerDay, type Buyer, type BuyersFile } from "../delivery/buyers";
+import { evaluateOffer, mayOffer, offerFacts, type OfferFacts } from "../delivery/offer";
 import { deliveryKey } from "../delivery/plan";
 import type { Exchange, SendResult } from "../delivery/http-send";
 import type { EventRecorder } from "../analytics/writer";
@@ -308,9 +309,9 @@ export interface Auctioneer {
   postSettled(delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed"): Promise<void>;
 }
 
-/** The buyers that may be offered this lead: named in its disclosure, taking its state, open, of the lead's kind (test or real). */
-export function eligibleBuyers(buyers: BuyersFile, named: ReadonlySet<string>, lead: { state: string }, test: boolean, now: Date): Buyer[] {
-  return buyers.buyers.filter((buyer) => mayOffer(buyer, { state: lead.state, test }, named, now) && buyer.dailyCap !== 0);
+/** The buyers that may be offered this lead (server/delivery/offer.ts: named in its disclosure, of the lead's kind, taking its state and its answers, open), its facts worked out once. */
+export function eligibleBuyers(buyers: BuyersFile, named: ReadonlySet<string>, facts: OfferFacts, now: Date): Buyer[] {
+  return buyers.buyers.filter((buyer) => mayOffer(buyer, facts, named, now) && buyer.dailyCap !== 0);
 }
 
 export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
@@ -371,11 +372,14 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
     }
     const saleAllowed = options.salesAllowed ? await options.salesAllowed(lead) : !lead.gpc;
     const at = now();
+    // The drivers' ages at the time of offer, the incident totals: once for every buyer.
+    const facts = offerFacts({ ...lead, test: auction.test }, at);
     if (!saleAllowed) {
       // Opted out since the form was sent: not auctioned, not sold; sent as the visitor directed,
       // for quotes only, to the buyers named beside the consent box (decision 011).
       const named = await namedBuyers(lead);
-      const directed = buyers.buyers.filter((buyer) => buyer.sandbox === auction.test && (auction.test || named.has(buyer.id)) && takesState(buyer, lead.state));
+      // The buyer's own filters still hold (it takes no lead it filters out), its schedule does not: not a sale.
+      const directed = buyers.buyers.filter((buyer) => evaluateOffer(buyer, facts, { named, now: at, schedule: false }).offered);
       if (auction.leadId !== null && directed.length > 0) {
         const leadRef = { id: auction.leadId, reference: auction.leadReference };
         await db.builder.transaction().execute((tx) =>
@@ -391,7 +395,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       log.info({ event: "auction_unsold", reference: auction.leadReference, reason: settlement.outcome === "unsold" ? settlement.reason : "not for sale", directed: directed.length }, "not auctioned: the visitor opted out of sale");
       return;
     }
-    const eligible = eligibleBuyers(buyers, await namedBuyers(lead), lead, auction.test, at);
+    const eligible = eligibleBuyers(buyers, await namedBuyers(lead), facts, at);
     const pinged = eligible.filter((buyer) => buyer.mode === "pingpost");
     const results = await pingRound(pinged, pingPayload(lead, auction.pingId, { test: auction.test, now: at }), {
       deadlineMs: options.deadlineMs,

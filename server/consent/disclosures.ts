@@ -58,3 +58,9 @@ export async function registerDisclosure(db: Builder, draft: DisclosureDraft): P
   });
   return { ...draft, version };
 }
+
+/** The buyers a stored disclosure version named (none when the version is not stored). */
+export async function namedBuyerIds(db: Builder, version: number): Promise<string[]> {
+  const row = await db.selectFrom("consentDisclosures").select("buyerIds").where("version", "=", version).executeTakeFirst();
+  return row?.buyerIds ?? [];
+}

@@ -51,6 +51,8 @@ export interface PlannedLead {
   sid: string | null;
   /** A test lead (server/auction/sandbox.ts): for sandbox buyers only. */
   test: boolean;
+  /** Its checked answers, which the buyers' filters read (server/delivery/offer.ts). */
+  answers: Lead;
 }
 
 /** A new lead's auction row (server/auction/auctions.ts runs it). */
@@ -166,7 +168,7 @@ export function leadRepository(db: Database) {
       const since = test ? new Date(input.receivedAt.getTime() + DAY_MS) : new Date(input.receivedAt.getTime() - DUPLICATE_WINDOW_DAYS * DAY_MS);
       for (let attempt = 0; attempt < 5; attempt += 1) {
         const reference = newReference("LD");
-        const plan = followUp?.({ reference, state: input.location.state, sid: input.sid ?? null, test }) ?? {};
+        const plan = followUp?.({ reference, state: input.location.state, sid: input.sid ?? null, test, answers: lead }) ?? {};
         const { reserved, scheduled } = outboxForNewLead(plan.deliveries ?? []);
         const row = {
           ...answerColumns(lead),

@@ -10,6 +10,7 @@ import { normalizeUsPhone } from "../../shared/contact";
 import { campaignIdSchema } from "../../shared/campaign";
 import { US_STATES } from "../../shared/privacy-request";
 import { dateTimeFormat } from "../../shared/formatters";
+import { filtersSchema } from "./filter-schema";
 
 const WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -79,6 +80,8 @@ const buyerFields = z.object({
     .array(z.string().refine((code) => Object.hasOwn(US_STATES, code), "a two-letter US state code, like CA"))
     .min(1)
     .optional(),
+  /** Which leads it takes by their answers (ZIP, ages, insurance, incidents, coverage): server/delivery/filter-schema.ts; omitted = every lead. */
+  filters: filtersSchema.optional(),
   /** Leads per day at most (the buyer's day, in its schedule's time zone, else US Eastern), counted across replicas. */
   dailyCap: z.number().int().min(0).optional(),
   /** What the buyer pays per accepted lead, in US dollars (a price in the buyer's reply wins). */
@@ -181,17 +184,7 @@ export function isOpen(buyer: Buyer, now: Date): boolean {
   return day !== undefined && schedule.days.includes(day) && time >= schedule.from && time < schedule.to;
 }
 
-/** Whether the buyer takes a lead from this state (its daily cap is counted by the database). */
+/** Whether the buyer takes a lead from this state (one of the rules of server/delivery/offer.ts). */
 export function takesState(buyer: Buyer, state: string): boolean {
   return buyer.states === undefined || buyer.states.includes(state);
-}
-
-/**
- * Whether a lead may be offered to the buyer now, by fixed-price post or in the auction: a real lead
- * to a buyer named in its consent disclosure, a test lead (server/auction/sandbox.ts) to a sandbox
- * buyer only (no visitor consented to those: they are never named), taking the lead's state, open
- * by its schedule. Daily caps are counted where the lead is written.
- */
-export function mayOffer(buyer: Buyer, lead: { state: string; test: boolean }, named: ReadonlySet<string>, now: Date): boolean {
-  return buyer.sandbox === lead.test && (lead.test || named.has(buyer.id)) && takesState(buyer, lead.state) && isOpen(buyer, now);
 }

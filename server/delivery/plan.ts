@@ -1,14 +1,16 @@
 /**
  * Which buyers get a new lead, written with the lead in its own statement (the outbox): the
  * buyers named in the consent disclosure the visitor agreed to, that take leads from the lead's
- * state, are open by their schedule, and have room under their daily cap (taken in that same
- * statement, counted in the database, so every replica sees the same count). That statement also
+ * state and pass their filters on its answers (offer.ts), are open by their schedule, and have
+ * room under their daily cap (taken in that same statement, counted in the database, so every
+ * replica sees the same count). That statement also
  * leaves out a duplicate (the same person within the duplicate window: not delivered again) and
  * sends a suppressed contact's lead as not for sale (server/db/leads.ts). docs/lead-delivery.md.
  */
 import type { NewDelivery } from "../db/deliveries";
 import type { PlannedLead } from "../db/leads";
-import { buyerDay, mayOffer, type BuyersFile } from "./buyers";
+import { buyerDay, type BuyersFile } from "./buyers";
+import { mayOffer, offerFacts, type OfferFacts } from "./offer";
 
 export interface DeliveryPlanner {
   /**
@@ -21,13 +23,27 @@ export interface DeliveryPlanner {
 /** Stable per lead and buyer, the same on every retry: buyers de-duplicate on it. */
 export const deliveryKey = (reference: string, buyerId: string) => `${reference}:${buyerId}`;
 
+/**
+ * The lead's facts for the buyers' filters (drivers' ages at `now`, incident totals), worked out
+ * once per lead: the routing's auction check and the planner both read them, then every buyer.
+ */
+const factsByLead = new WeakMap<PlannedLead, { now: number; facts: OfferFacts }>();
+export function plannedFacts(lead: PlannedLead, now: Date): OfferFacts {
+  const known = factsByLead.get(lead);
+  if (known?.now === now.getTime()) return known.facts;
+  const facts = offerFacts({ ...lead.answers, state: lead.state, test: lead.test }, now);
+  factsByLead.set(lead, { now: now.getTime(), facts });
+  return facts;
+}
+
 export function createDeliveryPlanner(file: BuyersFile): DeliveryPlanner {
   return {
     plan(lead, { sale, namedBuyerIds, now }) {
       const named = new Set(namedBuyerIds);
       const deliveries: NewDelivery[] = [];
+      const facts = plannedFacts(lead, now);
       for (const buyer of file.buyers) {
-        if (!mayOffer(buyer, lead, named, now)) continue;
+        if (!mayOffer(buyer, facts, named, now)) continue;
         // A cap of 0 takes nothing today.
         if (buyer.dailyCap !== undefined && buyer.dailyCap <= 0) continue;
         const capDay = buyer.dailyCap === undefined ? null : buyerDay(buyer, now);

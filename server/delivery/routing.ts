@@ -6,14 +6,15 @@
 import { randomUUID } from "node:crypto";
 import type { NewDelivery } from "../db/deliveries";
 import type { NewAuction, PlannedLead } from "../db/leads";
-import type { DeliveryPlanner } from "./plan";
-import { mayOffer, type BuyersFile } from "./buyers";
+import { plannedFacts, type DeliveryPlanner } from "./plan";
+import type { BuyersFile } from "./buyers";
+import { mayOffer } from "./offer";
 
 export interface LeadRouting {
   deliveries(lead: PlannedLead, sale: boolean, now: Date): NewDelivery[];
   /**
    * The lead's auction, when it may be sold and a ping/post buyer could bid for it (named in the
-   * disclosure, taking its state, open now); the auction then sells it to every kind of buyer.
+   * disclosure, taking its state and passing its filters, open now); the auction then sells it to every kind of buyer.
    * Undefined: today's fixed-price deliveries.
    */
   auction(lead: PlannedLead, sale: boolean, now: Date): NewAuction | undefined;
@@ -33,7 +34,8 @@ export function createLeadRouting({ planner, namedBuyerIds, buyers }: LeadRoutin
     auction(lead, sale, now) {
       if (!sale || !buyers) return undefined;
       const named = new Set(namedBuyerIds());
-      const bidder = buyers.buyers.some((buyer) => buyer.mode === "pingpost" && mayOffer(buyer, lead, named, now));
+      const facts = plannedFacts(lead, now);
+      const bidder = buyers.buyers.some((buyer) => buyer.mode === "pingpost" && mayOffer(buyer, facts, named, now));
       if (!bidder) return undefined;
       const floor = buyers.sources.find((source) => source.sid === lead.sid)?.floor ?? 0;
       return { pingId: randomUUID(), test: lead.test, floor };

@@ -20,7 +20,7 @@ import { leadRepository } from "../../server/db/leads";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
-import { sampleNewLead } from "../../tools/lead-session";
+import { sampleDrivers, sampleNewLead } from "../../tools/lead-session";
 import { TEST_LEAD_PHONE } from "../../server/auction/sandbox";
 import type { EventInput } from "../../server/analytics/store";
 
@@ -176,6 +176,40 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     expect((await sold(reference)).at(-1)).toEqual(["excl-2", "exclusive", 25, "excl-2-bid-1", "accepted"]);
     expect((await auctionRepository(db).find(reference))?.status).toBe("sold");
     expect(lines.find((line) => line.event === "auction_cascaded")).toMatchObject({ reference, after: "excl", saleType: "exclusive" });
+  });
+
+  it("pings and sells only to the buyers whose filters take the lead, and sends an opted-out lead only to those", async () => {
+    const file = buyersFileSchema.parse({
+      buyers: [
+        buyer("no-dui", { price: 40, type: "exclusive" }, { filters: { dui: false } }),
+        buyer("share-a", { price: 12, type: "shared" }),
+        { id: "fixed", name: "Fixed Price Agency", url: `${origin}/post/fixed`, secret: secretOf("fixed"), price: 7, filters: { zipPrefixes: { exclude: ["90"] } } },
+        { id: "fixed-b", name: "Other Fixed Agency", url: `${origin}/post/fixed-b`, secret: secretOf("fixed-b"), price: 5, filters: { driverAge: { min: 30 } } },
+      ],
+    });
+    const dui = { lead: { drivers: sampleDrivers({ dui: true }) } };
+    const reference = await storeLead(file, dui);
+    await auctioneer(file).runOnce();
+    // no-dui's filter keeps it from the ping (it would have won exclusive at 40); fixed's excludes 90210.
+    expect(stubs.get("no-dui")!.pings).toEqual([]);
+    expect(await sold(reference)).toEqual([
+      ["share-a", "shared", 12, "share-a-bid-1", "pending"],
+      ["fixed-b", "shared", 5, null, "pending"],
+    ]);
+    const pings = await auctionRepository(db).pings((await auctionRepository(db).find(reference))!.id);
+    expect(pings.map((ping) => ping.buyerId)).toEqual(["share-a", "fixed-b"]);
+
+    const optedOut = await storeLead(file, dui);
+    await auctioneer(file, { salesAllowed: () => Promise.resolve(false) }).runOnce();
+    expect((await deliveryRepository(db).list({ reference: optedOut })).map((delivery) => [delivery.target, delivery.sale])).toEqual([
+      ["share-a", false],
+      ["fixed-b", false],
+    ]);
+
+    // Without a DUI the same buyers file sells exclusive to no-dui: only its filter kept it out.
+    const clean = await storeLead(file);
+    await auctioneer(file).runOnce();
+    expect(await sold(clean)).toEqual([["no-dui", "exclusive", 40, "no-dui-bid-1", "pending"]]);
   });
 
   it("ends unsold without a valid bid, and sends a lead whose contact opted out only as directed, not sold", async () => {

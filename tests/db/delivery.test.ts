@@ -271,6 +271,17 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     expect((await deliveriesOf(await storeLead(file))).map((delivery) => delivery.target)).toEqual(["zenith"]);
   });
 
+  it("skips a buyer whose filters exclude the lead (its ZIP, a driver's age at the time of offer) and still delivers to the others", async () => {
+    // The sample's drivers were born in 1988 and 1990: at T0 the oldest is 38.
+    const file = buyersFile({ acme: { filters: { zips: { exclude: ["90210"] } } }, zenith: { filters: { driverAge: { max: 37 }, coverage: ["standard"] } } });
+    expect((await deliveriesOf(await storeLead(file))).map((delivery) => delivery.target)).toEqual([]);
+    const elsewhere = await storeLead(file, { lead: { zip: "90211" } });
+    expect((await deliveriesOf(elsewhere)).map((delivery) => delivery.target)).toEqual(["acme"]);
+    // Without the age filter zenith takes it: only the filter kept it out.
+    const younger = buyersFile({ acme: { filters: { zips: { exclude: ["90210"] } } }, zenith: { filters: { driverAge: { max: 38 }, coverage: ["standard"] } } });
+    expect((await deliveriesOf(await storeLead(younger))).map((delivery) => delivery.target)).toEqual(["zenith"]);
+  });
+
   it("keeps each buyer's own cap when several capped buyers take the same lead", async () => {
     const file = buyersFile({ acme: { dailyCap: 1 }, zenith: { dailyCap: 2 } });
     const references = [await storeLead(file), await storeLead(file), await storeLead(file)];

@@ -58,6 +58,12 @@ describe("the example buyers file (deploy/buyers.example.json)", () => {
     expect(harbor!.states).toBeUndefined();
   });
 
+  it("shows a buyer's filters (server/delivery/filter-schema.ts); a buyer without them takes every lead", () => {
+    const [summit, harbor] = file.buyers;
+    expect(summit!.filters).toEqual({ zipPrefixes: { exclude: ["100"] }, driverAge: { min: 18, max: 85 }, currentlyInsured: true, maxAccidents: 2, dui: false });
+    expect(harbor!.filters).toBeUndefined();
+  });
+
   it("points every buyer and the postback at the local buyer stub (npm run buyer-stub, port 4100)", () => {
     for (const buyer of file.buyers) expect(buyer.url).toBe(`http://127.0.0.1:4100/leads/${buyer.id}`);
     expect(file.sources[0]!.postbackUrl).toBe("http://127.0.0.1:4100/postback?tid={tid}&payout={payout}&status={status}");
@@ -89,6 +95,14 @@ describe("a bad buyers file is refused, naming each problem", () => {
     expect(problemsOf((file) => (file.buyers[1]!.id = "summit"))).toEqual(["buyers: buyer id summit is listed twice"]);
     expect(problemsOf((file) => (file.buyers[1]!.name = "Summit Auto Insurance Agency"))).toEqual(["buyers: buyer name Summit Auto Insurance Agency is listed twice"]);
     expect(problemsOf((file) => file.sources.push({ ...file.sources[0] }))).toEqual(["sources: source sid fb01 is listed twice"]);
+  });
+
+  it("refuses a bad filter with the buyer's place and the field's (the filters' own tests: tests/unit/offer.test.ts)", () => {
+    expect(problemsOf((file) => (file.buyers[1]!.filters = { zips: { exclude: ["9021"] }, driverAge: { min: 30, max: 25 } }))).toEqual([
+      "buyers.1.filters.zips.exclude.0: a 5-digit ZIP code, like 90210",
+      "buyers.1.filters.driverAge.max: min must not be more than max",
+    ]);
+    expect(problemsOf((file) => (file.buyers[0]!.filters = { maxAcidents: 1 }))).toEqual([expect.stringMatching(/^buyers\.0\.filters: Unrecognized key: "maxAcidents"/)]);
   });
 
   it("takes a buyer's public phone for the matches step as a US number, stored in E.164, and refuses anything else", () => {

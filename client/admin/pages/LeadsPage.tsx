@@ -8,6 +8,7 @@ import { AdminLayout } from "../AdminLayout";
 import { SearchForm } from "../SearchForm";
 import { CsrfField } from "../CsrfField";
 import { formatMoney, formatSid, formatTime } from "../format";
+import { BuyerOffersSection } from "../BuyerOffersSection";
 
 function leadHref(reference: string): string {
   return `${adminPaths.leads}?${new URLSearchParams({ reference }).toString()}`;
@@ -301,6 +302,7 @@ export function LeadsPage({ view }: { view: LeadsView }) {
           <LeadFacts lead={view.lead} />
           <QuoteFacts quote={view.lead.quote} />
           {view.auction ? <AuctionSection auction={view.auction} /> : null}
+          {view.offers ? <BuyerOffersSection offers={view.offers} /> : null}
           <h2>Deliveries</h2>
           {view.deliveries.length === 0 ? (
             <p className="empty">No deliveries for this lead.</p>
