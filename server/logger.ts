@@ -147,13 +147,33 @@ function statusError(status: number): Error {
 }
 
 /**
+ * The URL with the values of these query parameters replaced: a search for a person's phone or
+ * email in the console is a GET (a list is a link), and the access log must not keep what was searched.
+ */
+export function withoutQueryValues(url: string, names: readonly string[]): string {
+  const mark = url.indexOf("?");
+  if (mark < 0) return url;
+  const params = new URLSearchParams(url.slice(mark + 1));
+  let changed = false;
+  for (const name of names) {
+    if (!params.has(name)) continue;
+    const count = params.getAll(name).length;
+    params.delete(name);
+    for (let i = 0; i < count; i += 1) params.append(name, "[redacted]");
+    changed = true;
+  }
+  return changed ? `${url.slice(0, mark)}?${params.toString()}` : url;
+}
+
+/**
  * The request id and the access log: `req.id` and the `X-Request-Id` header, `req.log` (a child
  * logger whose lines carry `requestId`), and one line per request when its response ends (docs/
  * logging.md). Written here rather than with pino-http, which made two child loggers per request
  * and serialized the request into one of them: the largest cost of a cached page (issue 12,
  * decision 020). The line is the same: `requestId`, `req`, `res`, `responseTime`.
  */
-export function createHttpLogger(logger: Logger): RequestHandler {
+export function createHttpLogger(logger: Logger, options: { redactQuery?: readonly string[] } = {}): RequestHandler {
+  const hidden = options.redactQuery ?? [];
   return (req, res, next) => {
     const started = Date.now();
     const incoming = req.headers["x-request-id"];
@@ -174,7 +194,7 @@ export function createHttpLogger(logger: Logger): RequestHandler {
         requestId: id,
         req: {
           method: req.method,
-          url: truncate(req.originalUrl ?? req.url),
+          url: truncate(hidden.length > 0 ? withoutQueryValues(req.originalUrl ?? req.url, hidden) : (req.originalUrl ?? req.url)),
           ip: anonymizeIp(req.ip ?? req.socket.remoteAddress),
           userAgent: truncate(String(req.headers["user-agent"] ?? ""), 256),
         },

@@ -17,6 +17,7 @@ export const adminPaths = {
   reportCsv: "/report.csv",
   journey: "/journey",
   leads: "/leads",
+  leadsCsv: "/leads.csv",
   leadRetry: "/leads/retry",
   leadReturn: "/leads/return",
   buyers: "/buyers",
@@ -133,6 +134,56 @@ export interface AuctionView {
   pings: { buyerId: string; outcome: string; latencyMs: number; httpStatus: number | null; price: number | null; saleType: "exclusive" | "shared" | null; bidId: string | null; detail: string | null; won: boolean }[];
 }
 
+/** A lead's status in the list (server/db/lead-list.ts defines each from the stored rows). */
+export const LEAD_STATUSES = ["sold", "unsold", "returned", "test"] as const;
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
+
+/**
+ * The list's form as the server understood it (days "YYYY-MM-DD" in REPORT_TIME_ZONE, until
+ * exclusive); no days only for a contact search without any, which looks through every lead kept.
+ */
+export interface LeadListQuery {
+  since?: string;
+  until?: string;
+  sid?: string;
+  state?: string;
+  status?: LeadStatus;
+  buyer?: string;
+  /** A phone number or email searched for (ops only), as typed. */
+  find?: string;
+}
+
+export interface LeadListRowView {
+  reference: string;
+  receivedAt: string;
+  sid: string | null;
+  state: string;
+  status: LeadStatus;
+  /** The buyers that bought it; `returned` when that buyer returned it since. */
+  purchases: { buyer: string; price: number | null; returned: boolean }[];
+  /** What the buyers that kept it paid; null when none did. */
+  price: number | null;
+  /** Ops only, masked ("(•••) •••-0134", "j•••@example.com"); analysts' rows have none. */
+  contact?: { phone: string; email: string };
+}
+
+export interface LeadListView {
+  query: LeadListQuery;
+  rows: LeadListRowView[];
+  /** How many leads match the filters (every page). */
+  total: number;
+  /** The query string of the next (older) page, when there is one. */
+  older?: string;
+  /** Whether this is a later page (a link back to the newest leads is shown). */
+  paged: boolean;
+  /** The buyers one may filter by. */
+  buyers: string[];
+  /** The same filters' CSV download, for ops (absent for analysts). */
+  csv?: string;
+  /** Whether the rows carry (masked) contact details and contact search is offered: ops only. */
+  contacts: boolean;
+}
+
 export interface LeadsView extends ViewBase {
   page: "leads";
   reference?: string;
@@ -146,6 +197,14 @@ export interface LeadsView extends ViewBase {
   /** Recent failed (dead-lettered) deliveries, for the list when nothing is searched. */
   failed: { reference: string; target: string; lastError: string | null; completedAt: string | null }[];
   error?: string;
+  /** The list of recent leads (when no single lead is asked for). */
+  list?: LeadListView;
+  /** Problems with the list's form (each named; the list is then not shown). */
+  listErrors?: string[];
+  /** The list's form as it was sent, to show it again beside its problems. */
+  listForm?: Partial<Record<"since" | "until" | "sid" | "state" | "status" | "buyer" | "find", string>>;
+  /** The buyers the list's form offers, when the form is shown again with its problems. */
+  listBuyers?: string[];
 }
 
 export interface BuyerSummaryView {

@@ -22,7 +22,7 @@ interface NavItem {
 const navItems: readonly NavItem[] = [
   { section: "report", label: "Report", href: adminPaths.report, roles: ["analyst", "ops"] },
   { section: "journey", label: "Journey", href: adminPaths.journey, roles: ["analyst", "ops"] },
-  { section: "leads", label: "Leads", href: adminPaths.leads, roles: ["ops"] },
+  { section: "leads", label: "Leads", href: adminPaths.leads, roles: ["analyst", "ops"] },
   { section: "buyers", label: "Buyers", href: adminPaths.buyers, roles: ["analyst", "ops"] },
   { section: "privacy", label: "Privacy requests", href: adminPaths.privacy, roles: ["ops"] },
 ];

@@ -137,6 +137,9 @@ main:focus { outline: none; }
   background: #fff; border: 1px solid var(--line); border-radius: var(--radius); padding: 12px; margin: 0 0 16px;
 }
 .query-form .field-submit, .query-form .field-check { grid-column: 1 / -1; }
+/* Older / newest: links big enough to tap on a phone. */
+.pager { display: flex; flex-wrap: wrap; gap: 8px 24px; margin: 12px 0; }
+.pager a { display: inline-flex; align-items: center; min-height: 44px; font-weight: 600; }
 .inline-form { display: flex; flex-wrap: wrap; align-items: end; gap: 8px; margin-top: 12px; }
 .close-form { display: grid; gap: 8px; min-width: 220px; }
 

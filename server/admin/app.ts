@@ -16,7 +16,7 @@ import { createCsrf } from "../csrf";
 import { createHttpLogger } from "../logger";
 import type { Lifecycle } from "../lifecycle";
 import { clientErrorStatus } from "../http/http-error";
-import { parsedBody } from "../http/guards";
+import { parsedBody, requestPath } from "../http/guards";
 import { perClientLimit } from "../http/rate-limit";
 import { logNotFound } from "../events";
 import { adminPaths, type RenderAdmin } from "../../shared/admin-views";
@@ -26,12 +26,15 @@ import { adminSessionRepository } from "./sessions";
 import { createFlashStore } from "./flash";
 import { createRenderView, type RenderView } from "./render";
 import { SIGN_IN_RATE_LIMITED, signInRoutes } from "./sign-in-routes";
-import { requireRole, requireSession, requireSessionCsrf } from "./session-guard";
+import { requireRole, requireSession, requireSessionCsrf, sessionOf } from "./session-guard";
 import { createActions } from "./actions";
 import type { AdminReports } from "./reports";
 import { reportCsvFor, reportView } from "./report-view";
 import { journeyView } from "./journey-view";
 import { leadsView } from "./leads-view";
+import { parseLeadListQuery } from "./lead-list-query";
+import { LEAD_CSV_MAX_ROWS, leadListCsv, leadListView } from "./lead-list-view";
+import { UnknownCursorError } from "../db/lead-list";
 import { buyersView } from "./buyers-view";
 import { privacyView } from "./privacy-view";
 
@@ -81,7 +84,8 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
   app.set("query parser", "simple");
   app.disable("x-powered-by");
 
-  app.use(createHttpLogger(logger));
+  // `find` may be a person's phone or email (the leads list's search): never in the access log.
+  app.use(createHttpLogger(logger, { redactQuery: ["find"] }));
   if (deps.lifecycle) {
     const lifecycle = deps.lifecycle;
     app.use((_req, res, next) => {
@@ -119,7 +123,50 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
   });
   app.get(adminPaths.journey, async (req, res) => render(req, res, 200, await journeyView(db, reports, req.query.tid)));
   app.get(adminPaths.buyers, async (req, res) => render(req, res, 200, await buyersView(db, buyers, now())));
-  app.get(adminPaths.leads, ops, async (req, res) => render(req, res, 200, await leadsView(db, req.query.reference, buyers !== undefined, buyers)));
+  // Leads: analysts too (no contact details anywhere in their view); a contact search, contact
+  // details (masked) and the CSV, which holds the full export, are for ops.
+  const buyerIds = (buyers?.buyers ?? []).map((buyer) => buyer.id);
+  const leadList = (req: Request, res: Response) => parseLeadListQuery(query(req), { role: sessionOf(res).role, buyers: buyerIds, timeZone: config.REPORT_TIME_ZONE, now: now() });
+  app.get(adminPaths.leads, async (req, res) => {
+    if (req.query.reference !== undefined) return render(req, res, 200, await leadsView(db, req.query.reference, buyers !== undefined, buyers, sessionOf(res).role));
+    const parsed = leadList(req, res);
+    if (parsed.kind === "reference") return res.redirect(303, `${adminPaths.leads}?${new URLSearchParams({ reference: parsed.reference }).toString()}`);
+    const base = { page: "leads" as const, deliveries: [], failed: [], listBuyers: buyerIds };
+    if (parsed.kind === "forbidden") {
+      const session = sessionOf(res);
+      req.log.warn({ event: "admin_forbidden", user: session.name, role: session.role, path: requestPath(req), method: req.method }, "console role refused");
+      return render(req, res, 403, { ...base, listErrors: [parsed.message], listForm: parsed.form });
+    }
+    if (parsed.kind === "invalid") return render(req, res, 400, { ...base, listErrors: parsed.errors, listForm: parsed.form });
+    const role = sessionOf(res).role;
+    const [list, failed] = await Promise.all([
+      // A cursor whose lead is gone (purged, or a made-up address) is the client's mistake.
+      leadListView(db, parsed, { role, buyers: buyerIds }).catch((error: unknown) => {
+        if (error instanceof UnknownCursorError) return error;
+        throw error;
+      }),
+      leadsView(db, undefined, buyers !== undefined, undefined, role),
+    ]);
+    if (list instanceof UnknownCursorError) return render(req, res, 400, { ...base, listErrors: [list.message], listForm: parsed.query });
+    return render(req, res, 200, { ...failed, list });
+  });
+  app.get(adminPaths.leadsCsv, ops, async (req, res) => {
+    const parsed = leadList(req, res);
+    // A download has no page to show a problem on: one plain line, as /report.csv does.
+    if (parsed.kind === "reference") return res.redirect(303, `${adminPaths.leads}?${new URLSearchParams({ reference: parsed.reference }).toString()}`);
+    if (parsed.kind !== "list") return res.status(parsed.kind === "forbidden" ? 403 : 400).type("text/plain").send(`${parsed.kind === "forbidden" ? parsed.message : parsed.errors.join("\n")}\n`);
+    const csv = await leadListCsv(db, parsed);
+    if (csv.kind === "too_many") {
+      return res.status(400).type("text/plain").send(`${csv.total} leads match; the console exports at most ${LEAD_CSV_MAX_ROWS}. Narrow the range, or use npm run leads -- export.\n`);
+    }
+    // Personal information leaves the console: who took which list, without the list itself.
+    const { find, ...filters } = parsed.query;
+    req.log.info(
+      { event: "admin_leads_export", user: sessionOf(res).name, rows: csv.rows, query: filters, ...(find !== undefined ? { search: parsed.filter.email !== undefined ? "email" : "phone" } : {}) },
+      "leads exported from the console",
+    );
+    res.attachment(csv.fileName).type("text/csv; charset=utf-8").send(csv.body);
+  });
   app.get(adminPaths.privacy, ops, async (req, res) => render(req, res, 200, await privacyView(db, now())));
 
   app.post(adminPaths.leadRetry, body, requireSessionCsrf, ops, actions.retry);

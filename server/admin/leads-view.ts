@@ -80,8 +80,29 @@ async function auctionView(db: Database, reference: string, deliveries: readonly
   };
 }
 
-/** `returnsPossible`: the server knows its buyers (BUYERS_FILE), which a return needs; `buyers`, for the per-buyer offers. */
-export async function leadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers?: BuyersFile): Promise<LeadsView> {
+/**
+ * What an analyst's view leaves out: a buyer's own words (its error text and response excerpts),
+ * which a buyer may write a person's phone or email into. Analysts never see contact details
+ * (issue 33); ops read those words to fix a delivery.
+ */
+function withoutBuyerWords(view: LeadsView): LeadsView {
+  return {
+    ...view,
+    failed: view.failed.map((row) => ({ ...row, lastError: null })),
+    deliveries: view.deliveries.map((delivery) => ({ ...delivery, lastError: null, attempts: delivery.attempts.map((attempt) => ({ ...attempt, excerpt: null })) })),
+  };
+}
+
+/**
+ * `returnsPossible`: the server knows its buyers (BUYERS_FILE), which a return needs; `buyers`, for
+ * the per-buyer offers; `role`: an analyst's view carries no buyer's own words.
+ */
+export async function leadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers?: BuyersFile, role: "ops" | "analyst" = "ops"): Promise<LeadsView> {
+  const view = await opsLeadsView(db, raw, returnsPossible, buyers);
+  return role === "analyst" ? withoutBuyerWords(view) : view;
+}
+
+async function opsLeadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers?: BuyersFile): Promise<LeadsView> {
   const failed = await recentFailed(db);
   if (raw === undefined || raw === "") return { page: "leads", deliveries: [], failed };
   const reference = leadReferenceOf(raw);

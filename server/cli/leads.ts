@@ -17,8 +17,7 @@ import { loadConfig } from "../config";
 import { openDatabase, type Database } from "../db/database";
 import { migrate } from "../db/migrate";
 import { leadRepository, type LeadRecord } from "../db/leads";
-import { LEAD_ANSWER_COLUMNS } from "../db/lead-rows";
-import { DRIVER_FIELDS, MAX_DRIVERS, MAX_VEHICLES, VEHICLE_FIELDS } from "../../shared/lead/fields";
+import { leadsCsv } from "../leads/export-columns";
 import { deliveryRepository, type AttemptRecord, type DeliveryRecord } from "../db/deliveries";
 import type { DeliveryStatus } from "../db/schema";
 import { loadBuyersFile } from "../delivery/buyers";
@@ -67,49 +66,8 @@ const COMMAND_OPTIONS: Record<string, readonly string[]> = {
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? "";
 
-type Column = [name: string, value: (row: LeadRecord) => string];
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-
-/** The first vehicle's and driver's copies in the lead's own columns (server/db/lead-rows.ts). */
-const SUMMARY_COLUMNS: ReadonlySet<string> = new Set(["vehicleYear", "vehicleMake", "vehicleModel", "ownership", "primaryUse", "firstName", "lastName", "dateOfBirth", "licenseStatus", "incidents"]);
-
-/** One column per slot and field: "vehicle_2_year". */
-function slotColumns(prefix: string, slots: number, fields: readonly string[], records: (row: LeadRecord) => readonly object[]): Column[] {
-  return Array.from({ length: slots }, (_, slot) =>
-    fields.map((field): Column => [`${prefix}_${slot + 1}_${snakeCase(field)}`, (row) => String((records(row)[slot] as Record<string, unknown> | undefined)?.[field] ?? "")]),
-  ).flat();
-}
-
-/** The export's columns, in order: the lead, then its consent record. */
-const COLUMNS: Column[] = [
-  ["reference", (row) => row.reference],
-  ["received_at", (row) => iso(row.receivedAt)],
-  ["duplicate_of", (row) => row.duplicateOf ?? ""],
-  ["sid", (row) => row.sid ?? ""],
-  ["tid", (row) => row.tid ?? ""],
-  // The answers, each under its column's name; the ZIP's place beside it; every vehicle and
-  // driver slot flattened (vehicle_1_year … driver_4_sr22, empty when absent). The first
-  // vehicle's and driver's summary columns are left out: vehicle_1_* and driver_1_* are them.
-  ...LEAD_ANSWER_COLUMNS.flatMap((column): Column[] => {
-    if (column === "vehicles") return slotColumns("vehicle", MAX_VEHICLES, VEHICLE_FIELDS, (row) => row.vehicles);
-    if (column === "drivers") return slotColumns("driver", MAX_DRIVERS, [...DRIVER_FIELDS, "incidents"], (row) => row.drivers);
-    if (SUMMARY_COLUMNS.has(column)) return [];
-    const answer: Column = [snakeCase(column), (row) => String(row[column] ?? "")];
-    return column === "zip" ? [answer, ["city", (row) => row.city], ["state", (row) => row.state]] : [answer];
-  }),
-  ["gpc", (row) => String(row.gpc)],
-  ["consent_disclosure_version", (row) => String(row.consent?.disclosureVersion ?? "")],
-  ["consent_disclosure_sha256", (row) => row.consent?.disclosureSha256 ?? ""],
-  ["consent_checkbox", (row) => String(row.consent?.checkboxChecked ?? "")],
-  ["consented_at", (row) => iso(row.consent?.consentedAt)],
-  ["consent_ip", (row) => row.consent?.ip ?? ""],
-  ["consent_user_agent", (row) => row.consent?.userAgent ?? ""],
-  ["consent_form_url", (row) => row.consent?.formUrl ?? ""],
-  ["consent_page_url", (row) => row.consent?.pageUrl ?? ""],
-];
-
 export function formatLeads(rows: LeadRecord[], format: string): string {
-  if (format === "csv") return csv([COLUMNS.map(([name]) => name), ...rows.map((row) => COLUMNS.map(([, get]) => get(row)))]);
+  if (format === "csv") return leadsCsv(rows);
   if (format === "ndjson") return rows.map((row) => `${JSON.stringify(row)}\n`).join("");
   throw new UsageError(`Unknown format ${format}: use csv or ndjson.`);
 }

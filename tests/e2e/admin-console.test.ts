@@ -161,10 +161,10 @@ describe("the operations console", { timeout: 120_000 }, () => {
       await context.close();
     });
 
-    it("shows an analyst the reports but not the ops pages", async () => {
+    it("shows an analyst the reports and leads but not the ops pages", async () => {
       const context = await harness.newContext();
       const page = await signIn(context, ANALYST);
-      await expect(page.locator("nav.console-nav a").allTextContents()).resolves.toEqual(["Report", "Journey", "Buyers"]);
+      await expect(page.locator("nav.console-nav a").allTextContents()).resolves.toEqual(["Report", "Journey", "Leads", "Buyers"]);
       const refused = await page.goto(consoleUrl("/privacy-requests"));
       expect(refused?.status()).toBe(403);
       await context.close();
@@ -308,8 +308,10 @@ describe("the operations console", { timeout: 120_000 }, () => {
     const context = await harness.newContext();
     const page = await signIn(context, OPS, "/leads");
     // With nothing searched, the page lists the dead letters.
-    await expect(page.locator("table", { has: page.locator("#failed-caption") }).textContent()).resolves.toContain(reference);
-    await page.getByRole("link", { name: reference }).click();
+    const failed = page.locator("table", { has: page.locator("#failed-caption") });
+    await expect(failed.textContent()).resolves.toContain(reference);
+    // The lead is in the list of recent leads above too: this is the dead letters' link.
+    await failed.getByRole("link", { name: reference }).click();
     const card = page.locator("section.delivery").filter({ hasText: "acme" });
     await expect(card.locator(".status-text").textContent()).resolves.toBe("failed");
     await card.getByRole("button", { name: "Retry delivery to acme" }).click();
@@ -324,6 +326,41 @@ describe("the operations console", { timeout: 120_000 }, () => {
       return text === "accepted" ? text : undefined;
     }, "the retried delivery to be accepted");
     expect(status).toBe("accepted");
+    await context.close();
+  });
+
+  it("finds a lead by phone on a phone, in a list that scrolls in its own box; analysts see no contact column", async () => {
+    const session = await openLeadSession(harness.server.origin);
+    const body = leadBody(session);
+    const response = await postLead(harness.server.origin, session, body);
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    const reference = (response.body as { reference: string }).reference;
+
+    const phone = await harness.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const page = await signIn(phone, OPS, "/leads");
+    const problems = await collectProblems(phone, page);
+    // Typed as a person would, submitted from the keyboard.
+    await page.getByLabel("Reference, phone or email").fill(String(body.phone));
+    await page.getByLabel("Reference, phone or email").press("Enter");
+    await page.waitForURL((url) => url.searchParams.has("find"));
+    const rows = await bodyRows(page, ".lead-list");
+    expect(rows).toHaveLength(1);
+    expect(rows[0]![0]).toBe(reference);
+    expect(rows[0]!.at(-1)).toContain(`•••-${String(body.phone).slice(-4)}`);
+    const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+    expect(widths.page).toBeLessThanOrEqual(widths.viewport);
+    const table = await page.locator(".lead-list").evaluate((element) => ({ table: element.scrollWidth, box: element.parentElement?.clientWidth ?? 0 }));
+    expect(table.table).toBeGreaterThan(table.box);
+    await expect(page.getByRole("link", { name: "Download CSV" }).isVisible()).resolves.toBe(true);
+    await expectNoProblems(page, problems);
+    await phone.close();
+
+    const context = await harness.newContext();
+    const analystPage = await signIn(context, ANALYST, "/leads");
+    await expect(analystPage.getByLabel("Lead reference").isVisible()).resolves.toBe(true);
+    const headings = await analystPage.locator(".lead-list thead th").allTextContents();
+    expect(headings).not.toContain("Contact");
+    await expect(analystPage.getByRole("link", { name: "Download CSV" }).count()).resolves.toBe(0);
     await context.close();
   });
 

@@ -27,7 +27,7 @@ import { REPORT_COLUMNS, REQUEST_STORED } from "../../shared/analytics";
 import { SCREEN_IDS } from "../../shared/lead/fields";
 import type { AdminView, BuyersView, JourneyView, LeadsView, PrivacyView, RenderAdmin, ReportView } from "../../shared/admin-views";
 import { projectRoot } from "../../tools/production-server";
-import { sampleNewLead } from "../../tools/lead-session";
+import { sampleDrivers, sampleNewLead } from "../../tools/lead-session";
 import { allStores, type TestDatabase } from "../support/databases";
 import type { LogLine } from "../support/app";
 import { captureLogs } from "../support/log-capture";
@@ -306,11 +306,11 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
   });
 
   describe("roles", () => {
-    it("lets an analyst see the report, journey and buyers, and answers 403 for leads, privacy requests and every action", async () => {
+    it("lets an analyst see the report, journey, buyers and leads, and answers 403 for the leads CSV, privacy requests and every action", async () => {
       const { agent, csrf } = await signedIn(ANALYST);
-      for (const page of ["/", "/journey", "/buyers"]) expect((await get(agent, page)).status, page).toBe(200);
+      for (const page of ["/", "/journey", "/buyers", "/leads"]) expect((await get(agent, page)).status, page).toBe(200);
       expect((await get(agent, "/report.csv")).status).toBe(200);
-      for (const page of ["/leads", "/privacy-requests"]) {
+      for (const page of ["/leads.csv", "/privacy-requests"]) {
         const response = await get(agent, page);
         expect(response.status, page).toBe(403);
         expect(lastView("error")).toMatchObject({ status: 403 });
@@ -483,6 +483,206 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
     function lastViewOrNone(): AdminView | undefined {
       return views.at(-1);
     }
+  });
+
+  describe("the leads list", () => {
+    let ops: { agent: Agent; csrf: string };
+    let analyst: { agent: Agent; csrf: string };
+    /** Leads of source ll01 (no other test uses it), oldest first. */
+    const seeded: { reference: string; phone: string; email: string }[] = [];
+
+    /** A lead of ll01, received `minutesAgo` before now, delivered to the buyers as `answers` says. */
+    async function listLead(minutesAgo: number, answers: Record<string, Omit<Completion, "attemptedAt" | "latencyMs" | "excerpt">> = {}, overrides: Parameters<typeof sampleNewLead>[0] = {}) {
+      const input = sampleNewLead({ sid: "ll01", receivedAt: new Date(Date.now() - minutesAgo * 60_000), ...overrides });
+      const result = await leadRepository(db).create(input, (lead) => ({
+        deliveries: Object.keys(answers).map((buyerId) => ({ kind: "buyer" as const, target: buyerId, idempotencyKey: `${lead.reference}:${buyerId}`, sale: true, price: 18.5, url: null, capDay: null })),
+      }));
+      if (!result.created) throw new Error("expected a new lead");
+      const repository = deliveryRepository(db);
+      for (const delivery of await repository.claimDue(100, 60_000, new Date(Date.now() + 1_000))) {
+        const answer = answers[delivery.target];
+        if (delivery.leadReference === result.reference && answer) await repository.complete(delivery, { latencyMs: 40, excerpt: "answer", attemptedAt: new Date(), ...answer });
+      }
+      seeded.push({ reference: result.reference, phone: input.lead.phone, email: input.lead.email });
+      return seeded.at(-1)!;
+    }
+
+    beforeAll(async () => {
+      ops = await signedIn(OPS);
+      analyst = await signedIn(ANALYST);
+      await listLead(30, { summit: { outcome: "accepted", httpStatus: 200, status: "accepted", price: 18.5 } });
+      await listLead(20, { harbor: { outcome: "rejected", httpStatus: 200, status: "rejected" } }, { location: { city: "Austin", state: "TX" } });
+      // A formula where a spreadsheet would run it: the CSV must defuse it.
+      await listLead(10, {}, { lead: { drivers: sampleDrivers({ lastName: '=HYPERLINK("http://evil.example")' }) } });
+      // Eight days ago: outside the default week.
+      await listLead(8 * 24 * 60);
+    });
+
+    it("lists the last 7 days' leads newest first, with status, buyers and price, and masked contact details for ops", async () => {
+      const response = await get(ops.agent, "/leads?sid=ll01");
+      expect(response.status).toBe(200);
+      const list = lastView<LeadsView>("leads").list!;
+      expect(list.rows.map((row) => row.reference)).toEqual([seeded[2]!.reference, seeded[1]!.reference, seeded[0]!.reference]);
+      expect(list.total).toBe(3);
+      expect(list.rows.map((row) => [row.status, row.purchases.map((purchase) => purchase.buyer), row.price, row.state])).toEqual([
+        ["unsold", [], null, "CA"],
+        ["unsold", [], null, "TX"],
+        ["sold", ["summit"], 18.5, "CA"],
+      ]);
+      const first = seeded[0]!;
+      expect(list.rows[2]!.contact).toEqual({ phone: `(•••) •••-${first.phone.slice(-4)}`, email: `${first.email[0]}•••@${first.email.split("@")[1]}` });
+      expect(response.text).not.toContain(first.email);
+      expect(response.text).not.toContain(first.phone);
+      const html = parseHtml(response.text);
+      expect(html.querySelector(`a[href="/leads?reference=${first.reference}"]`)).not.toBeNull();
+      expect(html.querySelector('a[download]')?.getAttribute("href")).toBe(`/leads.csv?${new URLSearchParams({ since: list.query.since!, until: list.query.until!, sid: "ll01" }).toString()}`);
+      for (const id of ["leads-find", "leads-since", "leads-until", "leads-sid", "leads-state", "leads-status", "leads-buyer"]) expect(html.querySelector(`label[for="${id}"]`), id).not.toBeNull();
+      expect(html.querySelectorAll(".lead-list thead th").map((th) => th.getAttribute("scope"))).toEqual(Array(8).fill("col"));
+    });
+
+    it("defaults to the last 7 days of REPORT_TIME_ZONE and takes a range, a state, a status and a buyer", async () => {
+      await get(ops.agent, "/leads");
+      const { query } = lastView<LeadsView>("leads").list!;
+      const today = new Intl.DateTimeFormat("en-CA", { timeZone: ZONE }).format(new Date());
+      expect(query.until! > today && query.since! < today).toBe(true);
+      const since = new Date(Date.now() - 9 * 86_400_000).toISOString().slice(0, 10);
+      await get(ops.agent, `/leads?sid=ll01&since=${since}&until=${query.until!}`);
+      expect(lastView<LeadsView>("leads").list!.total).toBe(4);
+      await get(ops.agent, "/leads?sid=ll01&state=tx");
+      expect(lastView<LeadsView>("leads").list!.rows.map((row) => row.reference)).toEqual([seeded[1]!.reference]);
+      await get(ops.agent, "/leads?sid=ll01&status=sold&buyer=summit");
+      expect(lastView<LeadsView>("leads").list!.rows.map((row) => row.reference)).toEqual([seeded[0]!.reference]);
+      await get(ops.agent, "/leads?sid=ll01&buyer=harbor");
+      expect(lastView<LeadsView>("leads").list!.rows).toEqual([]);
+    });
+
+    it("finds a lead by phone as typed, by email in any case, and goes to a lead by its reference", async () => {
+      const lead = seeded[1]!;
+      const digits = lead.phone.slice(2);
+      await get(ops.agent, `/leads?${new URLSearchParams({ find: `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}` }).toString()}`);
+      expect(lastView<LeadsView>("leads").list!.rows.map((row) => row.reference)).toEqual([lead.reference]);
+      await get(ops.agent, `/leads?${new URLSearchParams({ find: ` ${seeded[3]!.email.toUpperCase()} ` }).toString()}`);
+      // A contact search without days looks through every lead kept: this one is 8 days old.
+      expect(lastView<LeadsView>("leads").list!.rows.map((row) => row.reference)).toEqual([seeded[3]!.reference]);
+      const exported = await get(ops.agent, `/leads.csv?${new URLSearchParams({ find: seeded[3]!.email }).toString()}`);
+      expect(exported.text).toContain(seeded[3]!.reference);
+      expect(events("admin_leads_export").at(-1)).toMatchObject({ rows: 1, search: "email" });
+      // What was searched for stays out of the logs: the access log's URL and the export's line.
+      expect(rawLogs.join("\n")).toContain("find=%5Bredacted%5D");
+      for (const secret of [seeded[3]!.email, encodeURIComponent(seeded[3]!.email), lead.phone, digits.slice(3), `${digits.slice(3, 6)}-${digits.slice(6)}`]) expect(rawLogs.join("\n")).not.toContain(secret);
+      const byReference = await get(analyst.agent, `/leads?find=${lead.reference.toLowerCase()}`);
+      expect(byReference.status).toBe(303);
+      expect(byReference.headers.location).toBe(`/leads?reference=${lead.reference}`);
+    });
+
+    it("shows analysts the list and a lead without any contact details, and refuses their contact search with 403", async () => {
+      const response = await get(analyst.agent, "/leads?sid=ll01");
+      expect(response.status).toBe(200);
+      const list = lastView<LeadsView>("leads").list!;
+      expect(list.rows).toHaveLength(3);
+      expect(list.contacts).toBe(false);
+      expect(list.csv).toBeUndefined();
+      for (const row of list.rows) expect(row).not.toHaveProperty("contact");
+      expect(response.text).not.toContain("•••");
+      expect(response.text).not.toContain("Download CSV");
+      for (const lead of seeded) {
+        expect(response.text).not.toContain(lead.email);
+        expect(response.text).not.toContain(lead.phone.slice(-4) + "<");
+      }
+      const detail = await get(analyst.agent, `/leads?reference=${seeded[0]!.reference}`);
+      expect(detail.status).toBe(200);
+      expect(detail.text).not.toContain(seeded[0]!.email);
+      expect(parseHtml(detail.text).querySelector('form[method="post"][action="/leads/return"]')).toBeNull();
+      for (const find of [seeded[0]!.phone, seeded[0]!.email]) {
+        const refused = await get(analyst.agent, `/leads?${new URLSearchParams({ find }).toString()}`);
+        expect(refused.status).toBe(403);
+        expect(refused.text).toContain("Only ops can search leads by phone number or email address.");
+        expect(lastView<LeadsView>("leads").list).toBeUndefined();
+      }
+      expect(events("admin_forbidden").at(-1)).toMatchObject({ user: ANALYST.name, role: "analyst", path: "/leads" });
+      expect((await get(analyst.agent, "/leads.csv?sid=ll01")).status).toBe(403);
+    });
+
+    it("shows a buyer's own words (its error, its answer's excerpt) to ops only: a buyer may write a person's contact into them", async () => {
+      const words = "HTTP 503: phone 4155550134 already listed";
+      const lead = await listLead(1, { harbor: { outcome: "retry", httpStatus: 503, status: "failed", error: words } }, { sid: "ll09" });
+      await get(ops.agent, `/leads?reference=${lead.reference}`);
+      const forOps = lastView<LeadsView>("leads");
+      expect(forOps.deliveries[0]).toMatchObject({ lastError: words });
+      expect(forOps.deliveries[0]!.attempts[0]!.excerpt).toBe("answer");
+      expect(forOps.failed.find((row) => row.reference === lead.reference)?.lastError).toBe(words);
+      const page = await get(analyst.agent, `/leads?reference=${lead.reference}`);
+      expect(page.status).toBe(200);
+      const forAnalyst = lastView<LeadsView>("leads");
+      expect(forAnalyst.deliveries[0]).toMatchObject({ target: "harbor", status: "failed", lastError: null });
+      expect(forAnalyst.deliveries[0]!.attempts.map((attempt) => attempt.excerpt)).toEqual([null]);
+      expect(forAnalyst.failed.find((row) => row.reference === lead.reference)?.lastError).toBeNull();
+      expect(page.text).not.toContain("4155550134");
+      await get(analyst.agent, "/leads?sid=ll09");
+      expect(lastView<LeadsView>("leads").failed.every((row) => row.lastError === null)).toBe(true);
+    });
+
+    it("answers bad filters with the form and each problem named (400), never a 500", async () => {
+      const cases: [string, RegExp][] = [
+        ["since=2026-02-30", /From must be a date/],
+        ["since=2026-11-08&until=2026-11-01", /Until must be after From/],
+        ["status=lost", /Status must be one of sold, unsold, returned, test/],
+        ["status=sold&status=unsold", /Status was given more than once/],
+        ["buyer=nobody", /There is no buyer nobody/],
+        ["state=ZZ", /two-letter US state/],
+        ["sid=%3Cscript%3E", /Source must be a sid/],
+        ["find=12345", /Search for a lead reference/],
+        ["find=not%40mail", /not an email address/],
+        ["after=%27%20OR%201%3D1", /The page asked for/],
+        ["after=LD-AAAA-AAAA", /No lead LD-AAAA-AAAA to continue from/],
+      ];
+      for (const [search, message] of cases) {
+        const response = await get(ops.agent, `/leads?${search}`);
+        expect(response.status, search).toBe(400);
+        expect(parseHtml(response.text).querySelector('[role="alert"]')?.text, search).toMatch(message);
+        expect(response.text).not.toContain("<script>");
+      }
+      expect((await get(ops.agent, "/leads.csv?status=lost")).status).toBe(400);
+    });
+
+    it("pages 50 at a time, newest first, by keyset: the older page continues after the last lead shown", async () => {
+      const many: string[] = [];
+      for (let i = 0; i < 52; i += 1) {
+        const result = await leadRepository(db).create(sampleNewLead({ sid: "pg01", receivedAt: new Date(Date.now() - (i + 1) * 60_000) }));
+        if (result.created) many.push(result.reference);
+      }
+      const first = await get(ops.agent, "/leads?sid=pg01");
+      const page1 = lastView<LeadsView>("leads").list!;
+      expect(page1.rows.map((row) => row.reference)).toEqual(many.slice(0, 50));
+      expect(page1.total).toBe(52);
+      const older = parseHtml(first.text).querySelector('nav[aria-label="Pages of leads"] a:last-child')?.getAttribute("href");
+      expect(older).toContain(`after=${many[49]}`);
+      const second = await get(ops.agent, older!);
+      expect(second.status).toBe(200);
+      const page2 = lastView<LeadsView>("leads").list!;
+      expect(page2.rows.map((row) => row.reference)).toEqual(many.slice(50));
+      expect(page2.older).toBeUndefined();
+      expect(page2.paged).toBe(true);
+    });
+
+    it("downloads the filtered list as the export's CSV for ops, formulas defused, and logs who took it", async () => {
+      const response = await get(ops.agent, "/leads.csv?sid=ll01");
+      expect(response.status).toBe(200);
+      expect(response.headers["content-type"]).toBe("text/csv; charset=utf-8");
+      expect(response.headers["content-disposition"]).toMatch(/^attachment; filename="?leads-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"?$/);
+      const lines = response.text.trimEnd().split("\r\n");
+      const header = lines[0]!.split(",");
+      expect(header.slice(0, 5)).toEqual(["reference", "received_at", "duplicate_of", "sid", "tid"]);
+      expect(header.slice(-4)).toEqual(["status", "bought_by", "returned_by", "price"]);
+      expect(header).toContain("email");
+      expect(lines).toHaveLength(4);
+      expect(lines[1]).toContain(seeded[2]!.reference);
+      expect(lines[3]).toContain(seeded[0]!.email);
+      expect(lines[3]!.endsWith(",sold,summit,,18.50")).toBe(true);
+      expect(lines[1]).toContain(`"'=HYPERLINK(""http://evil.example"")"`);
+      expect(events("admin_leads_export").at(-1)).toMatchObject({ user: OPS.name, rows: 3, query: { sid: "ll01" } });
+      expect(rawLogs.join("\n")).not.toContain(seeded[0]!.email);
+    });
   });
 
   describe("the report", () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { parse, type HTMLElement } from "node-html-parser";
 import { renderAdmin } from "../../client/entry-server";
-import { adminPaths, type AdminSession, type AdminView, type BuyersView, type JourneyView, type LeadsView, type PrivacyView, type ReportView, type SignInView } from "../../shared/admin-views";
+import { adminPaths, type AdminSession, type AdminView, type BuyersView, type JourneyView, type LeadListView, type LeadsView, type PrivacyView, type ReportView, type SignInView } from "../../shared/admin-views";
 import { REQUEST_STORED, type ReportRow, type ScreenFunnel } from "../../shared/analytics";
 import { SCREEN_IDS } from "../../shared/lead/fields";
 import { SCREEN_SOURCES_SHOWN } from "../../client/admin/ScreenFunnelSection";
@@ -217,9 +217,9 @@ describe("the console document", () => {
     expect(document.querySelector(`form[action="${adminPaths.signOut}"] button`)?.text).toBe("Sign out");
   });
 
-  it("offers Leads and Privacy requests to ops only", () => {
+  it("offers Privacy requests to ops only (analysts see leads without contact details)", () => {
     const navFor = (session: AdminSession) => render(reportView({ session })).querySelectorAll("nav a").map((link) => link.text);
-    expect(navFor(analyst)).toEqual(["Report", "Journey", "Buyers"]);
+    expect(navFor(analyst)).toEqual(["Report", "Journey", "Leads", "Buyers"]);
     expect(navFor(ops)).toEqual(["Report", "Journey", "Leads", "Buyers", "Privacy requests"]);
   });
 
@@ -544,6 +544,61 @@ describe("the leads page", () => {
     const link = document.querySelector('table a[href="/leads?reference=QR-1"]');
     expect(link?.text).toBe("QR-1");
     expect(document.querySelector("tbody")?.text).toContain("timeout");
+  });
+});
+
+describe("the leads list", () => {
+  const list: LeadListView = {
+    query: { since: "2026-11-01", until: "2026-11-08", status: "sold" },
+    rows: [
+      {
+        reference: "LD-AAAA-BBBB",
+        receivedAt: "2026-11-02T15:00:00.000Z",
+        sid: "fb01",
+        state: "TX",
+        status: "sold",
+        purchases: [
+          { buyer: "acme", price: 18.5, returned: false },
+          { buyer: "bolt", price: 7, returned: true },
+        ],
+        price: 18.5,
+        contact: { phone: "(•••) •••-0134", email: "j•••@example.com" },
+      },
+    ],
+    total: 51,
+    older: "since=2026-11-01&until=2026-11-08&status=sold&after=LD-AAAA-BBBB",
+    paged: true,
+    buyers: ["acme", "bolt"],
+    csv: "/leads.csv?since=2026-11-01&until=2026-11-08&status=sold",
+    contacts: true,
+  };
+
+  it("shows each lead with its link, status, buyers, price and masked contact for ops, the CSV and both page links", () => {
+    const document = render({ page: "leads", session: ops, deliveries: [], failed: [], list });
+    expect(tableRows(document.querySelector(".lead-list"))).toEqual([["LD-AAAA-BBBB", "2026-11-02 15:00:00 UTC", "fb01", "TX", "sold", "acme, bolt (returned)", "$18.50", "(•••) •••-0134\nj•••@example.com"]]);
+    expect(document.querySelector('.lead-list a[href="/leads?reference=LD-AAAA-BBBB"]')).not.toBeNull();
+    expect(document.querySelector("a[download]")?.getAttribute("href")).toBe(list.csv);
+    expect(document.querySelectorAll(".pager a").map((link) => [link.text, link.getAttribute("href")])).toEqual([
+      ["Newest leads", "/leads?since=2026-11-01&until=2026-11-08&status=sold"],
+      ["Older leads", `/leads?${list.older!}`],
+    ]);
+    expect(document.querySelector("#leads-status option[selected]")?.getAttribute("value")).toBe("sold");
+  });
+
+  it("gives analysts no contact column, no contact search and no CSV", () => {
+    const { csv: _csv, ...analystList } = list;
+    const document = render({ page: "leads", session: analyst, deliveries: [], failed: [], list: { ...analystList, contacts: false, rows: list.rows.map(({ contact: _contact, ...row }) => row) } });
+    expect(document.querySelectorAll(".lead-list thead th").map((th) => th.text)).not.toContain("Contact");
+    expect(document.querySelector('label[for="leads-find"]')?.text).toBe("Lead reference");
+    expect(document.querySelector("a[download]")).toBeNull();
+  });
+
+  it("announces the form's problems as an alert and keeps what was typed", () => {
+    const document = render({ page: "leads", session: ops, deliveries: [], failed: [], listErrors: ["Status must be one of sold, unsold, returned, test."], listForm: { status: "lost", sid: "fb01" }, listBuyers: ["acme"] });
+    expect(document.querySelector('[role="alert"]')?.text).toContain("Status must be one of");
+    expect(document.querySelector("#leads-sid")?.getAttribute("value")).toBe("fb01");
+    expect(document.querySelectorAll("#leads-buyer option").map((option) => option.text)).toEqual(["Any buyer", "acme"]);
+    expect(document.querySelector(".lead-list")).toBeNull();
   });
 });
 

@@ -1,9 +1,10 @@
 /**
- * Leads, for ops: find a lead by reference, see its deliveries to buyers and postbacks with every
- * attempt, retry a failed one, record a buyer's return; with nothing searched, the recently
- * dead-lettered deliveries. Never contact details: the view has none.
+ * Leads: the recent leads, filtered and a page at a time (contact details masked, for ops only),
+ * with their CSV for ops; one lead by reference with its deliveries to buyers and postbacks and
+ * every attempt, where ops retry a failed one or record a buyer's return; and the recently
+ * dead-lettered deliveries. A lead's own page never shows contact details.
  */
-import { adminPaths, type AdminSession, type AuctionView, type LeadDeliveryView, type LeadsView, type QuoteFactsView } from "../../../shared/admin-views";
+import { adminPaths, LEAD_STATUSES, type AdminSession, type AuctionView, type LeadDeliveryView, type LeadListView, type LeadsView, type QuoteFactsView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
 import { SearchForm } from "../SearchForm";
 import { CsrfField } from "../CsrfField";
@@ -291,7 +292,194 @@ function FailedList({ failed }: { failed: LeadsView["failed"] }) {
   );
 }
 
+type ListForm = NonNullable<LeadsView["listForm"]>;
+
+/** The list's filters: a GET form, so a filtered list is a link to share and the back button works. */
+function LeadListForm({ form, buyers, contacts }: { form: ListForm; buyers: readonly string[]; contacts: boolean }) {
+  return (
+    <form method="get" action={adminPaths.leads} className="query-form" aria-label="Filter leads">
+      <div className="field">
+        <label htmlFor="leads-find">{contacts ? "Reference, phone or email" : "Lead reference"}</label>
+        <input id="leads-find" type="text" name="find" defaultValue={form.find ?? ""} maxLength={254} autoComplete="off" spellCheck={false} />
+      </div>
+      <div className="field">
+        <label htmlFor="leads-since">From</label>
+        <input id="leads-since" type="date" name="since" defaultValue={form.since ?? ""} />
+      </div>
+      <div className="field">
+        <label htmlFor="leads-until">Until (not included)</label>
+        <input id="leads-until" type="date" name="until" defaultValue={form.until ?? ""} />
+      </div>
+      <div className="field">
+        <label htmlFor="leads-sid">Source (sid)</label>
+        <input id="leads-sid" type="text" name="sid" defaultValue={form.sid ?? ""} maxLength={64} autoComplete="off" spellCheck={false} />
+      </div>
+      <div className="field">
+        <label htmlFor="leads-state">State</label>
+        <input id="leads-state" type="text" name="state" defaultValue={form.state ?? ""} maxLength={2} autoComplete="off" spellCheck={false} />
+      </div>
+      <div className="field">
+        <label htmlFor="leads-status">Status</label>
+        <select id="leads-status" name="status" defaultValue={form.status ?? ""}>
+          <option value="">Any</option>
+          {LEAD_STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {status}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="leads-buyer">Bought by</label>
+        <select id="leads-buyer" name="buyer" defaultValue={form.buyer ?? ""}>
+          <option value="">Any buyer</option>
+          {buyers.map((buyer) => (
+            <option key={buyer} value={buyer}>
+              {buyer}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field field-submit">
+        <button type="submit" className="button">
+          Show leads
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Purchases({ purchases }: { purchases: LeadListView["rows"][number]["purchases"] }) {
+  if (purchases.length === 0) return <>—</>;
+  return (
+    <>
+      {purchases.map((purchase, index) => (
+        <span key={`${purchase.buyer}-${index}`}>
+          {index > 0 ? ", " : ""}
+          {purchase.buyer}
+          {purchase.returned ? " (returned)" : ""}
+        </span>
+      ))}
+    </>
+  );
+}
+
+function LeadList({ list }: { list: LeadListView }) {
+  const { query } = list;
+  const range = query.since && query.until ? `${query.since} to ${query.until} (not included)` : "every lead kept";
+  return (
+    <section aria-labelledby="lead-list">
+      <div className="page-heading">
+        <h2 id="lead-list">
+          {list.total} {list.total === 1 ? "lead" : "leads"}, newest first
+        </h2>
+        {list.csv ? (
+          <a className="button-secondary" href={list.csv} download>
+            Download CSV
+          </a>
+        ) : null}
+      </div>
+      {list.rows.length === 0 ? (
+        <p className="empty">No leads match.</p>
+      ) : (
+        <div className="table-scroll" role="region" aria-labelledby="lead-list-caption" tabIndex={0}>
+          <table className="data-table lead-list">
+            <caption id="lead-list-caption">
+              Leads received {range}
+              {query.sid ? `, source ${query.sid}` : ""}
+              {query.state ? `, ${query.state}` : ""}
+              {query.status ? `, ${query.status}` : ""}
+              {query.buyer ? `, bought by ${query.buyer}` : ""}
+              {query.find ? `, matching ${query.find}` : ""}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Lead</th>
+                <th scope="col">Received</th>
+                <th scope="col">Source</th>
+                <th scope="col">State</th>
+                <th scope="col">Status</th>
+                <th scope="col">Bought by</th>
+                <th scope="col" className="num">
+                  Price
+                </th>
+                {list.contacts ? <th scope="col">Contact</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {list.rows.map((row) => (
+                <tr key={row.reference}>
+                  <th scope="row">
+                    <a href={leadHref(row.reference)}>{row.reference}</a>
+                  </th>
+                  <td>
+                    <time dateTime={row.receivedAt}>{formatTime(row.receivedAt)}</time>
+                  </td>
+                  <td>{formatSid(row.sid)}</td>
+                  <td>{row.state}</td>
+                  <td>{row.status}</td>
+                  <td>
+                    <Purchases purchases={row.purchases} />
+                  </td>
+                  <td className="num">{money(row.price)}</td>
+                  {list.contacts ? (
+                    <td>
+                      {row.contact?.phone}
+                      <br />
+                      {row.contact?.email}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.older || list.paged ? (
+        <nav className="pager" aria-label="Pages of leads">
+          {list.paged ? <a href={`${adminPaths.leads}?${new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === "string")).toString()}`}>Newest leads</a> : null}
+          {list.older ? <a href={`${adminPaths.leads}?${list.older}`}>Older leads</a> : null}
+        </nav>
+      ) : null}
+    </section>
+  );
+}
+
 export function LeadsPage({ view }: { view: LeadsView }) {
+  if (!view.lead && view.reference === undefined) return <LeadListPage view={view} />;
+  return <LeadPage view={view} />;
+}
+
+/** The list, or the list's form with its problems (400, or 403 for an analyst's contact search). */
+function LeadListPage({ view }: { view: LeadsView }) {
+  const list = view.list;
+  const contacts = view.session?.role === "ops";
+  const form: ListForm = list ? list.query : (view.listForm ?? {});
+  return (
+    <AdminLayout session={view.session} flash={view.flash} current="leads">
+      <h1>Leads</h1>
+      <LeadListForm form={form} buyers={list?.buyers ?? view.listBuyers ?? []} contacts={contacts} />
+      {view.listErrors ? (
+        <div className="form-errors" role="alert">
+          <ul>
+            {view.listErrors.map((error) => (
+              <li key={error}>{error}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {list ? <LeadList list={list} /> : null}
+      {view.failed.length > 0 ? (
+        <>
+          <h2>Failed deliveries</h2>
+          <FailedList failed={view.failed} />
+        </>
+      ) : null}
+    </AdminLayout>
+  );
+}
+
+function LeadPage({ view }: { view: LeadsView }) {
   return (
     <AdminLayout session={view.session} flash={view.flash} current="leads">
       <h1>Leads</h1>
