@@ -105,9 +105,12 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
     return { agent, csrf: csrfOf(page.text) };
   }
 
-  /** A lead from source fb01 with a Summit (and optionally Harbor) delivery, answered as `answers` says. */
-  async function leadWithDeliveries(answers: Record<string, Omit<Completion, "attemptedAt" | "latencyMs" | "excerpt">>): Promise<string> {
-    const result = await leadRepository(db).create(sampleNewLead({ sid: "fb01", tid: `click-${Math.random().toString(36).slice(2)}` }), (lead) => ({
+  /** A lead (from source fb01 unless `input` says) with a delivery to each buyer `answers` names, answered as it says. */
+  async function leadWithDeliveries(
+    answers: Record<string, Omit<Completion, "attemptedAt" | "latencyMs" | "excerpt">>,
+    input: ReturnType<typeof sampleNewLead> = sampleNewLead({ sid: "fb01", tid: `click-${Math.random().toString(36).slice(2)}` }),
+  ): Promise<string> {
+    const result = await leadRepository(db).create(input, (lead) => ({
       deliveries: Object.keys(answers).map((buyerId) => ({ kind: "buyer" as const, target: buyerId, idempotencyKey: `${lead.reference}:${buyerId}`, sale: true, price: 18.5, url: null, capDay: null })),
     }));
     if (!result.created) throw new Error("expected a new lead");
@@ -494,16 +497,8 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
     /** A lead of ll01, received `minutesAgo` before now, delivered to the buyers as `answers` says. */
     async function listLead(minutesAgo: number, answers: Record<string, Omit<Completion, "attemptedAt" | "latencyMs" | "excerpt">> = {}, overrides: Parameters<typeof sampleNewLead>[0] = {}) {
       const input = sampleNewLead({ sid: "ll01", receivedAt: new Date(Date.now() - minutesAgo * 60_000), ...overrides });
-      const result = await leadRepository(db).create(input, (lead) => ({
-        deliveries: Object.keys(answers).map((buyerId) => ({ kind: "buyer" as const, target: buyerId, idempotencyKey: `${lead.reference}:${buyerId}`, sale: true, price: 18.5, url: null, capDay: null })),
-      }));
-      if (!result.created) throw new Error("expected a new lead");
-      const repository = deliveryRepository(db);
-      for (const delivery of await repository.claimDue(100, 60_000, new Date(Date.now() + 1_000))) {
-        const answer = answers[delivery.target];
-        if (delivery.leadReference === result.reference && answer) await repository.complete(delivery, { latencyMs: 40, excerpt: "answer", attemptedAt: new Date(), ...answer });
-      }
-      seeded.push({ reference: result.reference, phone: input.lead.phone, email: input.lead.email });
+      const reference = await leadWithDeliveries(answers, input);
+      seeded.push({ reference, phone: input.lead.phone, email: input.lead.email });
       return seeded.at(-1)!;
     }
 
