@@ -25,12 +25,13 @@ import { auctionRepository } from "../../server/auction/auctions";
 import { insertEvents } from "../../server/analytics/store";
 import { REPORT_COLUMNS, REQUEST_STORED } from "../../shared/analytics";
 import { SCREEN_IDS } from "../../shared/lead/fields";
-import type { AdminView, BuyersView, JourneyView, LeadsView, PrivacyView, RenderAdmin, ReportView } from "../../shared/admin-views";
+import type { AdminView, BuyersView, JourneyView, LeadsView, PrivacyView, ReportView } from "../../shared/admin-views";
 import { projectRoot } from "../../tools/production-server";
 import { sampleDrivers, sampleNewLead } from "../../tools/lead-session";
 import { allStores, type TestDatabase } from "../support/databases";
 import type { LogLine } from "../support/app";
 import { captureLogs } from "../support/log-capture";
+import { capturingRenderAdmin, cookieHeader, csrfOf, jar, remember, type Agent } from "../support/admin-agent";
 import { compiledPolicy, cookieOf, policyTable } from "../support/privacy-policy";
 
 const SECRET = "console-test-secret-console-test-secret";
@@ -39,31 +40,6 @@ const OPS = { name: "olivia", password: "olivia's long password" };
 const ANALYST = { name: "andy", password: "andy's long password!" };
 const BUYERS = loadBuyersFile(path.join(projectRoot, "deploy", "buyers.example.json"));
 
-type Agent = { cookies: Map<string, string> };
-
-/** A tiny cookie jar: what a browser would send back. */
-function jar(): Agent {
-  return { cookies: new Map() };
-}
-function remember(agent: Agent, response: request.Response): void {
-  const lines = (response.headers["set-cookie"] as unknown as string[] | undefined) ?? [];
-  for (const line of lines) {
-    const [pair = ""] = line.split(";");
-    const index = pair.indexOf("=");
-    const name = pair.slice(0, index);
-    const value = pair.slice(index + 1);
-    if (/max-age=0/i.test(line) || value === "") agent.cookies.delete(name);
-    else agent.cookies.set(name, value);
-  }
-}
-const cookieHeader = (agent: Agent) => [...agent.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-
-/** The `_csrf` of the page's first form. */
-function csrfOf(html: string): string {
-  const input = parseHtml(html).querySelector('input[name="_csrf"]');
-  if (!input) throw new Error("no _csrf field on the page");
-  return input.getAttribute("value") ?? "";
-}
 
 describe.each(allStores())("the operations console ($kind)", (store) => {
   let db: TestDatabase;
@@ -132,14 +108,7 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
     const logger = captured.logger;
     logs = captured.lines;
     rawLogs = captured.raw;
-    const real = renderAdminFrom((await loadProductionBuild(path.join(projectRoot, "dist"))).source);
-    const capturing = async (): Promise<RenderAdmin> => {
-      const render = await real();
-      return (view, options) => {
-        views.push(view);
-        return render(view, options);
-      };
-    };
+    const capturing = capturingRenderAdmin(renderAdminFrom((await loadProductionBuild(path.join(projectRoot, "dist"))).source), views);
     app = createAdminApp({
       config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: ZONE },
       logger,

@@ -18,11 +18,12 @@ import { buyersFileSchema } from "../../server/delivery/buyers";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { leadRepository } from "../../server/db/leads";
-import type { AdminView, LeadsView, RenderAdmin } from "../../shared/admin-views";
+import type { AdminView, LeadsView } from "../../shared/admin-views";
 import { projectRoot } from "../../tools/production-server";
 import { sampleNewLead } from "../../tools/lead-session";
 import { allStores, type TestDatabase } from "../support/databases";
 import { captureLogs } from "../support/log-capture";
+import { capturingRenderAdmin, cookieHeader, csrfOf, jar, remember, type Agent } from "../support/admin-agent";
 
 const SECRET = "offers-test-secret-offers-test-secret!!";
 const OPS = { name: "olivia", password: "olivia's long password" };
@@ -37,23 +38,12 @@ const BUYERS = buyersFileSchema.parse({
   ],
 });
 
-type Agent = { cookies: Map<string, string> };
-function remember(agent: Agent, response: request.Response): void {
-  for (const line of (response.headers["set-cookie"] as unknown as string[] | undefined) ?? []) {
-    const [pair = ""] = line.split(";");
-    const index = pair.indexOf("=");
-    if (/max-age=0/i.test(line)) agent.cookies.delete(pair.slice(0, index));
-    else agent.cookies.set(pair.slice(0, index), pair.slice(index + 1));
-  }
-}
-const cookieHeader = (agent: Agent) => [...agent.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-const csrfOf = (html: string) => parseHtml(html).querySelector('input[name="_csrf"]')?.getAttribute("value") ?? "";
 
 describe.each(allStores())("the lead page's offers by buyer ($kind)", (store) => {
   let db: TestDatabase;
   let app: ReturnType<typeof createAdminApp>;
   const views: AdminView[] = [];
-  const agent: Agent = { cookies: new Map() };
+  const agent: Agent = jar();
   const get = async (url: string) => {
     const response = await request(app).get(url).set("Cookie", cookieHeader(agent));
     remember(agent, response);
@@ -63,14 +53,7 @@ describe.each(allStores())("the lead page's offers by buyer ($kind)", (store) =>
   beforeAll(async () => {
     db = await store.open();
     await adminUserRepository(db).create({ name: OPS.name, role: "ops", passwordHash: await hashPassword(OPS.password) });
-    const real = renderAdminFrom((await loadProductionBuild(path.join(projectRoot, "dist"))).source);
-    const capturing = async (): Promise<RenderAdmin> => {
-      const render = await real();
-      return (view, options) => {
-        views.push(view);
-        return render(view, options);
-      };
-    };
+    const capturing = capturingRenderAdmin(renderAdminFrom((await loadProductionBuild(path.join(projectRoot, "dist"))).source), views);
     app = createAdminApp({ config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: "America/New_York" }, logger: captureLogs({ LOG_LEVEL: "warn", NODE_ENV: "production" }).logger, db, renderAdmin: capturing, secret: SECRET, reports: analyticsReports, buyers: BUYERS });
     const signIn = await get("/sign-in");
     const signedIn = await request(app).post("/sign-in").set("Cookie", cookieHeader(agent)).type("form").send({ ...OPS, _csrf: csrfOf(signIn.text) });

@@ -295,6 +295,23 @@ function FailedList({ failed }: { failed: LeadsView["failed"] }) {
 type ListForm = NonNullable<LeadsView["listForm"]>;
 
 /** The list's filters: a GET form, so a filtered list is a link to share and the back button works. */
+/** One of the list's filters that picks a value from a short list, or none ("Any"). */
+function ListFilter({ name, label, any, values, chosen }: { name: string; label: string; any: string; values: readonly string[]; chosen: string | undefined }) {
+  return (
+    <div className="field">
+      <label htmlFor={`leads-${name}`}>{label}</label>
+      <select id={`leads-${name}`} name={name} defaultValue={chosen ?? ""}>
+        <option value="">{any}</option>
+        {values.map((value) => (
+          <option key={value} value={value}>
+            {value}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 function LeadListForm({ form, buyers, contacts }: { form: ListForm; buyers: readonly string[]; contacts: boolean }) {
   return (
     <form method="get" action={adminPaths.leads} className="query-form" aria-label="Filter leads">
@@ -318,28 +335,8 @@ function LeadListForm({ form, buyers, contacts }: { form: ListForm; buyers: read
         <label htmlFor="leads-state">State</label>
         <input id="leads-state" type="text" name="state" defaultValue={form.state ?? ""} maxLength={2} autoComplete="off" spellCheck={false} />
       </div>
-      <div className="field">
-        <label htmlFor="leads-status">Status</label>
-        <select id="leads-status" name="status" defaultValue={form.status ?? ""}>
-          <option value="">Any</option>
-          {LEAD_STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {status}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="leads-buyer">Bought by</label>
-        <select id="leads-buyer" name="buyer" defaultValue={form.buyer ?? ""}>
-          <option value="">Any buyer</option>
-          {buyers.map((buyer) => (
-            <option key={buyer} value={buyer}>
-              {buyer}
-            </option>
-          ))}
-        </select>
-      </div>
+      <ListFilter name="status" label="Status" any="Any" values={LEAD_STATUSES} chosen={form.status} />
+      <ListFilter name="buyer" label="Bought by" any="Any buyer" values={buyers} chosen={form.buyer} />
       <div className="field field-submit">
         <button type="submit" className="button">
           Show leads

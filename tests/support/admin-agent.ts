@@ -1,0 +1,48 @@
+/**
+ * What the console's HTTP tests share: a cookie jar that plays the browser between supertest
+ * requests, the `_csrf` of a page's form, and a renderAdmin that keeps every view it rendered
+ * (the tests read the view the server filled, not only the HTML).
+ */
+import type request from "supertest";
+import { parse as parseHtml } from "node-html-parser";
+import type { AdminView, RenderAdmin } from "../../shared/admin-views";
+
+export type Agent = { cookies: Map<string, string> };
+
+/** A tiny cookie jar: what a browser would send back. */
+export function jar(): Agent {
+  return { cookies: new Map() };
+}
+
+/** Keeps the cookies a response sets, and forgets those it clears. */
+export function remember(agent: Agent, response: request.Response): void {
+  const lines = (response.headers["set-cookie"] as unknown as string[] | undefined) ?? [];
+  for (const line of lines) {
+    const [pair = ""] = line.split(";");
+    const index = pair.indexOf("=");
+    const name = pair.slice(0, index);
+    const value = pair.slice(index + 1);
+    if (/max-age=0/i.test(line) || value === "") agent.cookies.delete(name);
+    else agent.cookies.set(name, value);
+  }
+}
+
+export const cookieHeader = (agent: Agent) => [...agent.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+
+/** The `_csrf` of the page's first form. */
+export function csrfOf(html: string): string {
+  const input = parseHtml(html).querySelector('input[name="_csrf"]');
+  if (!input) throw new Error("no _csrf field on the page");
+  return input.getAttribute("value") ?? "";
+}
+
+/** A renderAdmin that renders as `real` does and pushes each view into `views`. */
+export function capturingRenderAdmin(real: () => Promise<RenderAdmin>, views: AdminView[]): () => Promise<RenderAdmin> {
+  return async () => {
+    const render = await real();
+    return (view, options) => {
+      views.push(view);
+      return render(view, options);
+    };
+  };
+}
