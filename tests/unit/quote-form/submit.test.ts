@@ -112,6 +112,8 @@ describe("sending the request", () => {
     // No count or bar left over: the form, and with it the question count, is gone.
     expect(document.querySelector(".rf-progress")).toBeNull();
     expect(document.querySelector(".rf-count")).toBeNull();
+    // Nor in the live region: the last "Question N of M" is not left to be read under the thank-you.
+    await vi.waitFor(() => expect(liveRegion().textContent).toBe(""), { timeout: 5_000 });
   });
 
   it("sends what a bot typed into the honeypot, and says so kindly when the request is a duplicate", async () => {
