@@ -81,8 +81,10 @@ export const configSchema = z.object({
   EVENTS_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(200),
   /** A quote form sent sooner than this after it opened is a bot's (no person fills three steps that fast). */
   LEAD_MIN_FILL_MS: milliseconds(4_000),
-  /** The buyers and traffic sources (docs/lead-delivery.md); unset = leads are stored, not delivered. */
+  /** A buyers file imported at start-up when the database has no buyer nor source yet (docs/lead-delivery.md); the console runs them after. */
   BUYERS_FILE: z.string().min(1).optional(),
+  /** How often each replica checks whether the business settings changed (a change through its own console applies at once). */
+  SETTINGS_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
   /** Deliveries each replica sends at once (each waits for its buyer's answer). */
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
   /** How often an idle delivery worker looks for due deliveries (a lead stored by its own replica wakes it at once). */

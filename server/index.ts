@@ -4,6 +4,7 @@
  * from source with NODE_ENV=development.
  */
 import type http from "node:http";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createHttpTerminator } from "http-terminator";
 import { ConfigError, loadConfig, type Config } from "./config";
@@ -22,6 +23,8 @@ import { createCsrf } from "./csrf";
 import { randomBytes } from "node:crypto";
 import { createLeadCapture } from "./leads/capture";
 import { loadBuyersFile } from "./delivery/buyers";
+import { openSettingsDirectory, type SettingsDirectory } from "./settings/directory";
+import { importSettings, settingsEmpty } from "./settings/store";
 import { createDelivery } from "./delivery/setup";
 import { buyerReturnsOver } from "./api/buyer-returns";
 import { createEventWriter, type EventWriter } from "./analytics/writer";
@@ -119,13 +122,36 @@ function eventStore(config: Config, db: Database, logger: Logger): { writer: Eve
   return { writer, stopRetention };
 }
 
+/**
+ * The business settings (server/settings/): BUYERS_FILE is imported once, into a database that
+ * has no buyer nor source yet; after that the console (or `npm run buyers -- import`) runs them
+ * and the file is not read again, which the log says.
+ */
+async function openSettings(config: Config, db: Database, logger: Logger, file: ReturnType<typeof loadBuyersFile> | undefined): Promise<SettingsDirectory> {
+  if (file && config.BUYERS_FILE) {
+    if (await settingsEmpty(db.builder)) {
+      const report = await importSettings(db.builder, JSON.parse(readFileSync(config.BUYERS_FILE, "utf8")), "startup");
+      logger.info({ event: "buyers_file_imported", file: config.BUYERS_FILE, created: report.created }, `BUYERS_FILE imported into the database (${report.created.length} entries); from now on buyers and sources are run from the console`);
+    } else {
+      logger.warn({ event: "buyers_file_ignored", file: config.BUYERS_FILE }, "BUYERS_FILE is set but the database has buyers or sources already: the file is not read (the console runs them; `npm run buyers -- import FILE` applies a file on purpose)");
+    }
+  }
+  const directory = await openSettingsDirectory({ db: db.builder, logger, pollMs: config.SETTINGS_POLL_MS });
+  if (directory.current().buyers.length > 0 && !config.CERTIFICATE_SECRET && !config.CSRF_SECRET) {
+    logger.warn({ event: "certificate_secret_missing" }, "buyers are configured but neither CERTIFICATE_SECRET nor CSRF_SECRET is set: consent certificate links stop working at the next restart; set CERTIFICATE_SECRET");
+  }
+  return directory;
+}
+
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config);
   const lifecycle = createLifecycle();
   // A bad BUYERS_FILE stops the start before anything else is opened.
-  const buyers = config.BUYERS_FILE ? loadBuyersFile(config.BUYERS_FILE) : undefined;
+  const file = config.BUYERS_FILE ? loadBuyersFile(config.BUYERS_FILE) : undefined;
   const db = await openStore(config, logger);
+  const settings = await openSettings(config, db, logger, file);
+  const buyers = () => settings.current();
   const rendering = await buildRendering(config);
   const secret = csrfSecret(config, logger);
   // A revocation's consent.revoked webhooks go out at once: the delivery worker (made below) is nudged.
@@ -136,70 +162,66 @@ async function main(): Promise<void> {
   // (DATABASE_BACKGROUND_POOL_SIZE): hundreds of auctions settling at once never make a visitor's
   // quote request wait for a connection. The embedded store is one session: shared.
   const background =
-    buyers && db.kind === "postgres" ? await openDatabase({ ...config, DATABASE_POOL_SIZE: config.DATABASE_BACKGROUND_POOL_SIZE, applicationName: "quote-site-background" }) : db;
+    db.kind === "postgres" ? await openDatabase({ ...config, DATABASE_POOL_SIZE: config.DATABASE_BACKGROUND_POOL_SIZE, applicationName: "quote-site-background" }) : db;
   const backgroundSuppression = background === db ? suppression : suppressionList(background);
   // The auction (ping/post buyers) queues its winners' posts for the delivery worker, which reports each post's end back.
   const auctions: { auctioneer?: Auctioneer } = {};
-  const worker = buyers
-    ? createDelivery({
-        config,
-        db: background,
-        logger,
-        buyers,
-        csrfSecret: secret,
-        suppression: backgroundSuppression,
-        ...(analytics ? { analytics: analytics.writer } : {}),
-        onAuctionPost: (delivery, status) => auctions.auctioneer?.postSettled(delivery, status) ?? Promise.resolve(),
-      })
-    : undefined;
-  // Only with ping/post buyers: otherwise no lead ever goes to auction, and nothing needs to poll for one.
-  auctions.auctioneer = buyers?.buyers.some((buyer) => buyer.mode === "pingpost")
-    ? createAuctioneer({
-        db: background,
-        buyers,
-        logger,
-        deadlineMs: config.AUCTION_DEADLINE_MS,
-        salesAllowed: async (lead) => (await salesAllowed([lead], backgroundSuppression))[0] ?? false,
-        onQueued: () => worker?.nudge(),
-        ...(analytics ? { analytics: analytics.writer } : {}),
-      })
-    : undefined;
-  const auctioneer = auctions.auctioneer;
-  const leads = await createLeadCapture(
-    db,
-    secret,
+  const worker = createDelivery({
     config,
+    db: background,
+    logger,
     buyers,
-    worker
-      ? () => {
-          worker.nudge();
-          auctioneer?.nudge();
-        }
-      : undefined,
-  );
+    csrfSecret: secret,
+    suppression: backgroundSuppression,
+    ...(analytics ? { analytics: analytics.writer } : {}),
+    onAuctionPost: (delivery, status) => auctions.auctioneer?.postSettled(delivery, status) ?? Promise.resolve(),
+  });
+  const auctioneer = createAuctioneer({
+    db: background,
+    buyers,
+    logger,
+    deadlineMs: config.AUCTION_DEADLINE_MS,
+    salesAllowed: async (lead) => (await salesAllowed([lead], backgroundSuppression))[0] ?? false,
+    onQueued: () => worker.nudge(),
+    ...(analytics ? { analytics: analytics.writer } : {}),
+  });
+  auctions.auctioneer = auctioneer;
+  const leads = await createLeadCapture(db, secret, config, settings, () => {
+    worker.nudge();
+    auctioneer.nudge();
+  });
   // About 50 ms and 5 MB of heap, once.
   const vehicles = loadVehicleCatalog(vehicleDataFileFrom(import.meta.url));
-  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, vehicles, ...(buyers ? { buyerReturns: buyerReturnsOver(db, buyers, analytics?.writer) } : {}), ...(analytics ? { analytics: analytics.writer } : {}), rateLimits: budgetStoresFor(db, secret, logger) });
+  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, vehicles, buyerReturns: buyerReturnsOver(db, buyers, analytics?.writer), ...(analytics ? { analytics: analytics.writer } : {}), rateLimits: budgetStoresFor(db, secret, logger) });
   // Requests and responses are built as the app's own (decision 023): Express need not re-parent them.
   const server = createAppServer(app);
   applyTimeouts(server, config);
   // Started once the public server listens (below); closed on shutdown if it was.
   const admin: { console?: AdminConsole | undefined } = {};
   handleShutdown(server, config, logger, lifecycle, async () => {
+    settings.stop();
     // The console's requests finish (or are cut at the shutdown timeout) before the database closes.
     await admin.console?.close();
     await rendering.close();
     // Sends in flight finish (each within its buyer's timeout) before the database closes.
-    await auctioneer?.stop();
-    await worker?.stop();
+    await auctioneer.stop();
+    await worker.stop();
     if (background !== db) await background.close();
     // Every event of the requests and deliveries just finished is written before the database closes.
     analytics?.stopRetention();
     await analytics?.writer.stop();
     await db.close();
   });
-  worker?.start();
-  auctioneer?.start();
+  // The worker and the auction poll the database only once there is a buyer to send to (one
+  // added from the console starts them); the settings poll runs from the start.
+  const startSending = () => {
+    if (buyers().buyers.length === 0) return;
+    worker.start();
+    auctioneer.start();
+  };
+  startSending();
+  settings.onChange(startSending);
+  settings.start();
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.PORT;
@@ -213,8 +235,8 @@ async function main(): Promise<void> {
     renderAdmin: renderAdminFrom(rendering.source),
     secret,
     reports: analyticsReports,
-    ...(buyers ? { buyers } : {}),
-    ...(worker ? { nudge: () => worker.nudge() } : {}),
+    settings,
+    nudge: () => worker.nudge(),
     ...(analytics ? { analytics: analytics.writer } : {}),
   });
 }

@@ -28,7 +28,8 @@ const BUYER_PATTERN = /^[A-Za-z0-9._~-]{1,64}$/;
 
 export interface ActionDependencies {
   db: Database;
-  buyers?: BuyersFile;
+  /** The buyers and sources in force now. */
+  buyers?: () => BuyersFile;
   flash: FlashStore;
   render: RenderView;
   /** Wakes the delivery worker, when this process runs one, so a retry is sent now. */
@@ -52,12 +53,13 @@ function back(req: Request, res: Response, flash: FlashStore, to: string, messag
 
 const leadPage = (reference: string) => `${adminPaths.leads}?${new URLSearchParams({ reference }).toString()}`;
 
-export function createActions({ db, buyers, flash, render, nudge, analytics, now }: ActionDependencies) {
+export function createActions({ db, buyers: buyersNow, flash, render, nudge, analytics, now }: ActionDependencies) {
   /** The form was wrong: its page again, with the problem, as a 422. */
   const refuse = async (req: Request, res: Response, view: AdminView, text: string) => render(req, res, 422, { ...view, flash: { kind: "error", text } });
 
   return {
     async retry(req: Request, res: Response): Promise<void> {
+      const buyers = buyersNow?.();
       const reference = leadReferenceOf(field(req, "reference"));
       const buyer = field(req, "buyer")?.trim() || undefined;
       if (!reference || (buyer !== undefined && !BUYER_PATTERN.test(buyer))) {
@@ -72,15 +74,16 @@ export function createActions({ db, buyers, flash, render, nudge, analytics, now
     },
 
     async returnLead(req: Request, res: Response): Promise<void> {
+      const buyers = buyersNow?.();
       const reference = leadReferenceOf(field(req, "reference"));
       const buyerId = field(req, "buyer")?.trim() ?? "";
       const reason = field(req, "reason")?.trim() ?? "";
       const problem = !reference
         ? "A lead reference looks like LD-7K3M-Q9XD."
         : !buyers
-          ? "Returns need BUYERS_FILE: this server has no buyers configured."
+          ? "Returns need buyers: this server has none configured."
           : !buyers.buyers.some((buyer) => buyer.id === buyerId)
-            ? "Say which buyer returns the lead (one of BUYERS_FILE's buyer ids)."
+            ? "Say which buyer returns the lead (one of the buyers' ids)."
             : !reason
               ? "Say why the buyer returns the lead (its words are kept with the delivery)."
               : reason.length > RETURN_REASON_MAX

@@ -10,7 +10,7 @@ import express, { type ErrorRequestHandler, type Request, type Response } from "
 import type { Logger } from "pino";
 import type { Config } from "../config";
 import type { Database } from "../db/database";
-import type { BuyersFile } from "../delivery/buyers";
+import type { SettingsDirectory } from "../settings/directory";
 import type { EventRecorder } from "../analytics/writer";
 import { createCsrf } from "../csrf";
 import { createHttpLogger } from "../logger";
@@ -52,8 +52,8 @@ export interface AdminAppDependencies {
   /** The site's CSRF_SECRET: the sign-in form's tokens and the flash cookie are keyed from it. */
   secret: string | Buffer;
   reports: AdminReports;
-  /** BUYERS_FILE's buyers; without them the buyers page says so and returns are refused. */
-  buyers?: BuyersFile;
+  /** The business settings in force (buyers, sources, auction), kept current by polling; absent in tests of pages that need none. */
+  settings?: SettingsDirectory;
   /** Wakes this process's delivery worker after a retry. */
   nudge?: () => void;
   /** The funnel events' writer: a return made here is stored for the report like any other. */
@@ -68,14 +68,16 @@ export interface AdminAppDependencies {
 const keyFor = (secret: string | Buffer, purpose: string) => createHmac("sha256", secret).update(`operations-console:${purpose}`).digest();
 
 export function createAdminApp(deps: AdminAppDependencies): express.Express {
-  const { config, logger, db, reports, buyers } = deps;
+  const { config, logger, db, reports, settings } = deps;
+  /** The buyers and sources in force at this request (undefined: this console runs without settings). */
+  const buyersNow = () => settings?.current();
   const now = deps.now ?? (() => new Date());
   const users = adminUserRepository(db);
   const sessions = adminSessionRepository(db, config.ADMIN_SESSION_HOURS);
   const flash = createFlashStore(keyFor(deps.secret, "flash"));
   const render = createRenderView(deps.renderAdmin, flash);
   const body = parsedBody(express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 20 }), () => "The form could not be read.");
-  const actions = createActions({ db, flash, render, now, ...(buyers ? { buyers } : {}), ...(deps.nudge ? { nudge: deps.nudge } : {}), ...(deps.analytics ? { analytics: deps.analytics } : {}) });
+  const actions = createActions({ db, flash, render, now, ...(settings ? { buyers: () => settings.current() } : {}), ...(deps.nudge ? { nudge: deps.nudge } : {}), ...(deps.analytics ? { analytics: deps.analytics } : {}) });
 
   const app = express();
   // Reached directly (SSH tunnel, internal network), never through the balancer: no proxy
@@ -122,13 +124,15 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
     res.attachment(csv.fileName).type("text/csv; charset=utf-8").send(csv.body);
   });
   app.get(adminPaths.journey, async (req, res) => render(req, res, 200, await journeyView(db, reports, req.query.tid)));
-  app.get(adminPaths.buyers, async (req, res) => render(req, res, 200, await buyersView(db, buyers, now())));
+  app.get(adminPaths.buyers, async (req, res) => render(req, res, 200, await buyersView(db, buyersNow(), now())));
   // Leads: analysts too (no contact details anywhere in their view); a contact search, contact
   // details (masked) and the CSV, which holds the full export, are for ops.
-  const buyerIds = (buyers?.buyers ?? []).map((buyer) => buyer.id);
-  const leadList = (req: Request, res: Response) => parseLeadListQuery(query(req), { role: sessionOf(res).role, buyers: buyerIds, timeZone: config.REPORT_TIME_ZONE, now: now() });
+  const buyerIdsNow = () => (buyersNow()?.buyers ?? []).map((buyer) => buyer.id);
+  const leadList = (req: Request, res: Response) => parseLeadListQuery(query(req), { role: sessionOf(res).role, buyers: buyerIdsNow(), timeZone: config.REPORT_TIME_ZONE, now: now() });
   app.get(adminPaths.leads, async (req, res) => {
+    const buyers = buyersNow();
     if (req.query.reference !== undefined) return render(req, res, 200, await leadsView(db, req.query.reference, buyers !== undefined, buyers, sessionOf(res).role));
+    const buyerIds = buyerIdsNow();
     const parsed = leadList(req, res);
     if (parsed.kind === "reference") return res.redirect(303, `${adminPaths.leads}?${new URLSearchParams({ reference: parsed.reference }).toString()}`);
     const base = { page: "leads" as const, deliveries: [], failed: [], listBuyers: buyerIds };

@@ -5,7 +5,8 @@
  */
 import { sql } from "kysely";
 import type { Database } from "../db/database";
-import { buyerDay, isOpen, type BuyersFile } from "../delivery/buyers";
+import { buyerDay, buyerTimeZone, capPeriods, isLimited, isOpen, type BuyersFile } from "../delivery/buyers";
+import { buyerUsage } from "../db/buyer-counters";
 import type { BuyerSummaryView, BuyersView } from "../../shared/admin-views";
 
 const WINDOW_MS = 30 * 86_400_000;
@@ -38,8 +39,8 @@ async function deliveryStats(db: Database, since: Date): Promise<Map<string, Sta
 }
 
 /**
- * Leads an uncapped buyer got on its day: buyer_daily_counts counts only capped buyers (it holds
- * their slots), so for the others the day's deliveries not refused or dead-lettered are counted.
+ * Leads an uncapped buyer got on its day: buyer_counters counts only buyers with a cap or budget
+ * (it holds their slots), so for the others the day's deliveries not refused or dead-lettered are counted.
  */
 async function uncappedToday(db: Database, buyerId: string, timeZone: string, day: string): Promise<number> {
   const row = await db.builder
@@ -56,29 +57,22 @@ async function uncappedToday(db: Database, buyerId: string, timeZone: string, da
 export async function buyersView(db: Database, buyers: BuyersFile | undefined, now: Date = new Date()): Promise<BuyersView> {
   if (!buyers) return { page: "buyers", buyers: [], configured: false };
   const days = buyers.buyers.map((buyer) => ({ buyer, day: buyerDay(buyer, now) }));
-  const [stats, counts] = await Promise.all([
+  const [stats, usage] = await Promise.all([
     deliveryStats(db, new Date(now.getTime() - WINDOW_MS)),
-    days.length === 0
-      ? Promise.resolve([])
-      : db.builder
-          .selectFrom("buyerDailyCounts")
-          .select(["buyerId", "day", "count"])
-          .where((where) => where.or(days.map(({ buyer, day }) => where.and([where("buyerId", "=", buyer.id), where("day", "=", day)]))))
-          .execute(),
+    buyerUsage(db.builder, buyers.buyers.filter((buyer) => isLimited(buyer)).map((buyer) => ({ id: buyer.id, periods: capPeriods(buyer, now) }))),
   ]);
-  const todayOf = new Map(counts.map((row) => [`${row.buyerId} ${String(row.day)}`, Number(row.count)]));
   const uncapped = await Promise.all(
-    days.filter(({ buyer }) => buyer.dailyCap === undefined).map(async ({ buyer, day }) => [buyer.id, await uncappedToday(db, buyer.id, buyer.schedule?.timeZone ?? "America/New_York", day)] as const),
+    days.filter(({ buyer }) => !usage.has(buyer.id)).map(async ({ buyer, day }) => [buyer.id, await uncappedToday(db, buyer.id, buyerTimeZone(buyer), day)] as const),
   );
   const uncappedOf = new Map(uncapped);
-  const summaries: BuyerSummaryView[] = days.map(({ buyer, day }) => {
+  const summaries: BuyerSummaryView[] = days.map(({ buyer }) => {
     const s = stats.get(buyer.id) ?? { accepted: 0, rejected: 0, revenue: 0, failed: 0, pending: 0 };
     const answered = s.accepted + s.rejected;
     return {
       id: buyer.id,
       name: buyer.name,
-      today: buyer.dailyCap === undefined ? (uncappedOf.get(buyer.id) ?? 0) : (todayOf.get(`${buyer.id} ${day}`) ?? 0),
-      dailyCap: buyer.dailyCap ?? null,
+      today: usage.get(buyer.id)?.day ?? uncappedOf.get(buyer.id) ?? 0,
+      dailyCap: buyer.caps?.day ?? null,
       acceptanceRate: answered === 0 ? null : s.accepted / answered,
       revenue30d: Math.round(s.revenue * 100) / 100,
       failed: s.failed,

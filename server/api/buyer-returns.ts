@@ -15,7 +15,7 @@ import { perClientLimit } from "../http/rate-limit";
 import { isJsonObject } from "../http/guards";
 import { signedCaller, type Endpoint } from "./pipeline";
 import type { Database } from "../db/database";
-import type { Buyer, BuyersFile } from "../delivery/buyers";
+import { activeSecrets, type Buyer, type BuyersFile } from "../delivery/buyers";
 import { returnLead, type ReturnOutcome, type ReturnRequest } from "../delivery/returns";
 import type { EventRecorder } from "../analytics/writer";
 import { API_PREFIX } from "../../shared/routes";
@@ -37,8 +37,8 @@ const returnSchema = z.object({
 });
 
 export interface BuyerReturnsOptions {
-  /** Who may report, and the secret each signs with (BUYERS_FILE's buyers). */
-  buyers: readonly Pick<Buyer, "id" | "secret">[];
+  /** Who may report, and the secrets each signs with (the buyers in force now, archived ones too: they may still return what they bought). */
+  buyers: () => readonly Pick<Buyer, "id" | "secret" | "previousSecret" | "previousSecretUntil">[];
   /** Records the return: server/delivery/returns.ts over the store, logging to the request's logger. */
   returnLead(request: ReturnRequest, logger: Logger): Promise<ReturnOutcome>;
   /** Reports per client per 10 minutes (default BUYER_RETURNS_RATE_LIMIT). */
@@ -46,12 +46,11 @@ export interface BuyerReturnsOptions {
 }
 
 /** The options over a store and a buyers file, as the server builds them when BUYERS_FILE is set. */
-export function buyerReturnsOver(db: Database, buyers: BuyersFile, analytics?: EventRecorder): BuyerReturnsOptions {
-  return { buyers: buyers.buyers, returnLead: (request, logger) => returnLead({ db, buyers, logger, ...(analytics ? { analytics } : {}) }, request) };
+export function buyerReturnsOver(db: Database, settings: () => BuyersFile, analytics?: EventRecorder): BuyerReturnsOptions {
+  return { buyers: () => settings().buyers, returnLead: (request, logger) => returnLead({ db, buyers: settings(), logger, ...(analytics ? { analytics } : {}) }, request) };
 }
 
 export function buyerReturnEndpoints(options: BuyerReturnsOptions): Endpoint[] {
-  const secrets = new Map(options.buyers.map((buyer) => [buyer.id, buyer.secret]));
   return [
     {
       method: "post",
@@ -60,7 +59,10 @@ export function buyerReturnEndpoints(options: BuyerReturnsOptions): Endpoint[] {
         limit: BODY_LIMIT,
         budget: perClientLimit(options.rateLimit ?? BUYER_RETURNS_RATE_LIMIT, "buyer_returns_rate_limited"),
         callerHeader: BUYER_ID_HEADER,
-        secretOf: (buyerId) => secrets.get(buyerId),
+        secretOf: (buyerId) => {
+          const buyer = options.buyers().find((candidate) => candidate.id === buyerId);
+          return buyer ? activeSecrets(buyer, new Date()) : undefined;
+        },
       },
       async handle(req, res) {
         const parsed = isJsonObject(req.body) ? returnSchema.safeParse(req.body) : undefined;

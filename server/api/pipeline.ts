@@ -40,7 +40,7 @@ export interface SignedJsonBody {
   /** The request header in which callers name themselves (X-Buyer-Id). */
   callerHeader: string;
   /** The secret the caller signs with; undefined for an unknown caller. */
-  secretOf(caller: string): string | undefined;
+  secretOf(caller: string): string | readonly string[] | undefined;
 }
 
 type Handle = (req: Request, res: Response) => void | Promise<void>;

@@ -16,8 +16,9 @@ import type { Database } from "../db/database";
 import type { AuctionStatus, Tables } from "../db/schema";
 import { leadRepository, type LeadRecord, type NewAuction } from "../db/leads";
 import { scheduleDeliveries, type DeliveryRecord } from "../db/deliveries";
-import { buyerDay, type Buyer, type BuyersFile } from "../delivery/buyers";
-import { evaluateOffer, mayOffer, offerFacts, type OfferFacts } from "../delivery/offer";
+import { capPeriods, isLimited, shutByLimits, type Buyer, type BuyersFile } from "../delivery/buyers";
+import { evaluateOffer, mayOffer, offerFacts, priceFor, type OfferFacts } from "../delivery/offer";
+import { capKeysOf, reserveCounters, type CapReservation } from "../db/buyer-counters";
 import { deliveryKey } from "../delivery/plan";
 import type { Exchange, SendResult } from "../delivery/http-send";
 import type { EventRecorder } from "../analytics/writer";
@@ -184,21 +185,36 @@ export function auctionRepository(db: Database) {
             }));
         const excluded = new Set(existing.map((delivery) => delivery.target));
         const acceptedShared = live.filter((delivery) => delivery.saleType === "shared").length;
-        // A capped buyer without a slot today is out; choose again without it.
+        const buyerOf = new Map(options.buyers.buyers.map((buyer) => [buyer.id, buyer]));
+        // A winner without room in its caps or budgets is out; choose again without it.
         for (let round = 0; round <= bids.length; round += 1) {
           const sale = selectWinners(bids, { maxShared: options.buyers.auction.maxShared, excluded, acceptedShared });
           if (sale.type === "unsold") return unsold(sale.reason);
-          const full = await capsReached(tx, sale, options.buyers, options.now);
-          if (full.length > 0) {
-            for (const buyerId of full) excluded.add(buyerId);
+          const reservations = new Map<string, CapReservation>();
+          const shut: string[] = [];
+          for (const bid of sale.winners) {
+            const buyer = buyerOf.get(bid.buyerId);
+            if (!buyer || !isLimited(buyer)) continue;
+            if (shutByLimits(buyer, bid.price)) shut.push(buyer.id);
+            else reservations.set(buyer.id, { buyerId: buyer.id, periods: capPeriods(buyer, options.now), price: bid.price, caps: buyer.caps, budget: buyer.budget });
+          }
+          if (shut.length === 0 && reservations.size > 0) {
+            // All the winners' slots or none: a winner without room undoes the others' (the savepoint).
+            await sql`SAVEPOINT auction_caps`.execute(tx);
+            const { rows } = await reserveCounters([...reservations.values()]).execute(tx);
+            const got = new Set(rows.map((row) => row.buyerId));
+            for (const buyerId of reservations.keys()) if (!got.has(buyerId)) shut.push(buyerId);
+            if (shut.length > 0) await sql`ROLLBACK TO SAVEPOINT auction_caps`.execute(tx);
+          }
+          if (shut.length > 0) {
+            for (const buyerId of shut) excluded.add(buyerId);
             continue;
           }
-          await reserveCaps(tx, sale, options.buyers, options.now);
           const queued = await tx
             .insertInto("deliveries")
             .values(
               sale.winners.map((bid) => {
-                const buyer = options.buyers.buyers.find((candidate) => candidate.id === bid.buyerId);
+                const reservation = reservations.get(bid.buyerId);
                 return {
                   leadId: auction.leadId!,
                   leadReference: auction.leadReference,
@@ -207,8 +223,11 @@ export function auctionRepository(db: Database) {
                   idempotencyKey: deliveryKey(auction.leadReference, bid.buyerId),
                   sale: true,
                   price: bid.price,
+                  priceReason: `${bid.bidId === null ? "its fixed price as a standing bid" : `its ${sale.type} bid`} of $${bid.price.toFixed(2)} won the auction${auction.floor > 0 ? ` (source floor $${auction.floor.toFixed(2)})` : ""}`,
                   url: null,
-                  capDay: buyer?.dailyCap === undefined ? null : buyerDay(buyer, options.now),
+                  capDay: reservation?.periods.day ?? null,
+                  capKeys: reservation ? capKeysOf(reservation.periods) : null,
+                  capSpend: reservation?.price ?? null,
                   nextAttemptAt: options.now,
                   lastError: null,
                   reason: null,
@@ -231,7 +250,7 @@ export function auctionRepository(db: Database) {
             .execute();
           return { outcome: "decided", sale, queued: queued.length };
         }
-        return unsold("every bidder's daily cap is reached");
+        return unsold("every bidder's cap or budget is reached");
       });
     },
 
@@ -244,45 +263,10 @@ export function auctionRepository(db: Database) {
 
 export type AuctionRepository = ReturnType<typeof auctionRepository>;
 
-/** The capped winners of `sale` whose day is already full. */
-async function capsReached(tx: Transaction<Tables>, sale: Sale, buyers: BuyersFile, now: Date): Promise<string[]> {
-  const full: string[] = [];
-  for (const bid of sale.winners) {
-    const buyer = buyers.buyers.find((candidate) => candidate.id === bid.buyerId);
-    if (buyer?.dailyCap === undefined) continue;
-    const row = await tx.selectFrom("buyerDailyCounts").select("count").where("buyerId", "=", buyer.id).where("day", "=", buyerDay(buyer, now)).executeTakeFirst();
-    if ((row?.count ?? 0) >= buyer.dailyCap) full.push(buyer.id);
-  }
-  return full;
-}
-
-/**
- * Takes today's slot of each capped winner, counted across replicas (a day's count only grows
- * while below the cap). Another replica taking the last slot in between throws CapsFull, which
- * rolls the whole settlement back; it is settled again at once.
- */
-async function reserveCaps(tx: Transaction<Tables>, sale: Sale, buyers: BuyersFile, now: Date): Promise<void> {
-  for (const bid of sale.winners) {
-    const buyer = buyers.buyers.find((candidate) => candidate.id === bid.buyerId);
-    if (buyer?.dailyCap === undefined) continue;
-    const { rows } = await sql<{ buyerId: string }>`
-      INSERT INTO buyer_daily_counts (buyer_id, day, count) SELECT ${buyer.id}::text, ${buyerDay(buyer, now)}::date, 1 WHERE ${buyer.dailyCap}::int > 0
-      ON CONFLICT (buyer_id, day) DO UPDATE SET count = buyer_daily_counts.count + 1 WHERE buyer_daily_counts.count < ${buyer.dailyCap}::int
-      RETURNING buyer_id AS "buyerId"`.execute(tx);
-    if (rows.length === 0) throw new CapsFull([buyer.id]);
-  }
-}
-
-/** A capped winner's last slot went to another replica mid-settlement: settle again. */
-class CapsFull extends Error {
-  constructor(readonly buyerIds: string[]) {
-    super(`daily cap reached: ${buyerIds.join(", ")}`);
-  }
-}
-
 export interface AuctioneerOptions {
   db: Database;
-  buyers: BuyersFile;
+  /** The settings in force at each auction (server/settings/directory.ts). */
+  buyers: () => BuyersFile;
   logger: Logger;
   /** AUCTION_DEADLINE_MS: the whole ping round's limit. */
   deadlineMs: number;
@@ -311,11 +295,11 @@ export interface Auctioneer {
 
 /** The buyers that may be offered this lead (server/delivery/offer.ts: named in its disclosure, of the lead's kind, taking its state and its answers, open), its facts worked out once. */
 export function eligibleBuyers(buyers: BuyersFile, named: ReadonlySet<string>, facts: OfferFacts, now: Date): Buyer[] {
-  return buyers.buyers.filter((buyer) => mayOffer(buyer, facts, named, now) && buyer.dailyCap !== 0);
+  return buyers.buyers.filter((buyer) => mayOffer(buyer, facts, named, now) && !(buyer.caps !== undefined && Object.values(buyer.caps).includes(0)));
 }
 
 export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
-  const { db, buyers, logger } = options;
+  const { db, logger } = options;
   const repository = auctionRepository(db);
   const leads = leadRepository(db);
   const now = options.now ?? (() => new Date());
@@ -357,14 +341,15 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   async function settle(auction: AuctionRecord, saleAllowed: boolean, pings?: SettleOptions["pings"]): Promise<Settlement> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await repository.settle(auction.id, { buyers, now: now(), saleAllowed, ...(pings ? { pings } : {}) });
+        return await repository.settle(auction.id, { buyers: options.buyers(), now: now(), saleAllowed, ...(pings ? { pings } : {}) });
       } catch (error) {
-        if (!(error instanceof CapsFull) || attempt >= 3) throw error;
+        if (attempt >= 3) throw error;
       }
     }
   }
 
   async function run(auction: AuctionRecord): Promise<void> {
+    const buyers = options.buyers();
     const lead = await leads.findByReference(auction.leadReference);
     if (!lead) {
       await settle(auction, false);
@@ -405,16 +390,20 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       ...(options.send ? { send: options.send } : {}),
     });
     // A fixed-price buyer bids its price for a shared place, without a ping.
+    // A fixed-price buyer bids its price for this lead (its price rules applied) for a shared place, without a ping.
     const standing: PingResult[] = eligible
       .filter((buyer) => buyer.mode === "post")
-      .map((buyer) => ({
-        buyerId: buyer.id,
-        outcome: buyer.price >= auction.floor ? "standing" : "below_floor",
-        latencyMs: 0,
-        httpStatus: null,
-        bid: buyer.price >= auction.floor ? { buyerId: buyer.id, price: buyer.price, type: "shared", bidId: null, priority: buyer.priority, answeredAfterMs: 0 } : null,
-        detail: null,
-      }) as PingResult);
+      .map((buyer) => {
+        const { price, reason } = priceFor(buyer, facts);
+        return {
+          buyerId: buyer.id,
+          outcome: price >= auction.floor ? "standing" : "below_floor",
+          latencyMs: 0,
+          httpStatus: null,
+          bid: price >= auction.floor ? { buyerId: buyer.id, price, type: "shared", bidId: null, priority: buyer.priority, answeredAfterMs: 0 } : null,
+          detail: reason,
+        } as PingResult;
+      });
     const settlement = await settle({ ...auction, pingedAt: auction.pingedAt ?? at }, saleAllowed, { results: [...results, ...standing], at });
     // Counted for the report once the round is recorded with its settlement (a round run again
     // after a failed settlement, or settled by another replica, is not counted twice).

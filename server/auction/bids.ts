@@ -11,7 +11,7 @@
 import { z } from "zod";
 import type { SendResult } from "../delivery/http-send";
 import { verifySignature } from "../delivery/signature";
-import { SALE_TYPES, type Buyer, type SaleType } from "../delivery/buyers";
+import { activeSecrets, SALE_TYPES, type Buyer, type SaleType } from "../delivery/buyers";
 
 /** Why a ping ended as it did. Only `bid` takes part in the sale. */
 export const PING_OUTCOMES = ["bid", "no_bid", "late", "timeout", "network_error", "http_error", "malformed", "unsigned", "wrong_type", "below_floor"] as const;
@@ -82,7 +82,7 @@ export function readBid(buyer: Buyer, answer: SendResult, options: ReadOptions):
   if (!parsed.success) return result("malformed", parsed.error.issues.map((issue) => `${issue.path.join(".") || "(answer)"}: ${issue.message}`).join("; "));
   const bid = parsed.data.bid;
   if (bid === null) return result("no_bid", null);
-  const signature = verifySignature(buyer.secret, answer.signature ?? undefined, answer.body, options.now);
+  const signature = verifySignature(activeSecrets(buyer, options.now), answer.signature ?? undefined, answer.body, options.now);
   if (signature !== "ok") return result("unsigned", `X-Signature ${signature}`);
   if (!buyer.saleTypes.includes(bid.type)) return result("wrong_type", `a ${bid.type} bid from a buyer that takes ${buyer.saleTypes.join(" and ")} only`);
   if (bid.price < options.floor) return result("below_floor", `${bid.price.toFixed(2)} is below the source's floor of ${options.floor.toFixed(2)}`);

@@ -7,7 +7,7 @@
  */
 import { send as httpSend, type Exchange, type SendResult } from "../delivery/http-send";
 import { signBody, SIGNATURE_HEADER } from "../delivery/signature";
-import type { Buyer } from "../delivery/buyers";
+import { activeSecrets, type Buyer } from "../delivery/buyers";
 import { readBid, type PingResult } from "./bids";
 import type { PingPayload } from "./ping";
 
@@ -41,7 +41,7 @@ export async function pingRound(buyers: readonly Buyer[], payload: PingPayload, 
             "content-type": "application/json",
             "user-agent": PING_USER_AGENT,
             "idempotency-key": `${payload.pingId}:${buyer.id}`,
-            [SIGNATURE_HEADER]: signBody(buyer.secret, body, now()),
+            [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body, now()),
           },
           body,
         },

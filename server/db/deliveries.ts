@@ -1,11 +1,12 @@
 /**
- * The deliveries, delivery_attempts and buyer_daily_counts tables: the one place that reads and
+ * The deliveries and delivery_attempts tables (and the cap slots of buyer_counters): the one place that reads and
  * writes them (the lead's transaction schedules, the worker claims and records, the ops command
  * and the returns API report and reverse).
  */
 import { sql, type RawBuilder, type Transaction } from "kysely";
 import type { Builder, Database } from "./database";
 import type { AttemptOutcome, DeliveryStatus, Tables } from "./schema";
+import { capKeysOf, releaseCounters, reserveCounters, type CapReservation } from "./buyer-counters";
 
 export interface NewDelivery {
   kind: "buyer" | "postback" | "revocation";
@@ -14,10 +15,12 @@ export interface NewDelivery {
   sale: boolean;
   price: number | null;
   url: string | null;
-  /** The buyer's day whose cap slot this delivery took, to give back if it is refused. */
+  /** The buyer's day whose cap slot this delivery took, to give back if it is refused (null: the buyer has no cap nor budget). */
   capDay: string | null;
-  /** The buyer's daily cap, when capDay is set and the slot is yet to be taken (a new lead's deliveries). */
-  cap?: number;
+  /** The slot to take in the buyer's caps and budgets, when capDay is set (server/db/buyer-counters.ts). */
+  reservation?: CapReservation;
+  /** How its price was reached ("base $12.00 + Homeowners +$4.00"). */
+  priceReason?: string | null;
   /** When the first try is due (now, unless a schedule says later). */
   dueAt?: Date;
 }
@@ -35,6 +38,8 @@ export interface DeliveryRecord {
   price: number | null;
   url: string | null;
   capDay: string | null;
+  /** How its price was reached (migration 17); null for older deliveries and postbacks. */
+  priceReason: string | null;
   attempts: number;
   nextAttemptAt: Date;
   lastError: string | null;
@@ -72,6 +77,7 @@ const COLUMNS = [
   "price",
   "url",
   "capDay",
+  "priceReason",
   "attempts",
   "nextAttemptAt",
   "lastError",
@@ -100,9 +106,11 @@ function fromRow(row: Row): DeliveryRecord {
   };
 }
 
-/** A new delivery's values, in the order (kind, target, idempotency_key, sale, price, url, cap_day, due_at). */
+/** A new delivery's values, in the order (kind, target, idempotency_key, sale, price, url, cap_day, due_at, cap_keys, cap_spend, price_reason). */
 const deliveryValues = (delivery: NewDelivery) =>
-  sql`${delivery.kind}::text, ${delivery.target}::text, ${delivery.idempotencyKey}::text, ${delivery.sale}::boolean, ${delivery.price}::numeric, ${delivery.url}::text, ${delivery.capDay}::date, ${delivery.dueAt ?? null}::timestamptz`;
+  sql`${delivery.kind}::text, ${delivery.target}::text, ${delivery.idempotencyKey}::text, ${delivery.sale}::boolean, ${delivery.price}::numeric, ${delivery.url}::text, ${delivery.capDay}::date, ${delivery.dueAt ?? null}::timestamptz, ${delivery.reservation ? capKeysOf(delivery.reservation.periods) : null}::text, ${delivery.reservation?.price ?? null}::numeric, ${delivery.priceReason ?? null}::text`;
+/** deliveryValues' columns. */
+const VALUE_COLUMNS = sql.raw("kind, target, idempotency_key, sale, price, url, cap_day, due_at, cap_keys, cap_spend, price_reason");
 
 /**
  * INSERT of `deliveries` for the lead that `lead` selects (its id, its reference, and whether its
@@ -113,10 +121,11 @@ function insertDeliveries(lead: RawBuilder<unknown>, deliveries: readonly NewDel
   if (deliveries.length === 0) return sql<{ target: string }>`SELECT NULL::text AS target WHERE false`;
   const rows = deliveries.map((delivery) => sql`(${deliveryValues(delivery)})`);
   return sql<{ target: string }>`
-    INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at)
+    INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at, cap_keys, cap_spend, price_reason)
     SELECT l.id, l.reference, v.kind, v.target, v.idempotency_key, v.sale AND NOT l.suppressed,
-           CASE WHEN v.sale AND NOT l.suppressed THEN v.price END, v.url, v.cap_day, coalesce(v.due_at, now())
-    FROM (${lead}) AS l (id, reference, suppressed), (VALUES ${sql.join(rows)}) AS v (kind, target, idempotency_key, sale, price, url, cap_day, due_at)
+           CASE WHEN v.sale AND NOT l.suppressed THEN v.price END, v.url, v.cap_day, coalesce(v.due_at, now()), v.cap_keys, v.cap_spend,
+           CASE WHEN v.sale AND NOT l.suppressed THEN v.price_reason END
+    FROM (${lead}) AS l (id, reference, suppressed), (VALUES ${sql.join(rows)}) AS v (${VALUE_COLUMNS})
     WHERE ${condition}
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING target`;
@@ -125,24 +134,13 @@ function insertDeliveries(lead: RawBuilder<unknown>, deliveries: readonly NewDel
 /**
  * The outbox part of the statement that stores a new lead (server/db/leads.ts), as the bodies
  * of two common table expressions that read the new row from the CTE `lead` (no row when the lead
- * was not inserted): `reserved` takes one of each capped buyer's leads for its day, atomically
- * across replicas (a day's count only grows while below that buyer's cap), and `scheduled`
- * inserts the deliveries, a capped buyer's only when its slot was taken, returning their targets.
+ * was not inserted): `reserved` takes each limited buyer's slot in its caps and budgets,
+ * atomically across replicas (server/db/buyer-counters.ts), and `scheduled` inserts the
+ * deliveries, a limited buyer's only when its slot was taken, returning their targets.
  */
 export function outboxForNewLead(deliveries: readonly NewDelivery[]): { reserved: RawBuilder<{ buyerId: string }>; scheduled: RawBuilder<{ target: string }> } {
-  const capped = deliveries.filter((delivery) => delivery.capDay !== null && delivery.cap !== undefined);
-  const reserved =
-    capped.length === 0
-      ? sql<{ buyerId: string }>`SELECT NULL::text AS buyer_id WHERE false`
-      : sql<{ buyerId: string }>`
-          INSERT INTO buyer_daily_counts (buyer_id, day, count)
-          SELECT v.buyer_id, v.day, 1 FROM original, (VALUES ${sql.join(capped.map((delivery) => sql`(${delivery.target}::text, ${delivery.capDay}::date)`))}) AS v (buyer_id, day)
-          ON CONFLICT (buyer_id, day) DO UPDATE SET count = buyer_daily_counts.count + 1
-          WHERE buyer_daily_counts.count < CASE buyer_daily_counts.buyer_id ${sql.join(
-            capped.map((delivery) => sql`WHEN ${delivery.target}::text THEN ${delivery.cap}::int`),
-            sql` `,
-          )} END
-          RETURNING buyer_id`;
+  const reservations = deliveries.flatMap((delivery) => (delivery.capDay !== null && delivery.reservation ? [delivery.reservation] : []));
+  const reserved = reserveCounters(reservations, sql`(SELECT 1 FROM original) AS lead_stored`);
   const scheduled = insertDeliveries(sql`SELECT id, reference, suppressed FROM original`, deliveries, sql`v.cap_day IS NULL OR v.target IN (SELECT buyer_id FROM reserved)`);
   return { reserved, scheduled };
 }
@@ -163,6 +161,9 @@ export async function scheduleDeliveries(tx: Transaction<Tables>, lead: { id: st
         price: delivery.price,
         url: delivery.url,
         capDay: delivery.capDay,
+        capKeys: delivery.reservation ? capKeysOf(delivery.reservation.periods) : null,
+        capSpend: delivery.reservation?.price ?? null,
+        priceReason: delivery.priceReason ?? null,
         lastError: null,
         reason: null,
         lockedUntil: null,
@@ -263,23 +264,20 @@ export function deliveryRepository(db: Database) {
             completed_at = CASE WHEN done.status = 'pending' THEN d.completed_at ELSE done.attempted_at END
           FROM done
           WHERE d.id = done.id AND d.status = 'sending' AND d.attempts = done.attempts
-          RETURNING d.id, d.lead_id, d.lead_reference, d.target, d.cap_day, done.release_slot),
+          RETURNING d.id, d.lead_id, d.lead_reference, d.target, d.cap_keys, d.cap_spend, done.release_slot),
         attempt AS (
           INSERT INTO delivery_attempts (delivery_id, attempted_at, http_status, latency_ms, outcome, excerpt)
           SELECT done.id, done.attempted_at, done.http_status, done.latency_ms, done.outcome, done.excerpt
           FROM done JOIN updated ON updated.id = done.id),
-        released AS (
-          UPDATE buyer_daily_counts c SET count = greatest(c.count - r.n, 0)
-          FROM (SELECT target, cap_day, count(*)::int AS n FROM updated WHERE release_slot GROUP BY target, cap_day) AS r
-          WHERE c.buyer_id = r.target AND c.day = r.cap_day),
+        released AS (${releaseCounters(sql`SELECT target, cap_keys, count(*)::int, coalesce(sum(cap_spend), 0) FROM updated WHERE release_slot AND cap_keys IS NOT NULL GROUP BY target, cap_keys`)}),
         followed AS (${
           followUps.length === 0
             ? sql`SELECT 1 WHERE false`
             : sql`
-              INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at)
-              SELECT u.lead_id, u.lead_reference, f.kind, f.target, f.idempotency_key, f.sale, f.price, f.url, f.cap_day, coalesce(f.due_at, now())
+              INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at, cap_keys, cap_spend, price_reason)
+              SELECT u.lead_id, u.lead_reference, f.kind, f.target, f.idempotency_key, f.sale, f.price, f.url, f.cap_day, coalesce(f.due_at, now()), f.cap_keys, f.cap_spend, f.price_reason
               FROM updated u
-              JOIN (VALUES ${sql.join(followUps)}) AS f (delivery_id, kind, target, idempotency_key, sale, price, url, cap_day, due_at) ON f.delivery_id = u.id
+              JOIN (VALUES ${sql.join(followUps)}) AS f (delivery_id, ${VALUE_COLUMNS}) ON f.delivery_id = u.id
               WHERE u.lead_id IS NOT NULL
               ON CONFLICT (idempotency_key) DO NOTHING`
         })

@@ -140,6 +140,12 @@ export interface DeliveriesTable {
   saleType: ColumnType<"exclusive" | "shared" | null, "exclusive" | "shared" | null | undefined, "exclusive" | "shared" | null>;
   /** The winning bid's id, sent back to the buyer with the post. */
   bidId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The cap periods this delivery took a slot in, "hour|day|week|month" (migration 17; server/db/buyer-counters.ts); null: none. */
+  capKeys: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The dollars it reserved of the buyer's budgets. */
+  capSpend: ColumnType<string | number | null, number | null | undefined, number | null>;
+  /** How its price was reached: "base $12 + Homeowners +$4" (migration 17). */
+  priceReason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type AuctionStatus = "pending" | "pinging" | "decided" | "sold" | "unsold";
@@ -185,6 +191,52 @@ export interface DeliveryAttemptsTable {
   latencyMs: number;
   outcome: AttemptOutcome;
   excerpt: string | null;
+}
+
+/** A buyer, a traffic source, or one business setting as the console keeps it (migration 17). */
+interface Audited {
+  revision: ColumnType<number, number | undefined, number>;
+  createdAt: ColumnType<Date, Date | undefined, never>;
+  updatedAt: ColumnType<Date, Date | undefined, Date>;
+  updatedBy: string;
+}
+export interface BuyersTable extends Audited {
+  id: string;
+  status: "active" | "paused" | "archived";
+  /** The buyer's entry as server/delivery/buyers.ts's schema reads it (status aside). */
+  config: ColumnType<unknown, string, string>;
+}
+export interface TrafficSourcesTable extends Audited {
+  sid: string;
+  status: "active" | "archived";
+  config: ColumnType<unknown, string, string>;
+}
+export interface BusinessSettingsTable extends Audited {
+  key: string;
+  value: ColumnType<unknown, string, string>;
+}
+export interface SettingsChangesTable {
+  id: Identity;
+  kind: "buyer" | "source" | "auction";
+  key: string;
+  action: string;
+  actor: string;
+  at: Generated<Date>;
+  before: ColumnType<unknown, string | null, never>;
+  after: ColumnType<unknown, string | null, never>;
+}
+export interface BuyerCountersTable {
+  buyerId: string;
+  hourKey: string;
+  hourCount: number;
+  dayKey: string;
+  dayCount: number;
+  daySpend: ColumnType<string | number, number, number>;
+  weekKey: string;
+  weekCount: number;
+  monthKey: string;
+  monthCount: number;
+  monthSpend: ColumnType<string | number, number, number>;
 }
 
 export interface BuyerDailyCountsTable {
@@ -326,6 +378,11 @@ export interface Tables {
   deliveries: DeliveriesTable;
   deliveryAttempts: DeliveryAttemptsTable;
   buyerDailyCounts: BuyerDailyCountsTable;
+  buyers: BuyersTable;
+  trafficSources: TrafficSourcesTable;
+  businessSettings: BusinessSettingsTable;
+  settingsChanges: SettingsChangesTable;
+  buyerCounters: BuyerCountersTable;
   leads: LeadsTable;
   leadConsents: LeadConsentsTable;
   consentDisclosures: ConsentDisclosuresTable;

@@ -12,6 +12,13 @@ import { US_STATES } from "../../shared/privacy-request";
 import { dateTimeFormat } from "../../shared/formatters";
 import { filtersSchema } from "./filter-schema";
 
+/** `active` buyers are offered leads; `paused` ones are not, for now; `archived` ones no more (kept for their history). */
+export const BUYER_STATUSES = ["active", "paused", "archived"] as const;
+export type BuyerStatus = (typeof BUYER_STATUSES)[number];
+/** A traffic source is `active`, or `archived`: then its leads are paid nothing, get no floor and no postbacks. */
+export const SOURCE_STATUSES = ["active", "archived"] as const;
+export type SourceStatus = (typeof SOURCE_STATUSES)[number];
+
 const WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
@@ -37,6 +44,23 @@ const scheduleSchema = z
   })
   .refine((schedule) => schedule.from < schedule.to, { message: "from must be before to", path: ["to"] });
 export type Schedule = z.infer<typeof scheduleSchema>;
+
+const count = z.number().int().min(0).max(10_000_000);
+export const capsSchema = z.object({ hour: count.optional(), day: count.optional(), week: count.optional(), month: count.optional() }).strict();
+export type Caps = z.infer<typeof capsSchema>;
+const dollars = z.number().min(0).max(100_000_000);
+export const budgetSchema = z.object({ day: dollars.optional(), month: dollars.optional() }).strict();
+export type Budget = z.infer<typeof budgetSchema>;
+const stateCode = z.string().refine((code) => Object.hasOwn(US_STATES, code), "a two-letter US state code, like CA");
+/** A price rule: `add` dollars (negative: less) when the lead is from one of `when.states` and passes `when`'s filters. */
+export const priceRuleSchema = z
+  .object({
+    label: z.string().trim().min(1).max(60),
+    when: filtersSchema.extend({ states: z.array(stateCode).min(1).optional() }).strict(),
+    add: z.number().min(-10_000).max(10_000),
+  })
+  .strict();
+export type PriceRule = z.infer<typeof priceRuleSchema>;
 
 /** How a buyer buys: `post`, every matching lead at its fixed price; `pingpost`, by bidding in the auction (server/auction/). */
 export const BUYER_MODES = ["post", "pingpost"] as const;
@@ -75,38 +99,62 @@ const buyerFields = z.object({
   sandbox: z.boolean().default(false),
   /** Signs each delivery (X-Signature) and verifies the buyer's return reports. */
   secret: z.string().min(32, "at least 32 characters"),
+  /** The secret before the last rotation: still signs (a second v1) and verifies until previousSecretUntil, so the buyer can switch without losing leads. */
+  previousSecret: z.string().min(32, "at least 32 characters").optional(),
+  previousSecretUntil: z.iso.datetime({ offset: true }).optional(),
   /** Two-letter state codes the buyer takes leads from; omitted = every state. */
-  states: z
-    .array(z.string().refine((code) => Object.hasOwn(US_STATES, code), "a two-letter US state code, like CA"))
-    .min(1)
-    .optional(),
+  states: z.array(stateCode).min(1).optional(),
   /** Which leads it takes by their answers (ZIP, ages, insurance, incidents, coverage): server/delivery/filter-schema.ts; omitted = every lead. */
   filters: filtersSchema.optional(),
-  /** Leads per day at most (the buyer's day, in its schedule's time zone, else US Eastern), counted across replicas. */
-  dailyCap: z.number().int().min(0).optional(),
-  /** What the buyer pays per accepted lead, in US dollars (a price in the buyer's reply wins). */
+  /** Whether it is offered leads: `paused` and `archived` are not (their deliveries in flight finish); set from the console. */
+  status: z.enum(BUYER_STATUSES).default("active"),
+  /** The time zone its caps, budgets and (unless the schedule names another) schedule count in; default its schedule's, else US Eastern. */
+  timeZone: timeZone.optional(),
+  /** Leads at most per hour, day, week (Monday to Sunday) and month of the buyer's time zone, counted across replicas; 0 takes none. */
+  caps: capsSchema.optional(),
+  /** US dollars at most per day and per month (the prices of its leads), reserved like the caps. */
+  budget: budgetSchema.optional(),
+  /** What the buyer pays per accepted lead, in US dollars, before its price rules (a price in the buyer's reply wins). */
   price: z.number().min(0).max(10_000),
+  /** Added to (or taken from) the price when the lead matches, in order, e.g. +$4 for homeowners; the price never goes below 0. */
+  priceRules: z.array(priceRuleSchema).max(50).optional(),
   timeoutMs: z.number().int().min(100).max(60_000).default(5_000),
   schedule: scheduleSchema.optional(),
 });
 
-/** A `pingpost` buyer may write its post address as `postUrl`; it is read into `url`. */
+/**
+ * A `pingpost` buyer may write its post address as `postUrl`; it is read into `url`. A file's
+ * `dailyCap` (before caps per period) is read as `caps.day`.
+ */
 export const buyerSchema = z.preprocess((raw) => {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const buyer = raw as Record<string, unknown>;
-  return buyer.postUrl !== undefined && buyer.url === undefined ? { ...buyer, url: buyer.postUrl } : buyer;
-}, buyerFields.extend({ postUrl: httpUrl.optional() }).superRefine((buyer, ctx) => {
+  let buyer = raw as Record<string, unknown>;
+  if (buyer.postUrl !== undefined && buyer.url === undefined) buyer = { ...buyer, url: buyer.postUrl };
+  if (buyer.dailyCap !== undefined) {
+    const { dailyCap, ...rest } = buyer;
+    const caps = rest.caps;
+    if (caps !== undefined && (caps === null || typeof caps !== "object" || "day" in caps)) return buyer;
+    buyer = { ...rest, caps: { ...(caps as object | undefined), day: dailyCap } };
+  }
+  return buyer;
+}, buyerFields.extend({ postUrl: httpUrl.optional(), dailyCap: z.never({ error: "give the daily cap once, as dailyCap or caps.day" }).optional() }).superRefine((buyer, ctx) => {
   if (buyer.mode === "pingpost" && buyer.pingUrl === undefined) ctx.addIssue({ code: "custom", message: "a pingpost buyer needs its pingUrl", path: ["pingUrl"] });
   if (buyer.mode === "post" && buyer.pingUrl !== undefined) ctx.addIssue({ code: "custom", message: 'a pingUrl is for "mode": "pingpost" only', path: ["pingUrl"] });
   if (buyer.mode === "post" && buyer.saleTypes.includes("exclusive")) {
     ctx.addIssue({ code: "custom", message: 'a "post" buyer buys every matching lead at its price, so only shared; bid for exclusives with "mode": "pingpost"', path: ["saleTypes"] });
   }
   if (buyer.postUrl !== undefined && buyer.postUrl !== buyer.url) ctx.addIssue({ code: "custom", message: "give the post address once, as url or postUrl", path: ["postUrl"] });
-}));
+  if ((buyer.previousSecret === undefined) !== (buyer.previousSecretUntil === undefined)) {
+    ctx.addIssue({ code: "custom", message: "previousSecret and previousSecretUntil go together", path: ["previousSecretUntil"] });
+  }
+}).transform(({ postUrl: _postUrl, dailyCap: _dailyCap, ...buyer }) => buyer));
 export type Buyer = z.infer<typeof buyerSchema>;
 
 export const sourceSchema = z.object({
   sid: campaignIdSchema,
+  /** What ops call it in the console. */
+  name: z.string().trim().min(1).max(80).optional(),
+  status: z.enum(SOURCE_STATUSES).default("active"),
   /** What we pay the source per lead a buyer accepts, in US dollars. */
   payout: z.number().min(0).max(10_000),
   /** No bid below this price wins this source's leads in the auction, in US dollars. */
@@ -168,9 +216,59 @@ export function loadBuyersFile(file: string): BuyersFile {
 
 const WEEKDAY_OF: Record<string, Weekday> = { Mon: "mon", Tue: "tue", Wed: "wed", Thu: "thu", Fri: "fri", Sat: "sat", Sun: "sun" };
 
+/** The buyer's addresses that are not https:// (refused in production: a lead carries personal information). */
+export function insecureUrls(buyer: Pick<Buyer, "url" | "pingUrl" | "webhookUrl">): string[] {
+  return (["url", "pingUrl", "webhookUrl"] as const).filter((key) => buyer[key] !== undefined && !buyer[key]!.startsWith("https://"));
+}
+
+/** The time zone a buyer's caps and budgets count in: its own, else its schedule's, else US Eastern. */
+export function buyerTimeZone(buyer: Pick<Buyer, "timeZone" | "schedule">): string {
+  return buyer.timeZone ?? buyer.schedule?.timeZone ?? "America/New_York";
+}
+
 /** The buyer's own calendar day (YYYY-MM-DD) at `now`, for its daily cap. */
-export function buyerDay(buyer: Buyer, now: Date): string {
-  return dateTimeFormat("en-CA", { timeZone: buyer.schedule?.timeZone ?? "America/New_York", year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
+export function buyerDay(buyer: Pick<Buyer, "timeZone" | "schedule">, now: Date): string {
+  return dateTimeFormat("en-CA", { timeZone: buyerTimeZone(buyer), year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
+}
+
+/**
+ * The periods a lead sold at `now` counts in, in the buyer's time zone: its hour
+ * ("2026-11-27T13"), day ("2026-11-27"), week (the Monday it starts on, "2026-11-23") and month
+ * ("2026-11"). Caps and budgets are kept per period (server/db/buyer-counters.ts).
+ */
+export interface CapPeriods {
+  hour: string;
+  day: string;
+  week: string;
+  month: string;
+}
+export function capPeriods(buyer: Pick<Buyer, "timeZone" | "schedule">, now: Date): CapPeriods {
+  const parts = dateTimeFormat("en-CA", { timeZone: buyerTimeZone(buyer), year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", hourCycle: "h23" }).formatToParts(now);
+  const get = (type: string) => parts.find((part) => part.type === type)?.value ?? "";
+  const [year, month, day] = [get("year"), get("month"), get("day")];
+  const date = `${year}-${month}-${day}`;
+  // The calendar day as UTC midnight, to step back to its Monday without time-zone arithmetic.
+  const civil = new Date(`${date}T00:00:00Z`);
+  const monday = new Date(civil.getTime() - ((civil.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+  return { hour: `${date}T${get("hour")}`, day: date, week: monday, month: `${year}-${month}` };
+}
+
+/** Whether any cap or budget is set (then every lead it is sold is counted, across replicas). */
+export function isLimited(buyer: Pick<Buyer, "caps" | "budget">): boolean {
+  const { caps, budget } = buyer;
+  return caps !== undefined && Object.values(caps).some((cap) => cap !== undefined) || budget !== undefined && Object.values(budget).some((limit) => limit !== undefined);
+}
+
+/** A cap of 0 or a budget below the price: the buyer can take nothing, whatever was sold. */
+export function shutByLimits(buyer: Pick<Buyer, "caps" | "budget">, price: number): boolean {
+  const { caps, budget } = buyer;
+  return (caps !== undefined && Object.values(caps).some((cap) => cap === 0)) || (budget !== undefined && Object.values(budget).some((limit) => limit !== undefined && limit < price));
+}
+
+/** The secrets that verify a buyer's signature at `now`: its own, and the previous one during its overlap. */
+export function activeSecrets(buyer: Pick<Buyer, "secret" | "previousSecret" | "previousSecretUntil">, now: Date): string[] {
+  const previousOn = buyer.previousSecret !== undefined && buyer.previousSecretUntil !== undefined && now.getTime() < Date.parse(buyer.previousSecretUntil);
+  return previousOn ? [buyer.secret, buyer.previousSecret!] : [buyer.secret];
 }
 
 /** Whether the buyer takes leads at `now` by its schedule (no schedule: always). */

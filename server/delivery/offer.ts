@@ -4,7 +4,9 @@
  * (server/auction/auctions.ts) and the console's lead page all use, so what ops read there is what
  * happened. Pure: the lead's facts are worked out once per lead (`offerFacts`: the drivers' ages
  * at the time of offer, the household's incident totals) and then checked against each buyer
- * cheaply. Daily caps are not here: they are counted by the database where the lead is written.
+ * cheaply. Caps and budgets are not here: they are counted by the database where the lead is
+ * written (server/db/buyer-counters.ts). `priceFor` prices a lead for a fixed-price buyer by the
+ * same rules.
  */
 import { ageOn } from "../../shared/lead/dates";
 import { INSURED_FOR } from "../../shared/lead/fields";
@@ -57,6 +59,7 @@ export interface OfferFacts {
 }
 
 export type OfferRule =
+  | "status"
   | "sandbox"
   | "consent"
   | "state"
@@ -215,12 +218,14 @@ function filterRules(facts: OfferFacts, filters: Buyer["filters"]): Offer | unde
 }
 
 /**
- * Offered, or the first rule that excluded the lead, in words ops understand. In order: a real
+ * Offered, or the first rule that excluded the lead, in words ops understand. In order: the buyer
+ * is active (not paused nor archived from the console); a real
  * lead to a non-sandbox buyer named in its consent disclosure, a test lead (server/auction/sandbox.ts)
  * to a sandbox buyer only (no visitor consented to those: they are never named); the buyer's
  * `states`; its `filters`; last its schedule (the only rule that depends on the clock's time of day).
  */
 export function evaluateOffer(buyer: Buyer, facts: OfferFacts, context: OfferContext): Offer {
+  if (buyer.status !== "active") return no("status", buyer.status === "paused" ? "paused by ops" : "archived by ops");
   if (buyer.sandbox !== facts.test) return facts.test ? no("sandbox", "a test lead: only sandbox buyers take them") : no("sandbox", "a real lead: a sandbox buyer takes test leads only");
   if (!facts.test && !context.named.has(buyer.id)) return no("consent", "not named in the consent the visitor agreed to");
   if (!takesState(buyer, facts.state)) return no("state", `state ${facts.state} is not among its states`);
@@ -233,4 +238,32 @@ export function evaluateOffer(buyer: Buyer, facts: OfferFacts, context: OfferCon
 /** Whether the lead may be offered to the buyer now, by fixed-price post or in the auction (caps aside). */
 export function mayOffer(buyer: Buyer, facts: OfferFacts, named: ReadonlySet<string>, now: Date): boolean {
   return evaluateOffer(buyer, facts, { named, now }).offered;
+}
+
+/** The price a fixed-price buyer pays for this lead, and how it was reached (kept with the delivery). */
+export interface PricedOffer {
+  price: number;
+  /** "base $12.00", or "base $12.00 + Homeowners +$4.00 + CA −$1.50". */
+  reason: string;
+}
+
+const dollars = (amount: number) => `$${Math.abs(amount).toFixed(2)}`;
+
+/**
+ * The buyer's base price with each of its price rules the lead matches added in order (a rule
+ * matches when the lead is from one of its states and passes its filters, read as offer() reads
+ * a buyer's); never below 0, rounded to the cent.
+ */
+export function priceFor(buyer: Pick<Buyer, "price" | "priceRules">, facts: OfferFacts): PricedOffer {
+  let price = buyer.price;
+  const parts = [`base ${dollars(buyer.price)}`];
+  for (const rule of buyer.priceRules ?? []) {
+    const { states, ...filters } = rule.when;
+    if (states !== undefined && !states.includes(facts.state)) continue;
+    if (filterRules(facts, filters) !== undefined) continue;
+    price += rule.add;
+    parts.push(`${rule.label} ${rule.add < 0 ? "−" : "+"}${dollars(rule.add)}`);
+  }
+  const final = Math.max(0, Math.round(price * 100) / 100);
+  return { price: final, reason: parts.join(" + ") + (final !== Math.round(price * 100) / 100 ? " (floored at $0.00)" : "") };
 }

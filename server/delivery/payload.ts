@@ -62,9 +62,14 @@ export function deliveryPayload(
 
 export type PostbackStatus = "sold" | "returned";
 
-/** What a lead's traffic source is paid when a buyer accepts it (0 for sources not in BUYERS_FILE). */
+/** The lead's traffic source, when it is configured and not archived (an archived one is paid nothing and gets no postbacks). */
+export function activeSource(sources: readonly Source[], sid: string | null): Source | undefined {
+  return sid === null ? undefined : sources.find((source) => source.sid === sid && source.status === "active");
+}
+
+/** What a lead's traffic source is paid when a buyer accepts it (0 for sources not configured or archived). */
 export function sourcePayout(sources: readonly Source[], sid: string | null): number {
-  return sources.find((source) => source.sid === sid)?.payout ?? 0;
+  return activeSource(sources, sid)?.payout ?? 0;
 }
 
 /** The source's postback template with {tid}, {payout} and {status} filled in, each URL-encoded. */
@@ -81,7 +86,7 @@ export function postbackUrl(template: string, values: { tid: string; payout: num
  * lead came without a click id or its source has no postback address.
  */
 export function postbackDelivery(sources: readonly Source[], lead: { reference: string; sid: string | null; tid: string | null }, status: PostbackStatus, dueAt: Date): NewDelivery | undefined {
-  const source = lead.sid ? sources.find((candidate) => candidate.sid === lead.sid) : undefined;
+  const source = activeSource(sources, lead.sid);
   if (!source?.postbackUrl || !lead.tid) return undefined;
   return {
     kind: "postback",

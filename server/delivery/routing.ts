@@ -9,6 +9,7 @@ import type { NewAuction, PlannedLead } from "../db/leads";
 import { plannedFacts, type DeliveryPlanner } from "./plan";
 import type { BuyersFile } from "./buyers";
 import { mayOffer } from "./offer";
+import { activeSource } from "./payload";
 
 export interface LeadRouting {
   deliveries(lead: PlannedLead, sale: boolean, now: Date): NewDelivery[];
@@ -24,20 +25,21 @@ export interface LeadRoutingOptions {
   planner: DeliveryPlanner;
   /** The buyers named in the disclosure visitors consent to now (stale versions are refused before this). */
   namedBuyerIds: () => readonly string[];
-  /** The buyers file, for the auction's buyers and the sources' floors. */
-  buyers?: BuyersFile;
+  /** The settings in force, for the auction's buyers and the sources' floors. */
+  buyers?: () => BuyersFile;
 }
 
-export function createLeadRouting({ planner, namedBuyerIds, buyers }: LeadRoutingOptions): LeadRouting {
+export function createLeadRouting({ planner, namedBuyerIds, buyers: settings }: LeadRoutingOptions): LeadRouting {
   return {
     deliveries: (lead, sale, now) => planner.plan(lead, { sale, namedBuyerIds: namedBuyerIds(), now }),
     auction(lead, sale, now) {
-      if (!sale || !buyers) return undefined;
+      if (!sale || !settings) return undefined;
+      const buyers = settings();
       const named = new Set(namedBuyerIds());
       const facts = plannedFacts(lead, now);
       const bidder = buyers.buyers.some((buyer) => buyer.mode === "pingpost" && mayOffer(buyer, facts, named, now));
       if (!bidder) return undefined;
-      const floor = buyers.sources.find((source) => source.sid === lead.sid)?.floor ?? 0;
+      const floor = activeSource(buyers.sources, lead.sid)?.floor ?? 0;
       return { pingId: randomUUID(), test: lead.test, floor };
     },
   };

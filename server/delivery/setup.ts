@@ -16,7 +16,8 @@ export interface DeliverySetup {
   config: Config;
   db: Database;
   logger: Logger;
-  buyers: BuyersFile;
+  /** The settings in force (server/settings/directory.ts). */
+  buyers: () => BuyersFile;
   /** The CSRF secret in use (certificate links are signed with a key derived from it unless CERTIFICATE_SECRET is set). */
   csrfSecret: string | Buffer;
   suppression: SuppressionList;

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import { leadRepository, type LeadRecord } from "../db/leads";
 import { deliveryRepository, type Completion, type CompletionItem, type DeliveryRecord, type NewDelivery } from "../db/deliveries";
-import type { Buyer, BuyersFile } from "./buyers";
+import { activeSecrets, type Buyer, type BuyersFile } from "./buyers";
 import { signBody, SIGNATURE_HEADER } from "./signature";
 import { deliveryPayload, postbackDelivery, responseExcerpt, sourcePayout } from "./payload";
 import { isTestLead } from "../auction/sandbox";
@@ -32,7 +32,8 @@ export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 10, baseDelayMs: 2_000,
 
 export interface DeliveryWorkerOptions {
   db: Database;
-  buyers: BuyersFile;
+  /** The settings in force (server/settings/directory.ts): read at each send, so a change applies to the next one. Paused and archived buyers' queued deliveries are still sent. */
+  buyers: () => BuyersFile;
   logger: Logger;
   /** The consent certificate link a buyer gets with the lead; null when there is none. */
   certificateUrl?: (lead: LeadRecord, buyerId: string) => string | null;
@@ -94,7 +95,7 @@ function jsonObject(text: string): Record<string, unknown> {
 }
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
-  const { db, buyers, logger, analytics } = options;
+  const { db, buyers: settings, logger, analytics } = options;
   // Each lead's time zone, for its calling rules, from its ZIP: the table loads once per process,
   // at start-up (the quote form's lookups share it), never at a delivery.
   const zips = createZipDirectory();
@@ -109,7 +110,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const now = options.now ?? (() => new Date());
   const deliveries = deliveryRepository(db);
   const leads = leadRepository(db);
-  const buyerById = new Map(buyers.buyers.map((buyer) => [buyer.id, buyer]));
+  /** The buyers by id, made again only when the settings change. */
+  let indexed: { of: BuyersFile; byId: Map<string, Buyer> } | undefined;
+  const buyerById = (id: string) => {
+    const current = settings();
+    if (indexed?.of !== current) indexed = { of: current, byId: new Map(current.buyers.map((buyer) => [buyer.id, buyer])) };
+    return indexed.byId.get(id);
+  };
   const log = logger.child({ component: "delivery" });
   const inFlight = new Set<Promise<void>>();
   let running = false;
@@ -145,7 +152,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   /** A lease long enough for the slowest send, so a live replica's claim is never taken over. */
-  const leaseMs = Math.max(...buyers.buyers.map((buyer) => buyer.timeoutMs), postbackTimeoutMs) + 10_000;
+  const leaseMs = () => Math.max(...settings().buyers.map((buyer) => buyer.timeoutMs), postbackTimeoutMs) + 10_000;
 
   function retryOrFail(delivery: DeliveryRecord, result: SendResult, at: Date): Completion {
     const base = { outcome: result.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
@@ -183,7 +190,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           "idempotency-key": delivery.idempotencyKey,
           "x-lead-reference": lead.reference,
           // Signed at the wall-clock time: the buyer checks it against its own clock.
-          [SIGNATURE_HEADER]: signBody(buyer.secret, body),
+          [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body),
         },
         body,
       },
@@ -196,12 +203,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const price = sale ? (typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : delivery.price) : null;
       // A test lead (server/auction/sandbox.ts) is sold to a sandbox buyer for real, but pays no source and earns nothing.
       const test = isTestLead(lead);
-      const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, sale && !test ? postbackDelivery(buyers.sources, lead, "sold", at) : undefined);
+      const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, sale && !test ? postbackDelivery(settings().sources, lead, "sold", at) : undefined);
       if (!recorded) return;
       log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
       await auctionPost(delivery, "accepted");
       // Delivered as the visitor directed but not sold (GPC, opt-out) earns nothing: not a sale.
-      if (sale && !test) analytics?.record({ name: "lead_sold", at, leadReference: lead.reference, target: buyer.id, revenue: price, payout: sourcePayout(buyers.sources, lead.sid) });
+      if (sale && !test) analytics?.record({ name: "lead_sold", at, leadReference: lead.reference, target: buyer.id, revenue: price, payout: sourcePayout(settings().sources, lead.sid) });
       return;
     }
     if (result.outcome === "rejected") {
@@ -274,7 +281,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           "idempotency-key": delivery.idempotencyKey,
           "x-lead-reference": delivery.leadReference,
           "x-event": "consent.revoked",
-          [SIGNATURE_HEADER]: signBody(buyer.secret, body),
+          [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body),
         },
         body,
       },
@@ -308,11 +315,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   async function process(delivery: DeliveryRecord, batch: Batch): Promise<void> {
     try {
       if (delivery.kind === "postback") return await callPostback(delivery);
-      const buyer = buyerById.get(delivery.target);
+      const buyer = buyerById(delivery.target);
       if (delivery.kind === "revocation" && buyer) return await sendRevocation(delivery, buyer);
       const lead = batch.leads.get(delivery.leadReference);
       if (!buyer || !lead) {
-        const error = !buyer ? "buyer no longer in BUYERS_FILE" : "lead no longer stored";
+        const error = !buyer ? "buyer no longer configured" : "lead no longer stored";
         await record(delivery, { outcome: "withheld", httpStatus: null, latencyMs: 0, excerpt: error, attemptedAt: now(), status: "failed", error });
         log.error({ event: "lead_delivery_failed", reference: delivery.leadReference, buyerId: delivery.target, error }, "delivery cannot be sent");
         analytics?.record({ name: "delivery_failed", leadReference: delivery.leadReference, target: delivery.target, detail: "withheld" });
@@ -328,7 +335,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   async function claimAndSend(): Promise<number> {
     const room = concurrency - inFlight.size;
     if (room <= 0) return 0;
-    const claimed = await deliveries.claimDue(room, leaseMs, now());
+    const claimed = await deliveries.claimDue(room, leaseMs(), now());
     if (claimed.length === 0) return 0;
     // Unread (the database went away): the claims' leases run out and they are sent again, same keys.
     const batch = await readBatch(claimed);
@@ -379,7 +386,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (running) return;
       running = true;
       loop = run();
-      log.info({ event: "delivery_worker_started", buyers: buyers.buyers.map((buyer) => buyer.id), concurrency }, "delivery worker started");
+      log.info({ event: "delivery_worker_started", buyers: settings().buyers.map((buyer) => buyer.id), concurrency }, "delivery worker started");
     },
     async stop() {
       running = false;

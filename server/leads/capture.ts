@@ -18,6 +18,7 @@ import { createConsentCertificates, type ConsentCertificates } from "../consent/
 import type { ShownDisclosure } from "../../shared/consent-disclosure";
 import type { Config } from "../config";
 import type { BuyersFile } from "../delivery/buyers";
+import type { SettingsDirectory } from "../settings/directory";
 import { createDeliveryPlanner } from "../delivery/plan";
 import { createLeadRouting } from "../delivery/routing";
 
@@ -33,34 +34,50 @@ export interface LeadCapture {
   matches: LeadMatches;
 }
 
+/** The settings a lead capture runs on: the directory (kept current), or fixed ones in tests. */
+export type SettingsSource = Pick<SettingsDirectory, "current"> & Partial<Pick<SettingsDirectory, "onChange">>;
+
 /**
- * `buyers` (BUYERS_FILE): when given, each stored lead's deliveries are scheduled in its own
- * transaction, to the buyers named in the disclosure it was consented under; `onStored` hears of
- * each new lead (the delivery worker, to send it at once).
+ * The buyers a disclosure names: every buyer but the archived ones (a paused buyer stays named, so
+ * a lead consented today can go to it once it resumes) and the sandbox ones, which take test leads
+ * only, so visitors are never asked to agree to them (server/auction/sandbox.ts).
+ */
+const namedIn = (settings: BuyersFile | undefined) => settings?.buyers.filter((buyer) => !buyer.sandbox && buyer.status !== "archived");
+
+/**
+ * `settings`: when given, each stored lead's deliveries are scheduled in its own transaction, to
+ * the buyers named in the disclosure it was consented under; a change of the buyers' names (one
+ * added, renamed or archived from the console) makes a new disclosure version, which visitors are
+ * shown from then on. `onStored` hears of each new lead (the delivery worker, to send it at once).
  */
 export async function createLeadCapture(
   db: Database,
   secret: string | Buffer,
   config: Pick<Config, "LEAD_MIN_FILL_MS"> & Partial<Pick<Config, "CERTIFICATE_SECRET" | "CSRF_SECRET">>,
-  buyers?: BuyersFile,
+  settings?: SettingsSource,
   onStored?: () => void,
 ): Promise<LeadCapture> {
   checkTemplate();
-  // The buyers' names, or the carriers' without BUYERS_FILE; a new list is a new version. A sandbox
-  // buyer takes test leads only, so visitors are never asked to agree to it (server/auction/sandbox.ts).
-  const disclosure: CurrentDisclosure = await registerDisclosure(db.builder, disclosureFor(buyers?.buyers.filter((buyer) => !buyer.sandbox)));
+  // The buyers' names, or the carriers' without buyers; a new list is a new version.
+  let disclosure: CurrentDisclosure = await registerDisclosure(db.builder, disclosureFor(namedIn(settings?.current())));
+  let shown: ShownDisclosure = { version: disclosure.version, parts: disclosure.parts };
+  settings?.onChange?.(async (next) => {
+    const draft = disclosureFor(namedIn(next));
+    if (draft.sha256 === disclosure.sha256 && draft.buyerIds.join("\n") === disclosure.buyerIds.join("\n")) return;
+    disclosure = await registerDisclosure(db.builder, draft);
+    shown = { version: disclosure.version, parts: disclosure.parts };
+  });
   const repository = leadRepository(db);
   const zipCodes = createZipDirectory();
   const formTokens = createFormTokens(secret, config.LEAD_MIN_FILL_MS);
-  const namedBuyerIds = disclosure.buyerIds;
-  const routing = buyers ? createLeadRouting({ planner: createDeliveryPlanner(buyers), namedBuyerIds: () => namedBuyerIds, buyers }) : undefined;
-  const shown: ShownDisclosure = { version: disclosure.version, parts: disclosure.parts };
+  const buyersNow = settings ? () => settings.current() : undefined;
+  const routing = buyersNow ? createLeadRouting({ planner: createDeliveryPlanner(buyersNow), namedBuyerIds: () => disclosure.buyerIds, buyers: buyersNow }) : undefined;
   return {
     service: createLeadService({
       repository,
       zipCodes,
       formTokens,
-      disclosure,
+      disclosure: () => disclosure,
       ...(routing ? { routing } : {}),
       ...(onStored ? { onStored } : {}),
       isTestPage: (pageUrl, now) => isTestPage(secret, pageUrl, now),
@@ -69,6 +86,6 @@ export async function createLeadCapture(
     zipCodes,
     shownDisclosure: async () => shown,
     certificates: createConsentCertificates(db.builder, certificateSecret(config, secret)),
-    matches: createLeadMatches(db, secret, buyers),
+    matches: createLeadMatches(db, secret, buyersNow),
   };
 }

@@ -35,7 +35,7 @@ export function matchesToken(secret: string | Buffer, reference: string): string
   return createHmac("sha256", secret).update(`lead-matches:${reference}`).digest("base64url");
 }
 
-export function createLeadMatches(db: Database, secret: string | Buffer, buyers: BuyersFile | undefined): LeadMatches {
+export function createLeadMatches(db: Database, secret: string | Buffer, settings: (() => BuyersFile) | undefined): LeadMatches {
   const tokenFor = (reference: string) => matchesToken(secret, reference);
   const deliveries = deliveryRepository(db);
   return {
@@ -46,6 +46,7 @@ export function createLeadMatches(db: Database, secret: string | Buffer, buyers:
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
       const sent = await deliveries.list({ reference, kind: "buyer" });
       const settled = sent.every((delivery) => delivery.status !== "pending" && delivery.status !== "sending");
+      const buyers = settings?.();
       const matches = sent
         .filter((delivery) => delivery.status === "accepted")
         .flatMap((delivery): Match[] => {

@@ -32,7 +32,8 @@ export interface LeadServiceOptions {
   repository: LeadRepository;
   zipCodes: ZipDirectory;
   formTokens: FormTokens;
-  disclosure: CurrentDisclosure;
+  /** The disclosure visitors consent to now (it changes when a buyer is added, renamed or archived). */
+  disclosure: () => CurrentDisclosure;
   /** Delivery to buyers (BUYERS_FILE); absent: leads are stored only. */
   routing?: LeadRouting;
   /** Told after a new lead is stored with deliveries (the delivery worker looks for them at once). */
@@ -53,7 +54,7 @@ function isFormAddress(formUrl: string, pageUrl: string): boolean {
   return form.pathname === paths.quoteForm && page.origin === form.origin;
 }
 
-export function createLeadService({ repository, zipCodes, formTokens, disclosure, routing, onStored, isTestPage }: LeadServiceOptions): LeadService {
+export function createLeadService({ repository, zipCodes, formTokens, disclosure: currentDisclosure, routing, onStored, isTestPage }: LeadServiceOptions): LeadService {
   return {
     async submit(req, body) {
       const envelope = leadEnvelopeSchema.safeParse(body);
@@ -76,6 +77,7 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
         logLeadRejected(req, token === "too_fast" ? "too_fast" : "form_expired", { campaign });
         return { kind: "rejected", status: 400, message: token === "too_fast" ? TOO_FAST : RELOAD };
       }
+      const disclosure = currentDisclosure();
       if (meta.consentVersion !== disclosure.version) {
         logLeadRejected(req, "stale_disclosure");
         return { kind: "rejected", status: 409, message: STALE_DISCLOSURE };

@@ -85,7 +85,7 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     await db?.close();
   });
   beforeEach(async () => {
-    await db.query("TRUNCATE auction_pings, auctions, delivery_attempts, deliveries, buyer_daily_counts, lead_consents, leads, suppressions RESTART IDENTITY CASCADE");
+    await db.query("TRUNCATE auction_pings, auctions, delivery_attempts, deliveries, buyer_counters, lead_consents, leads, suppressions RESTART IDENTITY CASCADE");
     stubs.clear();
     lines.length = 0;
   });
@@ -93,7 +93,7 @@ describe.each(allStores())("the auction ($kind)", (store) => {
   /** Stores a lead as the lead service does: named buyers in its disclosure, an auction when a ping/post buyer may bid. */
   async function storeLead(file: BuyersFile, overrides: Parameters<typeof sampleNewLead>[0] = {}): Promise<string> {
     const disclosure = await registerDisclosure(db.builder, disclosureFor(file.buyers));
-    const routing = createLeadRouting({ planner: createDeliveryPlanner(file), namedBuyerIds: () => file.buyers.map((one) => one.id), buyers: file });
+    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((one) => one.id), buyers: () => file });
     const now = new Date();
     const result = await leadRepository(db).create(
       sampleNewLead({ receivedAt: now, sid: "a1", ...overrides, consent: { disclosureVersion: disclosure.version, disclosureSha256: disclosure.sha256 } }),
@@ -106,9 +106,9 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     return result.reference;
   }
 
-  const auctioneer = (file: BuyersFile, extra: Partial<Parameters<typeof createAuctioneer>[0]> = {}) => createAuctioneer({ db, buyers: file, logger, deadlineMs: 500, ...extra });
+  const auctioneer = (file: BuyersFile, extra: Partial<Parameters<typeof createAuctioneer>[0]> = {}) => createAuctioneer({ db, buyers: () => file, logger, deadlineMs: 500, ...extra });
   const poster = (file: BuyersFile, auctions: ReturnType<typeof auctioneer>) =>
-    createDeliveryWorker({ db, buyers: file, logger, onAuctionPost: (delivery, status) => auctions.postSettled(delivery, status) });
+    createDeliveryWorker({ db, buyers: () => file, logger, onAuctionPost: (delivery, status) => auctions.postSettled(delivery, status) });
   const sold = async (reference: string) =>
     (await deliveryRepository(db).list({ reference })).filter((delivery) => delivery.kind === "buyer").map((delivery) => [delivery.target, delivery.saleType, delivery.price, delivery.bidId, delivery.status]);
 

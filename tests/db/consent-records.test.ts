@@ -20,6 +20,7 @@ import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, CONSENT_PARTNERS, CONSEN
 import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
 import { allStores, type TestDatabase } from "../support/databases";
 import { sampleDrivers, sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
+import { fixedSettings } from "../support/settings";
 
 /** The carriers' text of wording version 1, as migration 4 knew it. */
 const V1_SHA256 = "ec6ccb1d3ae36e4b1a256222db7e1d9fd339bbb2ac53e59901d84c80f1face22";
@@ -239,10 +240,10 @@ describe.each(allStores())("consent records and disclosures ($kind)", (store) =>
 
   describe("createLeadCapture() at start-up", () => {
     it("shows the buyers' disclosure under its stored version, and names their ids for delivery", async () => {
-      const capture = await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 0 }, buyersFile(ACME, BETA));
+      const capture = await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 0 }, fixedSettings(buyersFile(ACME, BETA)));
       const shown = await capture.shownDisclosure();
       expect(shown).toEqual({ version: 2, parts: disclosureFor([ACME, BETA]).parts });
-      const again = await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 0 }, buyersFile(ACME, BETA));
+      const again = await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 0 }, fixedSettings(buyersFile(ACME, BETA)));
       expect((await again.shownDisclosure()).version).toBe(2);
       const without = await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 0 });
       expect(await without.shownDisclosure()).toEqual(CONSENT_DISCLOSURE);

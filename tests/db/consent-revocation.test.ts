@@ -83,7 +83,7 @@ describe.each(allStores())("consent revocation ($kind)", (store) => {
 
     // The buyer's endpoint is down at first: the webhook is tried again until it is accepted.
     stub.script("acme", [{ status: 503 }, { status: 200 }]);
-    const worker = createDeliveryWorker({ db, buyers: file, logger, retry: { baseDelayMs: 1, maxDelayMs: 1 } });
+    const worker = createDeliveryWorker({ db, buyers: () => file, logger, retry: { baseDelayMs: 1, maxDelayMs: 1 } });
     await worker.runOnce();
     await new Promise((resolve) => setTimeout(resolve, 20));
     await worker.runOnce();

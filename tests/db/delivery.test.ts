@@ -53,7 +53,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
 
   /** Stores a lead the way the lead service does when delivery is on. */
   async function storeLead(file: BuyersFile, overrides: NewLeadOverrides = {}, sale = true): Promise<string> {
-    const routing = createLeadRouting({ planner: createDeliveryPlanner(file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
+    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
     const input: NewLead = sampleNewLead({ receivedAt: clock, ...overrides });
     const result = await leadRepository(db).create(input, (lead) => ({ deliveries: routing.deliveries(lead, sale, clock) }));
     if (!result.created) throw new Error("not created");
@@ -61,7 +61,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
   }
 
   function worker(file: BuyersFile, options: Partial<DeliveryWorkerOptions> = {}) {
-    return createDeliveryWorker({ db, buyers: file, logger, now: () => clock, certificateUrl: (lead, buyerId) => `https://quotes.example/consent/${lead.reference}?b=${buyerId}`, ...options });
+    return createDeliveryWorker({ db, buyers: () => file, logger, now: () => clock, certificateUrl: (lead, buyerId) => `https://quotes.example/consent/${lead.reference}?b=${buyerId}`, ...options });
   }
 
   const later = (ms: number) => (clock = new Date(clock.getTime() + ms));
@@ -76,7 +76,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     await db?.close();
   });
   beforeEach(async () => {
-    await db.query("TRUNCATE delivery_attempts, deliveries, buyer_daily_counts, lead_consents, leads, suppressions RESTART IDENTITY CASCADE");
+    await db.query("TRUNCATE delivery_attempts, deliveries, buyer_counters, lead_consents, leads, suppressions RESTART IDENTITY CASCADE");
     await registerDisclosure(db.builder, disclosureFor(undefined));
     stub.reset();
     clock = T0;
@@ -305,7 +305,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
 
   it("says how many deliveries each new lead queued (the replica's worker is woken only when there are some)", async () => {
     const file = buyersFile();
-    const routing = createLeadRouting({ planner: createDeliveryPlanner(file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
+    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
     const create = (overrides: NewLeadOverrides) => leadRepository(db).create(sampleNewLead({ receivedAt: clock, ...overrides }), (lead) => ({ deliveries: routing.deliveries(lead, true, clock) }));
     const counts = [
       await create({ lead: { phone: "+14155550166" } }),
@@ -341,7 +341,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
       ["buyer", "zenith", "sending", 12, null, null],
     ]);
     expect((await repository.attempts(sold.id)).map((attempt) => [attempt.outcome, attempt.httpStatus])).toEqual([["accepted", 200]]);
-    const { rows } = await db.query<{ count: number }>("SELECT count FROM buyer_daily_counts WHERE buyer_id = 'acme'");
+    const { rows } = await db.query<{ count: number }>("SELECT day_count AS count FROM buyer_counters WHERE buyer_id = 'acme'");
     expect(rows.map((row) => Number(row.count))).toEqual([1]); // two taken, the failed one's given back
   });
 

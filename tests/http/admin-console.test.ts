@@ -33,6 +33,7 @@ import type { LogLine } from "../support/app";
 import { captureLogs } from "../support/log-capture";
 import { capturingRenderAdmin, cookieHeader, csrfOf, jar, remember, type Agent } from "../support/admin-agent";
 import { compiledPolicy, cookieOf, policyTable } from "../support/privacy-policy";
+import { fixedSettings } from "../support/settings";
 
 const SECRET = "console-test-secret-console-test-secret";
 const ZONE = "America/New_York";
@@ -116,7 +117,7 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       renderAdmin: capturing,
       secret: SECRET,
       reports: analyticsReports,
-      buyers: BUYERS,
+      settings: fixedSettings(BUYERS),
       nudge: () => (nudges += 1),
       now,
     });

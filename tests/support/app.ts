@@ -80,7 +80,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const buyers = options.buyersFile ? loadBuyersFile(options.buyersFile) : undefined;
   const services = testServices({ ...options, ...(buyers ? { buyers } : {}) });
   const buyerReturns: BuyerReturnsOptions | undefined = buyers && {
-    buyers: buyers.buyers,
+    buyers: () => buyers.buyers,
     returnLead: async (request, log) => returnLead({ db: await services.db(), buyers, logger: log }, request),
   };
   const analytics = options.analytics

@@ -14,6 +14,7 @@ import { createZipDirectory } from "../../server/zip-codes";
 import { matchesToken } from "../../server/leads/matches";
 import type { BuyersFile } from "../../server/delivery/buyers";
 import { embeddedStore, type TestStore } from "./databases";
+import { fixedSettings } from "./settings";
 
 export const TEST_SECRET = "test-secret-test-secret-test-secret!";
 
@@ -33,7 +34,7 @@ export function testServices(options: { store?: TestStore; minFillMs?: number; b
   const open = () =>
     (opened ??= (async () => {
       const db = await (options.store ?? embeddedStore()).open();
-      const leads = await createLeadCapture(db, TEST_SECRET, { LEAD_MIN_FILL_MS: minFillMs }, options.buyers);
+      const leads = await createLeadCapture(db, TEST_SECRET, { LEAD_MIN_FILL_MS: minFillMs }, options.buyers ? fixedSettings(options.buyers) : undefined);
       return { db, privacy: createPrivacyService(db), leads };
     })());
   return {

@@ -53,7 +53,7 @@ describe("the example buyers file (deploy/buyers.example.json)", () => {
 
   it("has a capped, priced buyer for CA, TX and NY, and one for every state on weekdays 08:00–20:00 New York time", () => {
     const [summit, harbor] = file.buyers;
-    expect(summit).toMatchObject({ name: "Summit Auto Insurance Agency", states: ["CA", "TX", "NY"], dailyCap: 200, price: 18.5 });
+    expect(summit).toMatchObject({ name: "Summit Auto Insurance Agency", states: ["CA", "TX", "NY"], caps: { day: 200 }, price: 18.5 });
     expect(harbor).toMatchObject({ name: "Harbor Insurance Group", schedule: { timeZone: "America/New_York", days: ["mon", "tue", "wed", "thu", "fri"], from: "08:00", to: "20:00" } });
     expect(harbor!.states).toBeUndefined();
   });
@@ -85,7 +85,7 @@ describe("the example buyers file (deploy/buyers.example.json)", () => {
     );
     expect(minimal.sources).toEqual([]);
     expect(minimal.buyers[0]).toMatchObject({ timeoutMs: 5_000, schedule: { timeZone: "America/Chicago", days: ["mon", "tue", "wed", "thu", "fri", "sat", "sun"], from: "00:00", to: "24:00" } });
-    expect(minimal.buyers[0]!.dailyCap).toBeUndefined();
+    expect(minimal.buyers[0]!.caps).toBeUndefined();
     expect(minimal.buyers[0]!.states).toBeUndefined();
   });
 });
@@ -146,7 +146,7 @@ describe("a bad buyers file is refused, naming each problem", () => {
   it("refuses a malformed id, a negative price, a fractional cap, a too-short timeout and a bad sid", () => {
     expect(problemsOf((file) => (file.buyers[0]!.id = "Summit Agency"))).toEqual(["buyers.0.id: lower-case letters, digits, - and _, at most 32"]);
     expect(problemsOf((file) => (file.buyers[0]!.price = -1))).toEqual([expect.stringMatching(/^buyers\.0\.price: Too small/)]);
-    expect(problemsOf((file) => (file.buyers[0]!.dailyCap = 2.5))).toEqual([expect.stringMatching(/^buyers\.0\.dailyCap: /)]);
+    expect(problemsOf((file) => (file.buyers[0]!.caps = { day: 2.5 }))).toEqual([expect.stringMatching(/^buyers\.0\.caps\.day: /)]);
     expect(problemsOf((file) => (file.buyers[0]!.timeoutMs = 50))).toEqual([expect.stringMatching(/^buyers\.0\.timeoutMs: Too small/)]);
     expect(problemsOf((file) => (file.sources[0]!.sid = "fb 01"))).toEqual(["sources.0.sid: Only letters, digits and - _ . ~ are allowed"]);
   });

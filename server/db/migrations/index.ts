@@ -19,6 +19,7 @@ import { consentRevocations } from "./013-consent-revocations";
 import { auctionReport } from "./014-auction-report";
 import { testLeads } from "./015-test-leads";
 import { clickKeyBot } from "./016-click-key-bot";
+import { businessSettings } from "./017-business-settings";
 
 export type { Migration };
 
@@ -39,4 +40,5 @@ export const migrations: Migration[] = [
   auctionReport,
   testLeads,
   clickKeyBot,
+  businessSettings,
 ];

@@ -1,0 +1,449 @@
+/**
+ * The business settings in the database (migration 17, issue 33): the buyers, the traffic sources
+ * and the auction's rules, each entry checked by the same zod schemas as BUYERS_FILE
+ * (server/delivery/buyers.ts). The one module that reads and writes those tables: the console's
+ * forms, `npm run buyers -- import|export` and the start-up import all come through here, and
+ * every change writes a settings_changes row (who, when, what, before and after with secrets
+ * masked) in the same transaction. That table's highest id is the settings' version: replicas
+ * poll it and reload (server/settings/directory.ts).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { sql, type Transaction } from "kysely";
+import type { Builder } from "../db/database";
+import type { Tables } from "../db/schema";
+import { buyerSchema, buyersFileSchema, sourceSchema, type Buyer, type BuyersFile, type BuyerStatus, type Source, type SourceStatus } from "../delivery/buyers";
+
+/** The settings every replica runs on, with the version (settings_changes' highest id) they were read at. */
+export interface BusinessSettings extends BuyersFile {
+  version: number;
+}
+
+export type AuctionSettings = BuyersFile["auction"];
+export const DEFAULT_AUCTION: AuctionSettings = { maxShared: 4, bidLifetimeMs: 60_000 };
+
+export type ChangeKind = "buyer" | "source" | "auction";
+export type ChangeAction = "create" | "update" | "pause" | "resume" | "archive" | "rotate_secret" | "import";
+
+/** One row of a buyer's (or source's) history, as the console shows it. */
+export interface SettingsChange {
+  id: number;
+  kind: ChangeKind;
+  key: string;
+  action: ChangeAction;
+  actor: string;
+  at: Date;
+  /** The entry before and after, secrets replaced by their fingerprints; null when there was none. */
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
+/** Who made a change: "console:<user>", "cli" or "startup". */
+export type Actor = string;
+
+/** Thrown when the entry changed since the editor read it (its revision moved on): nothing is saved. */
+export class StaleRevisionError extends Error {
+  constructor(readonly kind: ChangeKind, readonly key: string, readonly current: number) {
+    super(`${kind} ${key} was changed by someone else (now revision ${current})`);
+    this.name = "StaleRevisionError";
+  }
+}
+
+/** Thrown for an id or sid that exists already (create) or does not (update). */
+export class SettingsKeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SettingsKeyError";
+  }
+}
+
+/** A secret the server makes: 32 random bytes, base64url (43 characters). */
+export function generateSecret(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** How a secret appears in history and to analysts: never itself, a short fingerprint ops can compare. */
+export function secretFingerprint(secret: string): string {
+  return `sha256:${createHash("sha256").update(secret, "utf8").digest("hex").slice(0, 12)}`;
+}
+
+const SECRET_KEYS = ["secret", "previousSecret"] as const;
+
+/** The entry with its secrets as fingerprints: what history keeps and analysts see. */
+export function maskSecrets<T extends object>(entry: T): T {
+  const masked: Record<string, unknown> = { ...(entry as Record<string, unknown>) };
+  for (const key of SECRET_KEYS) if (typeof masked[key] === "string") masked[key] = secretFingerprint(masked[key]);
+  return masked as T;
+}
+
+/** The stored JSON of an entry: its checked fields without the status (a column of its own). */
+const configOf = <T extends { status: string }>(entry: T): Omit<T, "status"> => {
+  const { status: _status, ...config } = entry;
+  return config;
+};
+
+type Tx = Transaction<Tables>;
+
+async function recordChange(tx: Tx, change: { kind: ChangeKind; key: string; action: ChangeAction; actor: Actor; before: object | null; after: object | null }): Promise<void> {
+  await tx
+    .insertInto("settingsChanges")
+    .values({
+      kind: change.kind,
+      key: change.key,
+      action: change.action,
+      actor: change.actor,
+      before: change.before === null ? null : JSON.stringify(maskSecrets(change.before)),
+      after: change.after === null ? null : JSON.stringify(maskSecrets(change.after)),
+    })
+    .execute();
+}
+
+/** jsonb comes back parsed from both drivers; a string (older pg settings) is parsed here. */
+const parsedJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value);
+
+/** The settings' version: the last change's id (0 before any). */
+export async function settingsVersion(db: Builder): Promise<number> {
+  const row = await db.selectFrom("settingsChanges").select(sql<string | number>`coalesce(max(id), 0)`.as("version")).executeTakeFirstOrThrow();
+  return Number(row.version);
+}
+
+/**
+ * Every buyer and source (archived ones too: their deliveries in flight and returns still need
+ * them) and the auction's rules, read in one transaction with the version they make up. An entry
+ * the schema no longer accepts (written by a newer release) is left out and named in `invalid`.
+ */
+export async function loadSettings(db: Builder): Promise<BusinessSettings & { invalid: string[] }> {
+  return db.transaction().execute(async (tx) => {
+    const version = await settingsVersion(tx);
+    const [buyerRows, sourceRows, auctionRow] = await Promise.all([
+      tx.selectFrom("buyers").select(["id", "status", "config"]).orderBy("createdAt").orderBy("id").execute(),
+      tx.selectFrom("trafficSources").select(["sid", "status", "config"]).orderBy("createdAt").orderBy("sid").execute(),
+      tx.selectFrom("businessSettings").select("value").where("key", "=", "auction").executeTakeFirst(),
+    ]);
+    const invalid: string[] = [];
+    const buyers: Buyer[] = [];
+    for (const row of buyerRows) {
+      const parsed = buyerSchema.safeParse({ ...(parsedJson(row.config) as object), status: row.status });
+      if (parsed.success) buyers.push(parsed.data);
+      else invalid.push(`buyer ${row.id}`);
+    }
+    const sources: Source[] = [];
+    for (const row of sourceRows) {
+      const parsed = sourceSchema.safeParse({ ...(parsedJson(row.config) as object), status: row.status });
+      if (parsed.success) sources.push(parsed.data);
+      else invalid.push(`source ${row.sid}`);
+    }
+    const auction = auctionRow ? { ...DEFAULT_AUCTION, ...(parsedJson(auctionRow.value) as Partial<AuctionSettings>) } : DEFAULT_AUCTION;
+    return { version, buyers, sources, auction, invalid };
+  });
+}
+
+/** Whether nothing was ever configured (no buyer, no source): the start-up import's condition. */
+export async function settingsEmpty(db: Builder): Promise<boolean> {
+  const [buyer, source] = await Promise.all([
+    db.selectFrom("buyers").select("id").limit(1).executeTakeFirst(),
+    db.selectFrom("trafficSources").select("sid").limit(1).executeTakeFirst(),
+  ]);
+  return buyer === undefined && source === undefined;
+}
+
+interface Stored<T> {
+  entry: T;
+  revision: number;
+}
+
+async function storedBuyer(tx: Tx | Builder, id: string, lock = false): Promise<Stored<Buyer> | undefined> {
+  let query = tx.selectFrom("buyers").select(["status", "config", "revision"]).where("id", "=", id);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row ? { entry: buyerSchema.parse({ ...(parsedJson(row.config) as object), status: row.status }), revision: row.revision } : undefined;
+}
+
+async function storedSource(tx: Tx | Builder, sid: string, lock = false): Promise<Stored<Source> | undefined> {
+  let query = tx.selectFrom("trafficSources").select(["status", "config", "revision"]).where("sid", "=", sid);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row ? { entry: sourceSchema.parse({ ...(parsedJson(row.config) as object), status: row.status }), revision: row.revision } : undefined;
+}
+
+/** One buyer with its revision (for an edit form's optimistic check), or undefined. */
+export async function getBuyer(db: Builder, id: string): Promise<Stored<Buyer> | undefined> {
+  return storedBuyer(db, id);
+}
+
+/** One source with its revision, or undefined. */
+export async function getSource(db: Builder, sid: string): Promise<Stored<Source> | undefined> {
+  return storedSource(db, sid);
+}
+
+const sameEntry = (a: object, b: object) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([, entry]) => entry !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, entry]) => [key, sortKeys(entry)]),
+  );
+}
+
+async function writeBuyer(tx: Tx, buyer: Buyer, actor: Actor, action: ChangeAction, before: Stored<Buyer> | undefined): Promise<number> {
+  const config = JSON.stringify(configOf(buyer));
+  if (before === undefined) {
+    await tx.insertInto("buyers").values({ id: buyer.id, status: buyer.status, config, updatedBy: actor }).execute();
+  } else {
+    await tx
+      .updateTable("buyers")
+      .set({ status: buyer.status, config, revision: before.revision + 1, updatedAt: new Date(), updatedBy: actor })
+      .where("id", "=", buyer.id)
+      .execute();
+  }
+  await recordChange(tx, { kind: "buyer", key: buyer.id, action, actor, before: before?.entry ?? null, after: buyer });
+  return (before?.revision ?? 0) + 1;
+}
+
+async function writeSource(tx: Tx, source: Source, actor: Actor, action: ChangeAction, before: Stored<Source> | undefined): Promise<number> {
+  const config = JSON.stringify(configOf(source));
+  if (before === undefined) {
+    await tx.insertInto("trafficSources").values({ sid: source.sid, status: source.status, config, updatedBy: actor }).execute();
+  } else {
+    await tx
+      .updateTable("trafficSources")
+      .set({ status: source.status, config, revision: before.revision + 1, updatedAt: new Date(), updatedBy: actor })
+      .where("sid", "=", source.sid)
+      .execute();
+  }
+  await recordChange(tx, { kind: "source", key: source.sid, action, actor, before: before?.entry ?? null, after: source });
+  return (before?.revision ?? 0) + 1;
+}
+
+/** The names a new or renamed buyer may not take: another buyer's (the consent disclosure names buyers by name). */
+async function assertNameFree(tx: Tx, buyer: Buyer): Promise<void> {
+  const rows = await tx.selectFrom("buyers").select(["id", "config"]).where("id", "<>", buyer.id).execute();
+  const clash = rows.find((row) => (parsedJson(row.config) as { name?: string }).name?.toLowerCase() === buyer.name.toLowerCase());
+  if (clash) throw new SettingsKeyError(`buyer ${clash.id} is already named ${buyer.name}`);
+}
+
+/**
+ * A new buyer (its secret made here, returned once) from the console's checked form. Throws
+ * SettingsKeyError when the id or name is taken.
+ */
+export async function createBuyer(db: Builder, input: Omit<Buyer, "secret" | "previousSecret" | "previousSecretUntil">, actor: Actor): Promise<{ buyer: Buyer; secret: string }> {
+  const secret = generateSecret();
+  const buyer = buyerSchema.parse({ ...input, secret });
+  await db.transaction().execute(async (tx) => {
+    if (await storedBuyer(tx, buyer.id, true)) throw new SettingsKeyError(`a buyer with id ${buyer.id} exists already`);
+    await assertNameFree(tx, buyer);
+    await writeBuyer(tx, buyer, actor, "create", undefined);
+  });
+  return { buyer, secret };
+}
+
+/**
+ * Saves an edited buyer (its secrets are kept: only rotateBuyerSecret changes them) if its
+ * revision is still `revision`; else StaleRevisionError. Returns the new revision (the same when
+ * nothing changed: no history row is written for a form saved unchanged).
+ */
+export async function updateBuyer(db: Builder, input: Omit<Buyer, "secret" | "previousSecret" | "previousSecretUntil">, revision: number, actor: Actor): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const before = await storedBuyer(tx, input.id, true);
+    if (!before) throw new SettingsKeyError(`there is no buyer ${input.id}`);
+    if (before.revision !== revision) throw new StaleRevisionError("buyer", input.id, before.revision);
+    const { secret, previousSecret, previousSecretUntil } = before.entry;
+    const buyer = buyerSchema.parse({ ...input, secret, ...(previousSecret ? { previousSecret, previousSecretUntil } : {}) });
+    if (sameEntry(buyer, before.entry)) return before.revision;
+    if (buyer.name !== before.entry.name) await assertNameFree(tx, buyer);
+    return writeBuyer(tx, buyer, actor, "update", before);
+  });
+}
+
+const STATUS_ACTION: Record<BuyerStatus, ChangeAction> = { active: "resume", paused: "pause", archived: "archive" };
+
+/** Pauses, resumes or archives a buyer (an archived one may be made active again). Returns the new revision. */
+export async function setBuyerStatus(db: Builder, id: string, status: BuyerStatus, actor: Actor): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const before = await storedBuyer(tx, id, true);
+    if (!before) throw new SettingsKeyError(`there is no buyer ${id}`);
+    if (before.entry.status === status) return before.revision;
+    return writeBuyer(tx, { ...before.entry, status }, actor, STATUS_ACTION[status], before);
+  });
+}
+
+/**
+ * A new secret for the buyer, made here and returned once. The old one keeps signing (a second
+ * v1) and verifying for `overlapHours` (0: it stops at once), so the buyer switches without losing
+ * a lead. A secret still overlapping from an earlier rotation is dropped.
+ */
+export async function rotateBuyerSecret(db: Builder, id: string, overlapHours: number, actor: Actor, now: Date = new Date()): Promise<{ secret: string; overlapUntil: Date | null }> {
+  const secret = generateSecret();
+  const overlapUntil = overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3_600_000) : null;
+  await db.transaction().execute(async (tx) => {
+    const before = await storedBuyer(tx, id, true);
+    if (!before) throw new SettingsKeyError(`there is no buyer ${id}`);
+    const { previousSecret: _previous, previousSecretUntil: _until, ...rest } = before.entry;
+    const buyer: Buyer = { ...rest, secret, ...(overlapUntil ? { previousSecret: before.entry.secret, previousSecretUntil: overlapUntil.toISOString() } : {}) };
+    await writeBuyer(tx, buyer, actor, "rotate_secret", before);
+  });
+  return { secret, overlapUntil };
+}
+
+/** A new traffic source; SettingsKeyError when its sid is taken. */
+export async function createSource(db: Builder, input: Source, actor: Actor): Promise<void> {
+  const source = sourceSchema.parse(input);
+  await db.transaction().execute(async (tx) => {
+    if (await storedSource(tx, source.sid, true)) throw new SettingsKeyError(`a source with sid ${source.sid} exists already`);
+    await writeSource(tx, source, actor, "create", undefined);
+  });
+}
+
+/** Saves an edited source if its revision is still `revision` (StaleRevisionError otherwise); returns the new revision. */
+export async function updateSource(db: Builder, input: Source, revision: number, actor: Actor): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const before = await storedSource(tx, input.sid, true);
+    if (!before) throw new SettingsKeyError(`there is no source ${input.sid}`);
+    if (before.revision !== revision) throw new StaleRevisionError("source", input.sid, before.revision);
+    const source = sourceSchema.parse(input);
+    if (sameEntry(source, before.entry)) return before.revision;
+    const action: ChangeAction = source.status !== before.entry.status ? (source.status === "archived" ? "archive" : "resume") : "update";
+    return writeSource(tx, source, actor, action, before);
+  });
+}
+
+/** Archives (or restores) a source. */
+export async function setSourceStatus(db: Builder, sid: string, status: SourceStatus, actor: Actor): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const before = await storedSource(tx, sid, true);
+    if (!before) throw new SettingsKeyError(`there is no source ${sid}`);
+    if (before.entry.status === status) return before.revision;
+    return writeSource(tx, { ...before.entry, status }, actor, status === "archived" ? "archive" : "resume", before);
+  });
+}
+
+async function writeAuction(tx: Tx, auction: AuctionSettings, actor: Actor, action: ChangeAction): Promise<boolean> {
+  const row = await tx.selectFrom("businessSettings").select(["value", "revision"]).where("key", "=", "auction").forUpdate().executeTakeFirst();
+  const before = row ? { ...DEFAULT_AUCTION, ...(parsedJson(row.value) as object) } : null;
+  if (before && sameEntry(before, auction)) return false;
+  if (!row && sameEntry(DEFAULT_AUCTION, auction)) return false;
+  const value = JSON.stringify(auction);
+  if (row) await tx.updateTable("businessSettings").set({ value, revision: row.revision + 1, updatedAt: new Date(), updatedBy: actor }).where("key", "=", "auction").execute();
+  else await tx.insertInto("businessSettings").values({ key: "auction", value, updatedBy: actor }).execute();
+  await recordChange(tx, { kind: "auction", key: "auction", action, actor, before: before ?? DEFAULT_AUCTION, after: auction });
+  return true;
+}
+
+/** The auction's rules (how many share a lead, how long a bid holds). */
+export async function saveAuction(db: Builder, auction: AuctionSettings, actor: Actor): Promise<void> {
+  const checked = buyersFileSchema.parse({ buyers: [], auction }).auction;
+  await db.transaction().execute((tx) => writeAuction(tx, checked, actor, "update"));
+}
+
+/** What an import did, entry by entry. */
+export interface ImportReport {
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+  /** Buyers given no secret in the file and new here: the secret made for each, to hand over once. */
+  generatedSecrets: Record<string, string>;
+}
+
+export class ImportFileError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`the file is not a valid buyers file:\n${problems.map((line) => `  - ${line}`).join("\n")}`);
+    this.name = "ImportFileError";
+  }
+}
+
+/**
+ * Imports a buyers file (BUYERS_FILE's format; `exportSettings`' output): every buyer and source
+ * in it is created or, when different, updated; those equal to what is stored are left alone
+ * (importing the same file twice changes nothing the second time). Entries stored but not in the
+ * file are kept. A buyer without a `secret` keeps its stored one, or is given a new one (reported
+ * once). All or nothing, in one transaction; ImportFileError names every problem.
+ */
+export async function importSettings(db: Builder, raw: unknown, actor: Actor): Promise<ImportReport> {
+  return db.transaction().execute(async (tx) => {
+    const report: ImportReport = { created: [], updated: [], unchanged: [], generatedSecrets: {} };
+    const withSecrets = await fillSecrets(tx, raw, report.generatedSecrets);
+    const parsed = buyersFileSchema.safeParse(withSecrets);
+    if (!parsed.success) throw new ImportFileError(parsed.error.issues.map((issue) => `${issue.path.join(".") || "(file)"}: ${issue.message}`));
+    const file = parsed.data;
+    for (const buyer of file.buyers) {
+      const before = await storedBuyer(tx, buyer.id, true);
+      const name = `buyer ${buyer.id}`;
+      if (before && sameEntry(before.entry, buyer)) report.unchanged.push(name);
+      else {
+        await assertNameFree(tx, buyer);
+        await writeBuyer(tx, buyer, actor, "import", before);
+        (before ? report.updated : report.created).push(name);
+      }
+    }
+    for (const source of file.sources) {
+      const before = await storedSource(tx, source.sid, true);
+      const name = `source ${source.sid}`;
+      if (before && sameEntry(before.entry, source)) report.unchanged.push(name);
+      else {
+        await writeSource(tx, source, actor, "import", before);
+        (before ? report.updated : report.created).push(name);
+      }
+    }
+    if (isObject(raw) && raw.auction !== undefined) {
+      if (await writeAuction(tx, file.auction, actor, "import")) report.updated.push("auction");
+      else report.unchanged.push("auction");
+    }
+    return report;
+  });
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+
+async function fillSecrets(tx: Tx, raw: unknown, generated: Record<string, string>): Promise<unknown> {
+  if (!isObject(raw) || !Array.isArray(raw.buyers)) return raw;
+  const buyers = await Promise.all(
+    raw.buyers.map(async (entry: unknown) => {
+      if (!isObject(entry) || entry.secret !== undefined || typeof entry.id !== "string") return entry;
+      const stored = await tx.selectFrom("buyers").select("config").where("id", "=", entry.id).executeTakeFirst();
+      const config = stored ? (parsedJson(stored.config) as Partial<Buyer>) : undefined;
+      if (config?.secret) return { ...entry, secret: config.secret, ...(config.previousSecret && entry.previousSecret === undefined ? { previousSecret: config.previousSecret, previousSecretUntil: config.previousSecretUntil } : {}) };
+      const secret = generateSecret();
+      generated[entry.id] = secret;
+      return { ...entry, secret };
+    }),
+  );
+  return { ...raw, buyers };
+}
+
+/**
+ * The settings as a buyers file (what import reads back). Secrets are left out unless
+ * `withSecrets`: an export is safe to paste into a ticket; importing it keeps the stored secrets.
+ */
+export async function exportSettings(db: Builder, options: { withSecrets: boolean }): Promise<Record<string, unknown>> {
+  const settings = await loadSettings(db);
+  const strip = (buyer: Buyer) => {
+    if (options.withSecrets) return buyer;
+    const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, ...rest } = buyer;
+    return rest;
+  };
+  return { buyers: settings.buyers.map(strip), sources: settings.sources, auction: settings.auction };
+}
+
+/** A buyer's or source's history, newest first (the console's history table). */
+export async function settingsHistory(db: Builder, kind: ChangeKind, key: string, limit = 50): Promise<SettingsChange[]> {
+  const rows = await db
+    .selectFrom("settingsChanges")
+    .select(["id", "kind", "key", "action", "actor", "at", "before", "after"])
+    .where("kind", "=", kind)
+    .where("key", "=", key)
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    kind: row.kind,
+    key: row.key,
+    action: row.action as ChangeAction,
+    actor: row.actor,
+    at: row.at,
+    before: (parsedJson(row.before) as Record<string, unknown> | null) ?? null,
+    after: (parsedJson(row.after) as Record<string, unknown> | null) ?? null,
+  }));
+}
