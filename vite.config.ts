@@ -29,6 +29,7 @@ const serverBuild: BuildEnvironmentOptions = {
       leads: "server/cli/leads.ts",
       report: "server/cli/report.ts",
       admin: "server/cli/admin.ts",
+      buyers: "server/cli/buyers.ts",
     },
     output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
   },

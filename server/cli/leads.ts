@@ -21,6 +21,7 @@ import { leadsCsv } from "../leads/export-columns";
 import { deliveryRepository, type AttemptRecord, type DeliveryRecord } from "../db/deliveries";
 import type { DeliveryStatus } from "../db/schema";
 import { loadBuyersFile } from "../delivery/buyers";
+import { commandSettings } from "./settings";
 import { returnLead, type ReturnDependencies, type ReturnRequest } from "../delivery/returns";
 import { createLogger } from "../logger";
 import { createEventWriter } from "../analytics/writer";
@@ -271,13 +272,15 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
   }
 
   const config = loadConfig(env);
-  // A return tells the traffic source through its postback, which only BUYERS_FILE knows; a bad file stops here.
-  if (command === "return" && !config.BUYERS_FILE) throw new Error("return needs BUYERS_FILE, as the server has it: the traffic source is told of the return through its postback.");
-  const buyers = command === "return" ? loadBuyersFile(config.BUYERS_FILE!) : undefined;
+  // A bad BUYERS_FILE stops here, before the database is opened.
+  if (command === "return" && config.BUYERS_FILE) loadBuyersFile(config.BUYERS_FILE);
 
   const db = await openDatabase(config);
   try {
     await migrate(db);
+    // A return tells the traffic source through its postback: the sources as the servers have them.
+    const buyers = command === "return" ? await commandSettings(db, config) : undefined;
+    if (command === "return" && !buyers) throw new Error("return needs the buyers: none is configured (the console's Buyers page, or BUYERS_FILE before the first start).");
     if (command === "deliveries") {
       const status = values.status as DeliveryStatus | undefined;
       out(formatDeliveries(await listDeliveries(db, { status, since, reference }), format));

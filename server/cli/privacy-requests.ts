@@ -13,12 +13,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config";
+import { loadConfig, type Config } from "../config";
 import { openDatabase, type Database } from "../db/database";
 import { migrate } from "../db/migrate";
 import { deliveryRepository } from "../db/deliveries";
 import { privacyRequestRepository, type NewPrivacyRequest, type PrivacyRequestRecord, type PrivacyRequestStatus } from "../db/privacy-requests";
-import { loadBuyersFile } from "../delivery/buyers";
+import { commandSettings } from "./settings";
 import { dueDate } from "../privacy/deadlines";
 import { monthsBefore, PRIVACY_REQUEST_RETENTION_MONTHS } from "../leads/retention";
 import { disclosuresFor, personContact, type Disclosure } from "../privacy/disclosures";
@@ -102,10 +102,10 @@ function contactOption(values: { email?: string | undefined; phone?: string | un
   }
 }
 
-/** The buyers' names by id, from BUYERS_FILE when it is set. */
-function buyerNames(file: string | undefined): Map<string, string> {
-  if (!file) return new Map();
-  return new Map(loadBuyersFile(file).buyers.map((buyer) => [buyer.id, buyer.name]));
+/** The buyers' names by id, as the servers have them (server/cli/settings.ts). */
+async function buyerNames(db: Database, config: Config): Promise<Map<string, string>> {
+  const settings = await commandSettings(db, config);
+  return new Map((settings?.buyers ?? []).map((buyer) => [buyer.id, buyer.name]));
 }
 
 interface RecordInput {
@@ -271,7 +271,7 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
         return 0;
       }
       case "disclosures": {
-        const rows = await disclosuresFor(deliveryRepository(db), contact!, buyerNames(config.BUYERS_FILE));
+        const rows = await disclosuresFor(deliveryRepository(db), contact!, await buyerNames(db, config));
         out(formatDisclosures(rows, values.format ?? "csv"));
         return 0;
       }

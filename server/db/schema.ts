@@ -202,12 +202,14 @@ interface Audited {
 }
 export interface BuyersTable extends Audited {
   id: string;
+  position: Identity;
   status: "active" | "paused" | "archived";
   /** The buyer's entry as server/delivery/buyers.ts's schema reads it (status aside). */
   config: ColumnType<unknown, string, string>;
 }
 export interface TrafficSourcesTable extends Audited {
   sid: string;
+  position: Identity;
   status: "active" | "archived";
   config: ColumnType<unknown, string, string>;
 }

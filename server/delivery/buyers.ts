@@ -216,9 +216,16 @@ export function loadBuyersFile(file: string): BuyersFile {
 
 const WEEKDAY_OF: Record<string, Weekday> = { Mon: "mon", Tue: "tue", Wed: "wed", Thu: "thu", Fri: "fri", Sat: "sat", Sun: "sun" };
 
-/** The buyer's addresses that are not https:// (refused in production: a lead carries personal information). */
-export function insecureUrls(buyer: Pick<Buyer, "url" | "pingUrl" | "webhookUrl">): string[] {
-  return (["url", "pingUrl", "webhookUrl"] as const).filter((key) => buyer[key] !== undefined && !buyer[key]!.startsWith("https://"));
+/**
+ * The buyer's addresses that are neither https:// nor on this machine (refused in production: a
+ * lead carries personal information; a loopback address is a local relay or the buyer stub).
+ */
+export function insecureUrls(buyer: Pick<Buyer, "url" | "pingUrl" | "webhookUrl">): Array<"url" | "pingUrl" | "webhookUrl"> {
+  const secure = (address: string) => {
+    const url = new URL(address);
+    return url.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  };
+  return (["url", "pingUrl", "webhookUrl"] as const).filter((key) => buyer[key] !== undefined && !secure(buyer[key]!));
 }
 
 /** The time zone a buyer's caps and budgets count in: its own, else its schedule's, else US Eastern. */

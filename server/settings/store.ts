@@ -11,7 +11,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { Builder } from "../db/database";
 import type { Tables } from "../db/schema";
-import { buyerSchema, buyersFileSchema, sourceSchema, type Buyer, type BuyersFile, type BuyerStatus, type Source, type SourceStatus } from "../delivery/buyers";
+import { buyerSchema, buyersFileSchema, insecureUrls, sourceSchema, type Buyer, type BuyersFile, type BuyerStatus, type Source, type SourceStatus } from "../delivery/buyers";
 
 /** The settings every replica runs on, with the version (settings_changes' highest id) they were read at. */
 export interface BusinessSettings extends BuyersFile {
@@ -115,8 +115,8 @@ export async function loadSettings(db: Builder): Promise<BusinessSettings & { in
   return db.transaction().execute(async (tx) => {
     const version = await settingsVersion(tx);
     const [buyerRows, sourceRows, auctionRow] = await Promise.all([
-      tx.selectFrom("buyers").select(["id", "status", "config"]).orderBy("createdAt").orderBy("id").execute(),
-      tx.selectFrom("trafficSources").select(["sid", "status", "config"]).orderBy("createdAt").orderBy("sid").execute(),
+      tx.selectFrom("buyers").select(["id", "status", "config"]).orderBy("position").execute(),
+      tx.selectFrom("trafficSources").select(["sid", "status", "config"]).orderBy("position").execute(),
       tx.selectFrom("businessSettings").select("value").where("key", "=", "auction").executeTakeFirst(),
     ]);
     const invalid: string[] = [];
@@ -360,13 +360,33 @@ export class ImportFileError extends Error {
  * file are kept. A buyer without a `secret` keeps its stored one, or is given a new one (reported
  * once). All or nothing, in one transaction; ImportFileError names every problem.
  */
-export async function importSettings(db: Builder, raw: unknown, actor: Actor): Promise<ImportReport> {
+export async function importSettings(db: Builder, raw: unknown, actor: Actor, options: { dryRun?: boolean; requireHttps?: boolean } = {}): Promise<ImportReport> {
+  try {
+    return await importInTransaction(db, raw, actor, options);
+  } catch (error) {
+    if (error instanceof DryRunDone) return error.report;
+    throw error;
+  }
+}
+
+/** Rolls a dry run's transaction back, carrying what it would have done. */
+class DryRunDone extends Error {
+  constructor(readonly report: ImportReport) {
+    super("dry run");
+  }
+}
+
+async function importInTransaction(db: Builder, raw: unknown, actor: Actor, options: { dryRun?: boolean; requireHttps?: boolean }): Promise<ImportReport> {
   return db.transaction().execute(async (tx) => {
     const report: ImportReport = { created: [], updated: [], unchanged: [], generatedSecrets: {} };
     const withSecrets = await fillSecrets(tx, raw, report.generatedSecrets);
     const parsed = buyersFileSchema.safeParse(withSecrets);
     if (!parsed.success) throw new ImportFileError(parsed.error.issues.map((issue) => `${issue.path.join(".") || "(file)"}: ${issue.message}`));
     const file = parsed.data;
+    if (options.requireHttps) {
+      const insecure = file.buyers.flatMap((buyer, index) => insecureUrls(buyer).map((key) => `buyers.${index}.${key}: must be an https:// address in production`));
+      if (insecure.length > 0) throw new ImportFileError(insecure);
+    }
     for (const buyer of file.buyers) {
       const before = await storedBuyer(tx, buyer.id, true);
       const name = `buyer ${buyer.id}`;
@@ -390,6 +410,7 @@ export async function importSettings(db: Builder, raw: unknown, actor: Actor): P
       if (await writeAuction(tx, file.auction, actor, "import")) report.updated.push("auction");
       else report.unchanged.push("auction");
     }
+    if (options.dryRun) throw new DryRunDone(report);
     return report;
   });
 }

@@ -427,4 +427,78 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     ]);
     expect(stub.received("acme").map((lead) => lead.idempotencyKey)).toEqual([`${reference}:acme`]);
   });
+
+  it("counts caps per hour, week and month in the buyer's time zone, and starts a new period at 0", async () => {
+    const file = buyersFile({ acme: { caps: { hour: 1, week: 3 } }, zenith: { caps: { month: 2 }, timeZone: "America/Los_Angeles" } });
+    const targets = async () => (await deliveriesOf(await storeLead(file))).map((delivery) => delivery.target).sort();
+    expect(await targets()).toEqual(["acme", "zenith"]);
+    expect(await targets()).toEqual(["zenith"]); // acme's hour is full; zenith's month now too
+    expect(await targets()).toEqual([]);
+    later(3_600_000); // 11:00 in New York: a new hour for acme
+    expect(await targets()).toEqual(["acme"]);
+    later(3_600_000);
+    expect(await targets()).toEqual(["acme"]); // its third lead of the week
+    later(3_600_000);
+    expect(await targets()).toEqual([]); // the week is full
+    later(7 * 86_400_000); // the next Monday: a new week; the same month for zenith
+    expect(await targets()).toEqual(["acme"]);
+    later(8 * 86_400_000); // December in Los Angeles
+    expect(await targets()).toEqual(["acme", "zenith"]);
+  });
+
+  it("stops at a dollar budget per day: a lead that would pass it is skipped, one that fits is still taken", async () => {
+    // acme pays 18.50, 22.50 for a homeowner: with $41 a day, two homeowners (45) would pass it; a homeowner and a renter (41) fit.
+    const file = buyersFile({ acme: { budget: { day: 41 }, priceRules: [{ label: "Homeowners", when: { homeowner: true }, add: 4 }] }, zenith: { budget: { day: 10 } } });
+    const targets = async (overrides: NewLeadOverrides = {}) => (await deliveriesOf(await storeLead(file, overrides))).map((delivery) => [delivery.target, delivery.price]);
+    // zenith's $12 never fits its $10 a day: never offered.
+    expect(await targets()).toEqual([["acme", 22.5]]); // the sample household owns its home
+    expect(await targets()).toEqual([]); // 22.50 + 22.50 > 41
+    const renter = { lead: { ...SAMPLE_ANSWERS, residence: "rent" } } as NewLeadOverrides;
+    expect(await targets(renter)).toEqual([["acme", 18.5]]); // 22.50 + 18.50 = 41
+    expect(await targets(renter)).toEqual([]);
+  });
+
+  it("prices each lead by the buyer's rules and keeps how the price was reached with the delivery", async () => {
+    const file = buyersFile({
+      acme: { price: 12, priceRules: [{ label: "Homeowners", when: { homeowner: true }, add: 4 }, { label: "California", when: { states: ["CA"] }, add: -1.5 }, { label: "Texas", when: { states: ["TX"] }, add: 9 }] },
+    });
+    const [acme] = (await deliveriesOf(await storeLead(file))).filter((delivery) => delivery.target === "acme");
+    expect(acme).toMatchObject({ price: 14.5, priceReason: "base $12.00 + Homeowners +$4.00 + California −$1.50" });
+    const sending = worker(file);
+    await sending.runOnce();
+    expect((stub.received("acme")[0]!.json as { price?: number }).price).toBe(14.5);
+  });
+
+  it("offers nothing to a paused or archived buyer, and still sends what it was already given", async () => {
+    const file = buyersFile();
+    const before = await storeLead(file);
+    const paused = buyersFileSchema.parse({ ...file, buyers: file.buyers.map((buyer) => (buyer.id === "acme" ? { ...buyer, status: "paused" } : { ...buyer, status: "archived" })) });
+    expect(await deliveriesOf(await storeLead(paused))).toEqual([]);
+    await worker(paused).runOnce();
+    expect(stub.received("acme").map((lead) => lead.reference)).toEqual([before]);
+    expect(stub.received("zenith").map((lead) => lead.reference)).toEqual([before]);
+  });
+
+  it("signs with the old and the new secret while a rotation overlaps, then with the new one only", async () => {
+    const rotated = "acme-new-secret-that-is-at-least-32-chars";
+    const file = buyersFile({ acme: { secret: rotated, previousSecret: SECRETS.acme, previousSecretUntil: new Date(Date.now() + 3_600_000).toISOString() }, sources: [] });
+    await storeLead(file);
+    await worker(file, { now: () => new Date() }).runOnce();
+    const [during] = stub.received("acme");
+    expect(during!.signature).toBe("ok"); // the stub still holds the old secret
+    expect(verifySignature(rotated, during!.headers["x-signature"] as string, during!.rawBody)).toBe("ok");
+    const over = buyersFile({ acme: { secret: rotated, previousSecret: SECRETS.acme, previousSecretUntil: new Date(Date.now() - 1_000).toISOString() }, sources: [] });
+    await storeLead(over, { lead: { ...SAMPLE_ANSWERS, email: "other.person@example.com", phone: "4155550177" } } as NewLeadOverrides);
+    await worker(over, { now: () => new Date() }).runOnce();
+    expect(stub.received("acme")[1]!.signature).toBe("mismatch");
+  });
+
+  it("pays and calls back no archived source", async () => {
+    const file = buyersFile({ sources: [{ sid: "a1", payout: 6, postbackUrl: stub.postbackUrl(), status: "archived" }] });
+    await storeLead(file, { tid: "CLICK-1" });
+    const sending = worker(file);
+    await sending.runOnce();
+    expect(await sending.runOnce()).toBe(0);
+    expect(stub.postbacks()).toEqual([]);
+  });
 });

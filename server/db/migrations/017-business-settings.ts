@@ -1,7 +1,8 @@
 /**
  * Version 17: the business is run from the console (issue 33). Buyers and traffic sources move
  * from BUYERS_FILE into the database, each as its checked JSON entry (validated by the same zod
- * schemas as the file, server/delivery/buyers.ts) with a status and a revision; the auction's
+ * schemas as the file, server/delivery/buyers.ts) with a status, a revision and its position (the
+ * order they were added in, which the consent disclosure names them in); the auction's
  * settings are one row of business_settings. Every change is a row of settings_changes (who,
  * when, action, the entry before and after, secrets masked): the console shows it per buyer, and
  * its highest id is the settings' version every replica polls (server/settings/directory.ts).
@@ -26,12 +27,14 @@ export const businessSettings: Migration = {
   statements: [
     `CREATE TABLE buyers (
        id text PRIMARY KEY,
+       position bigint GENERATED ALWAYS AS IDENTITY,
        status text NOT NULL CHECK (status IN ('active', 'paused', 'archived')),
        config jsonb NOT NULL,
        ${audit}
      )`,
     `CREATE TABLE traffic_sources (
        sid text PRIMARY KEY,
+       position bigint GENERATED ALWAYS AS IDENTITY,
        status text NOT NULL CHECK (status IN ('active', 'archived')),
        config jsonb NOT NULL,
        ${audit}

@@ -1,0 +1,123 @@
+/**
+ * `npm run buyers -- import|export` (server/cli/buyers.ts) on both stores: the file becomes an
+ * import (issue 33, item 7). Import is idempotent and all or nothing, keeps stored secrets when the
+ * file has none, makes and prints one for a new buyer without; export never prints a secret unless
+ * asked, and what it prints imports back unchanged.
+ */
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { run } from "../../server/cli/buyers";
+import { UsageError } from "../../server/cli/common";
+import { loadSettings, settingsHistory } from "../../server/settings/store";
+import { commandStores, withCommandStore, type CommandStore } from "../support/databases";
+import { projectRoot } from "../../tools/production-server";
+
+const EXAMPLE = path.join(projectRoot, "deploy", "buyers.example.json");
+
+describe.each(commandStores())("npm run buyers ($kind)", ({ make }) => {
+  let location: CommandStore;
+  let folder: string;
+  const buyers = async (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+    let output = "";
+    const code = await run(argv, (text) => (output += text), { ...location.env, ...env });
+    return { code, output };
+  };
+  const settings = () => withCommandStore(location, (db) => loadSettings(db.builder));
+
+  beforeAll(async () => {
+    location = await make();
+    folder = await mkdtemp(path.join(tmpdir(), "buyers-cli-"));
+  });
+  afterAll(async () => {
+    await location.remove();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it("imports the example file, and importing it again changes nothing", async () => {
+    const first = await buyers(["import", EXAMPLE]);
+    expect(first.code).toBe(0);
+    expect(first.output).toMatch(/^Created 4: buyer summit, buyer harbor, source fb01, auction\n|^Created 3: buyer summit, buyer harbor, source fb01\n/);
+    const again = await buyers(["import", EXAMPLE]);
+    expect(again.output).toMatch(/^Unchanged \d: buyer summit, buyer harbor, source fb01/);
+    expect(again.output).toContain("Nothing to change");
+    const stored = await settings();
+    expect(stored.buyers.map((buyer) => [buyer.id, buyer.status])).toEqual([["summit", "active"], ["harbor", "active"]]);
+    expect(await withCommandStore(location, (db) => settingsHistory(db.builder, "buyer", "summit"))).toEqual([expect.objectContaining({ action: "import", actor: "cli" })]);
+  });
+
+  it("exports without secrets unless asked, and the export imports back with every secret kept", async () => {
+    const plain = await buyers(["export"]);
+    const exported = JSON.parse(plain.output) as { buyers: Array<Record<string, unknown>> };
+    expect(exported.buyers.map((buyer) => buyer.secret)).toEqual([undefined, undefined]);
+    expect(plain.output).not.toMatch(/secret/i);
+    const example = JSON.parse(await readFile(EXAMPLE, "utf8")) as { buyers: Array<{ secret: string }> };
+    const withSecrets = JSON.parse((await buyers(["export", "--with-secrets"])).output) as { buyers: Array<{ secret: string }> };
+    expect(withSecrets.buyers.map((buyer) => buyer.secret)).toEqual(example.buyers.map((buyer) => buyer.secret));
+    const file = path.join(folder, "exported.json");
+    await writeFile(file, plain.output);
+    expect((await buyers(["import", file])).output).toContain("Nothing to change");
+    expect((await settings()).buyers.map((buyer) => buyer.secret)).toEqual(example.buyers.map((buyer) => buyer.secret));
+  });
+
+  it("updates what changed, keeps what the file leaves out, and makes a secret for a new buyer given none", async () => {
+    const exported = JSON.parse((await buyers(["export"])).output) as { buyers: Array<Record<string, unknown>>; sources: unknown[] };
+    const changed = {
+      buyers: [{ ...exported.buyers[0], price: 21, caps: { day: 150, hour: 20 } }, { id: "nova", name: "Nova Auto Agency", url: "https://leads.nova.example/post", price: 9 }],
+    };
+    const file = path.join(folder, "changed.json");
+    await writeFile(file, JSON.stringify(changed));
+    const dry = await buyers(["import", file, "--dry-run"]);
+    expect(dry.output).toContain("Created (would be) 1: buyer nova");
+    expect(dry.output).toContain("Dry run: nothing was changed.");
+    expect((await settings()).buyers.map((buyer) => buyer.id)).toEqual(["summit", "harbor"]);
+    const done = await buyers(["import", file]);
+    expect(done.output).toContain("Created 1: buyer nova\nUpdated 1: buyer summit\n");
+    const secret = /nova: (\S+)/.exec(done.output)?.[1];
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const stored = await settings();
+    expect(stored.buyers.map((buyer) => buyer.id)).toEqual(["summit", "harbor", "nova"]);
+    expect(stored.buyers.find((buyer) => buyer.id === "nova")!.secret).toBe(secret);
+    expect(stored.buyers.find((buyer) => buyer.id === "summit")).toMatchObject({ price: 21, caps: { day: 150, hour: 20 } });
+    const history = await withCommandStore(location, (db) => settingsHistory(db.builder, "buyer", "summit"));
+    expect(history[0]).toMatchObject({ action: "import", before: expect.objectContaining({ price: 18.5 }), after: expect.objectContaining({ price: 21 }) });
+    // History never holds a secret, only its fingerprint.
+    expect(JSON.stringify(history)).not.toContain(stored.buyers[0]!.secret);
+    expect(history[0]!.after!.secret).toMatch(/^sha256:[0-9a-f]{12}$/);
+  });
+
+  it("refuses a bad file whole, naming each problem, and changes nothing", async () => {
+    const file = path.join(folder, "bad.json");
+    await writeFile(file, JSON.stringify({ buyers: [{ id: "summit", name: "Summit Auto Insurance Agency", url: "ftp://x", price: -1 }, { id: "new-one", name: "New One", url: "https://x.example", price: 1 }] }));
+    const attempt = buyers(["import", file]);
+    await expect(attempt).rejects.toThrow(UsageError);
+    await expect(attempt).rejects.toThrow(/buyers\.0\.url: an http\(s\) URL[\s\S]*buyers\.0\.price[\s\S]*Nothing was changed/);
+    expect((await settings()).buyers.map((buyer) => buyer.id)).toEqual(["summit", "harbor", "nova"]);
+  });
+
+  it("refuses a plain http:// buyer address in production", async () => {
+    const file = path.join(folder, "plain.json");
+    await writeFile(file, JSON.stringify({ buyers: [{ id: "plain", name: "Plain Agency", url: "http://leads.plain.example/post", price: 3 }] }));
+    await expect(buyers(["import", file], { NODE_ENV: "production", CSRF_SECRET: "x".repeat(32) })).rejects.toThrow(/buyers\.0\.url: must be an https:\/\/ address in production/);
+  });
+
+  it.each([
+    [[], /^Usage/],
+    [["import"], /Say which file/],
+    [["import", "/nonexistent/buyers.json"], /Cannot read/],
+    [["export", "--dry-run"], /--dry-run is for import/],
+    [["import", EXAMPLE, "--with-secrets"], /--with-secrets is for export/],
+    [["delete", "summit"], /Unknown command/],
+  ])("refuses %j as a usage error", async (argv, message) => {
+    if (argv.length === 0) {
+      const { code, output } = await buyers([]);
+      expect(code).toBe(2);
+      expect(output).toMatch(message);
+      return;
+    }
+    const attempt = buyers(argv);
+    await expect(attempt).rejects.toThrow(UsageError);
+    await expect(attempt).rejects.toThrow(message);
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * The business settings in the database (server/settings/, issue 33 items 1–3) on both stores:
+ * every change keeps its history with secrets masked, an edit from a stale form is refused, a
+ * rotated secret overlaps, and a replica's directory picks up a change it was not told of at its
+ * next poll (two server processes: tests/process/settings-replicas.test.ts); the consent
+ * disclosure follows the buyers' names.
+ */
+import pino from "pino";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { activeSecrets, buyerSchema, type Buyer } from "../../server/delivery/buyers";
+import { openSettingsDirectory, type SettingsDirectory } from "../../server/settings/directory";
+import {
+  createBuyer,
+  createSource,
+  getBuyer,
+  loadSettings,
+  rotateBuyerSecret,
+  secretFingerprint,
+  setBuyerStatus,
+  settingsHistory,
+  settingsVersion,
+  StaleRevisionError,
+  SettingsKeyError,
+  updateBuyer,
+  updateSource,
+} from "../../server/settings/store";
+import { createLeadCapture } from "../../server/leads/capture";
+import { allStores, type TestDatabase } from "../support/databases";
+
+const quiet = pino({ level: "silent" });
+type BuyerInput = Parameters<typeof createBuyer>[1];
+const input = (overrides: Partial<Buyer> = {}): BuyerInput => {
+  const { secret: _secret, ...buyer } = buyerSchema.parse({ id: "acme", name: "Acme Insurance Agency", url: "https://leads.acme.example/post", price: 12, secret: "s".repeat(32), ...overrides });
+  return buyer;
+};
+
+describe.each(allStores())("business settings ($kind)", (store) => {
+  let db: TestDatabase;
+  let directories: SettingsDirectory[] = [];
+  const directory = async (pollMs = 50) => {
+    const opened = await openSettingsDirectory({ db: db.builder, logger: quiet, pollMs });
+    directories.push(opened);
+    return opened;
+  };
+
+  beforeAll(async () => {
+    db = await store.open();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  beforeEach(async () => {
+    await db.query("TRUNCATE buyers, traffic_sources, business_settings, settings_changes, consent_disclosures RESTART IDENTITY CASCADE");
+  });
+  afterEach(() => {
+    for (const opened of directories) opened.stop();
+    directories = [];
+  });
+
+  it("creates a buyer with a secret made by the server, and keeps who changed what, before and after, secrets masked", async () => {
+    const { buyer, secret } = await createBuyer(db.builder, input(), "console:alice");
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(buyer.secret).toBe(secret);
+    await updateBuyer(db.builder, input({ price: 15, caps: { day: 100 } }), 1, "console:bob");
+    await setBuyerStatus(db.builder, "acme", "paused", "console:bob");
+    const history = await settingsHistory(db.builder, "buyer", "acme");
+    expect(history.map((change) => [change.action, change.actor])).toEqual([["pause", "console:bob"], ["update", "console:bob"], ["create", "console:alice"]]);
+    expect(history[1]).toMatchObject({ before: expect.objectContaining({ price: 12 }), after: expect.objectContaining({ price: 15, caps: { day: 100 } }) });
+    expect(history[2]!.before).toBeNull();
+    expect(JSON.stringify(history)).not.toContain(secret);
+    expect(history[2]!.after!.secret).toBe(secretFingerprint(secret));
+    expect((await getBuyer(db.builder, "acme"))).toMatchObject({ revision: 3, entry: { status: "paused", price: 15, secret } });
+  });
+
+  it("refuses an edit made on a stale revision, a taken id or name, and writes nothing for a form saved unchanged", async () => {
+    await createBuyer(db.builder, input(), "console:alice");
+    await expect(createBuyer(db.builder, input(), "console:alice")).rejects.toBeInstanceOf(SettingsKeyError);
+    await expect(createBuyer(db.builder, input({ id: "other" }), "console:alice")).rejects.toThrow(/already named Acme Insurance Agency/);
+    expect(await updateBuyer(db.builder, input({ price: 13 }), 1, "console:alice")).toBe(2);
+    const stale = updateBuyer(db.builder, input({ price: 14 }), 1, "console:bob");
+    await expect(stale).rejects.toBeInstanceOf(StaleRevisionError);
+    const versionBefore = await settingsVersion(db.builder);
+    expect(await updateBuyer(db.builder, input({ price: 13 }), 2, "console:alice")).toBe(2);
+    expect(await settingsVersion(db.builder)).toBe(versionBefore);
+    await expect(updateBuyer(db.builder, input({ id: "nobody" }), 1, "console:alice")).rejects.toBeInstanceOf(SettingsKeyError);
+  });
+
+  it("rotates a secret with an overlap in which both verify, and without one the old stops at once", async () => {
+    const { secret: first } = await createBuyer(db.builder, input(), "console:alice");
+    const now = new Date();
+    const { secret: second, overlapUntil } = await rotateBuyerSecret(db.builder, "acme", 24, "console:alice", now);
+    expect(overlapUntil!.getTime()).toBe(now.getTime() + 24 * 3_600_000);
+    const rotated = (await getBuyer(db.builder, "acme"))!.entry;
+    expect(activeSecrets(rotated, now)).toEqual([second, first]);
+    expect(activeSecrets(rotated, new Date(now.getTime() + 25 * 3_600_000))).toEqual([second]);
+    const { secret: third } = await rotateBuyerSecret(db.builder, "acme", 0, "console:alice", now);
+    expect(activeSecrets((await getBuyer(db.builder, "acme"))!.entry, now)).toEqual([third]);
+    expect((await settingsHistory(db.builder, "buyer", "acme"))[0]).toMatchObject({ action: "rotate_secret", after: expect.objectContaining({ secret: secretFingerprint(third) }) });
+  });
+
+  it("keeps sources with their history and refuses a stale edit", async () => {
+    await createSource(db.builder, { sid: "fb01", name: "Facebook prospecting", status: "active", payout: 6, floor: 0 }, "console:alice");
+    expect(await updateSource(db.builder, { sid: "fb01", name: "Facebook prospecting", status: "active", payout: 7, floor: 10 }, 1, "console:alice")).toBe(2);
+    await expect(updateSource(db.builder, { sid: "fb01", status: "archived", payout: 7, floor: 10 }, 1, "console:bob")).rejects.toBeInstanceOf(StaleRevisionError);
+    expect((await loadSettings(db.builder)).sources).toEqual([{ sid: "fb01", name: "Facebook prospecting", status: "active", payout: 7, floor: 10 }]);
+    expect((await settingsHistory(db.builder, "source", "fb01")).map((change) => change.action)).toEqual(["update", "create"]);
+  });
+
+  it("applies a change it was not told of at its next poll, and at once after refresh()", async () => {
+    const replica = await directory(50);
+    replica.start();
+    const heard: number[] = [];
+    replica.onChange((settings) => void heard.push(settings.buyers.length));
+    expect(replica.current().buyers).toEqual([]);
+    // As another replica's console would: written to the database, this directory not told.
+    await createBuyer(db.builder, input(), "console:alice");
+    await expect.poll(() => replica.current().buyers.map((buyer) => buyer.id), { timeout: 5_000, interval: 20 }).toEqual(["acme"]);
+    expect(heard).toEqual([1]);
+    const here = await directory(60_000);
+    await setBuyerStatus(db.builder, "acme", "paused", "console:alice");
+    await here.refresh();
+    expect(here.current().buyers[0]!.status).toBe("paused");
+  });
+
+  it("leaves out, with an error in the log, an entry this release cannot read, and runs on the others", async () => {
+    await createBuyer(db.builder, input(), "console:alice");
+    await createBuyer(db.builder, input({ id: "beta", name: "Beta Auto" }), "console:alice");
+    await db.query(`UPDATE buyers SET config = jsonb_set(config, '{price}', '"free"') WHERE id = 'beta'`);
+    const lines: string[] = [];
+    const opened = await openSettingsDirectory({ db: db.builder, logger: pino({ level: "info" }, { write: (line: string) => lines.push(line) }), pollMs: 60_000 });
+    expect(opened.current().buyers.map((buyer) => buyer.id)).toEqual(["acme"]);
+    expect(lines.some((line) => line.includes('"event":"settings_invalid"') && line.includes("buyer beta"))).toBe(true);
+  });
+
+  it("names a buyer added from the console in a new disclosure version, and drops an archived one, without a restart", async () => {
+    await createBuyer(db.builder, input(), "console:alice");
+    const replica = await directory(60_000);
+    const capture = await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 0 }, replica);
+    const first = await capture.shownDisclosure();
+    await createBuyer(db.builder, input({ id: "beta", name: "Beta Auto Group" }), "console:alice");
+    await replica.refresh();
+    const second = await capture.shownDisclosure();
+    expect(second.version).toBeGreaterThan(first.version);
+    expect(JSON.stringify(second.parts)).toContain("Beta Auto Group");
+    // Pausing keeps it named (a lead consented now may go to it once it resumes); archiving does not.
+    await setBuyerStatus(db.builder, "beta", "paused", "console:alice");
+    await replica.refresh();
+    expect((await capture.shownDisclosure()).version).toBe(second.version);
+    await setBuyerStatus(db.builder, "beta", "archived", "console:alice");
+    await replica.refresh();
+    const third = await capture.shownDisclosure();
+    expect(JSON.stringify(third.parts)).not.toContain("Beta Auto Group");
+    expect(third.version).toBe(first.version); // the same words as before: the same stored version
+  });
+});
