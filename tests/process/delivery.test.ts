@@ -13,6 +13,7 @@ import { startProductionServer, type RunningServer } from "../../tools/productio
 import { startBuyerStub, type BuyerStub } from "../../tools/buyer-stub";
 import { leadBody, openLeadSession, postLead } from "../../tools/lead-session";
 import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
+import { run as importBuyers } from "../../server/cli/buyers";
 
 const SECRETS = { acme: "acme-secret-that-is-at-least-32-chars!!", capped: "capped-secret-that-is-at-least-32-chars" };
 const CSRF_SECRET = "a-shared-csrf-secret-of-at-least-32-characters";
@@ -29,7 +30,11 @@ describe("delivery across replicas", { timeout: 180_000 }, () => {
     return file;
   }
 
+  /** The first replica imports the file at start-up (an empty database); a later file is applied as ops would, with `npm run buyers -- import`. */
+  let imported = false;
   async function start(buyersFile: string, env: Record<string, string> = {}): Promise<RunningServer> {
+    if (imported) await importBuyers(["import", buyersFile], () => {}, { DATABASE_URL: postgres.url, LOG_LEVEL: "warn" });
+    imported = true;
     // A known port, so the consent certificate links the buyers get point at this replica.
     const port = await getPort({ host: "127.0.0.1" });
     const server = await startProductionServer({
