@@ -20,7 +20,7 @@ import { leadRepository } from "../../server/db/leads";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
-import { sampleDrivers, sampleNewLead } from "../../tools/lead-session";
+import { SAMPLE_ANSWERS, sampleDrivers, sampleNewLead } from "../../tools/lead-session";
 import { TEST_LEAD_PHONE } from "../../server/auction/sandbox";
 import type { EventInput } from "../../server/analytics/store";
 
@@ -159,6 +159,35 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     expect(stubs.get("fixed")!.pings).toEqual([]);
     await poster(file, auctions).runOnce();
     expect(JSON.parse(stubs.get("fixed")!.posts[0]!.body)).toMatchObject({ price: 7, auction: { saleType: "shared", bidId: null } });
+  });
+
+  it("skips a winner whose hourly cap or dollar budget is reached, choosing again without it, and prices a fixed-price buyer's standing bid by its rules", async () => {
+    const file = buyersFileSchema.parse({
+      buyers: [
+        buyer("excl", { price: 30, type: "exclusive" }, { caps: { hour: 1 } }),
+        buyer("excl-2", { price: 25, type: "exclusive" }, { budget: { day: 40 } }),
+        { id: "fixed", name: "Fixed Price Agency", url: `${origin}/post/fixed`, secret: secretOf("fixed"), price: 7, priceRules: [{ label: "Homeowners", when: { homeowner: true }, add: 30 }] },
+      ],
+    });
+    stubs.set("fixed", { pingAnswer: null, postStatus: 200, pings: [], posts: [] });
+    const auctions = auctioneer(file);
+    const first = await storeLead(file);
+    await auctions.runOnce();
+    // fixed bids 7 + 30 = 37 for a homeowner's lead (the sample household owns its home): more than any exclusive bid.
+    expect(await sold(first)).toEqual([["fixed", "shared", 37, null, "pending"]]);
+    const [fixedDelivery] = (await deliveryRepository(db).list({ reference: first })).filter((delivery) => delivery.target === "fixed");
+    expect(fixedDelivery!.priceReason).toBe("its fixed price as a standing bid of $37.00 won the auction");
+    const renter = { lead: { ...SAMPLE_ANSWERS, residence: "rent" } } as Parameters<typeof sampleNewLead>[0];
+    const second = await storeLead(file, renter);
+    await auctions.runOnce();
+    expect(await sold(second)).toEqual([["excl", "exclusive", 30, "excl-bid-2", "pending"]]);
+    // excl's hour is full: excl-2 (25 of its 40 a day) takes the next one, then its budget is spent.
+    const third = await storeLead(file, renter);
+    await auctions.runOnce();
+    expect(await sold(third)).toEqual([["excl-2", "exclusive", 25, "excl-2-bid-3", "pending"]]);
+    const fourth = await storeLead(file, renter);
+    await auctions.runOnce();
+    expect(await sold(fourth)).toEqual([["fixed", "shared", 7, null, "pending"]]);
   });
 
   it("cascades a refused post to the next best bid while the bids are valid", async () => {
