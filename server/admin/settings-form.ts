@@ -76,7 +76,8 @@ const capitalized = (message: string) => message.charAt(0).toUpperCase() + messa
 export function issueMessage(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case "invalid_type":
-      if (issue.input === undefined) return "This is required.";
+      // zod leaves the input out of its issues unless asked; its message says what it received.
+      if (/received undefined$/.test(issue.message)) return "This is required.";
       return issue.expected === "number" ? "Enter a number." : `Enter a ${issue.expected}.`;
     case "too_small":
       if (issue.origin === "array" || issue.origin === "set") return "Choose at least one.";
