@@ -132,7 +132,7 @@ export function CheckGroup({ state, name, label, hint, options, compact }: Field
       <div className="check-options">
         {options.map(([value, text]) => (
           <div className="field-check" key={value}>
-            <input id={`${id}-${value}`} type="checkbox" name={name} value={value} defaultChecked={checked.has(value)} aria-invalid={error ? true : undefined} />
+            <input id={`${id}-${value}`} type="checkbox" name={name} value={value} defaultChecked={checked.has(value)} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} />
             <label htmlFor={`${id}-${value}`}>{text}</label>
           </div>
         ))}
