@@ -13,7 +13,7 @@ import { BUYER_STATUSES, SOURCE_STATUSES, type BuyerStatus, type SourceStatus } 
 import { campaignIdSchema } from "../../shared/campaign";
 import { createBuyer, createSource, getBuyer, getSource, rotateBuyerSecret, setBuyerStatus, setSourceStatus, SettingsKeyError, StaleRevisionError, updateBuyer, updateSource } from "../settings/store";
 import type { SettingsDirectory } from "../settings/directory";
-import { adminPaths, buyerPaths, sourcePaths, type AdminView, type BuyerFormView, type FormValues, type SourceFormView } from "../../shared/admin-views";
+import { adminPaths, buyerPaths, sourcePaths, type BuyerDetailView, type BuyerFormView, type FormValues, type SourceFormView } from "../../shared/admin-views";
 import { parsedBody } from "../http/guards";
 import { back, logAction } from "./actions";
 import type { FlashStore } from "./flash";
@@ -71,11 +71,12 @@ export function settingsRoutes({ db, settings, render, flash, production, ops, n
     return parsed.success ? parsed.data : undefined;
   };
 
-  async function buyerDetail(req: Request, res: Response, status: number, id: string, extra: Partial<AdminView> = {}) {
+  /** The buyer's page, with what this answer adds (a one-time secret, a message, a problem). */
+  async function buyerDetail(req: Request, res: Response, status: number, id: string, extra: Pick<BuyerDetailView, "oneTimeSecret" | "flash" | "rotateError"> = {}) {
     const settingsNow = current();
     const view = settingsNow ? await buyerDetailView(db, settingsNow, id, now()) : undefined;
     if (!view) return notFound(req, res, `There is no buyer ${id}.`);
-    return render(req, res, status, { ...view, ...extra } as AdminView);
+    return render(req, res, status, { ...view, ...extra });
   }
 
   // --- Buyers ------------------------------------------------------------------------------------

@@ -129,7 +129,17 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
     it("shows its generated secret once, then only its fingerprint, applies it at once and keeps its history", async () => {
       const form = await get(ops.agent, "/buyers/new");
       expect(form.status).toBe(200);
-      expect(lastView<BuyerFormView>("buyer-form")).toMatchObject({ mode: "create", errors: {} });
+      expect(lastView<BuyerFormView>("buyer-form")).toMatchObject({ mode: "create", errors: {}, ruleRows: 2 });
+      // Every control has a label.
+      const controls = parseHtml(form.text).querySelectorAll("form.settings-form input:not([type=hidden]), form.settings-form select, form.settings-form textarea");
+      expect(controls.length).toBeGreaterThan(80);
+      for (const control of controls) expect(parseHtml(form.text).querySelector(`label[for="${control.id}"]`), control.getAttribute("name") ?? "").not.toBeNull();
+      // More price rule rows: the same form again, filled in, nothing saved.
+      const more = await post(ops.agent, "/buyers", { ...buyerForm("morerows"), "priceRules.1.label": "Second", more: "rules", _csrf: ops.csrf });
+      expect(more.status).toBe(200);
+      expect(lastView<BuyerFormView>("buyer-form")).toMatchObject({ ruleRows: 5, errors: {} });
+      expect(parseHtml(more.text).querySelector('input[name="priceRules.1.label"]')?.getAttribute("value")).toBe("Second");
+      expect(buyerNow("morerows")).toBeUndefined();
 
       const created = await post(ops.agent, "/buyers", {
         ...buyerForm("lakeside", { states: ["CA", "TX"], "caps.day": "200", "budget.month": "5000", "priceRules.0.label": "Homeowners", "priceRules.0.add": "4", "priceRules.0.when.homeowner": "yes" }),

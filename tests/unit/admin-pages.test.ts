@@ -514,6 +514,11 @@ describe("the leads page", () => {
     expect(cards[1]?.text).toContain("$18.50");
   });
 
+  it("says why each delivery cost what it did", () => {
+    const reasons = render(leadsView).querySelectorAll(".delivery .price-reason").map((cell) => cell.text);
+    expect(reasons).toEqual(["—", "base $14.50 + Homeowners +$4.00"]);
+  });
+
   it("shows the quote: a line per vehicle and driver, and the insurance, as text", () => {
     const document = render(leadsView);
     const quote = document.querySelector('section[aria-labelledby="quote-facts"]')!;
