@@ -202,11 +202,21 @@ export function settingsRoutes({ db, settings, render, flash, production, ops, n
     const id = buyerIdOf(req);
     const stored = id ? await getBuyer(db.builder, id) : undefined;
     if (!id || !stored) return notFound(req, res, "There is no such buyer.");
-    const raw = text(formValuesOf(req.body), "overlapHours");
+    const values = formValuesOf(req.body);
+    const raw = text(values, "overlapHours");
     const hours = raw === "" ? DEFAULT_OVERLAP_HOURS : /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
     if (!(hours >= 0 && hours <= MAX_OVERLAP_HOURS)) {
       logAction(req, res, "rotate_secret", id, "invalid", { fields: ["overlapHours"] });
       return buyerDetail(req, res, 422, id, { rotateError: `Enter whole hours from 0 to ${MAX_OVERLAP_HOURS}.` });
+    }
+    // The page's revision: a rotation answered by a page (its secret is in it) is posted again by
+    // a reload, which would replace the secret just handed over and drop the one still overlapping.
+    const revision = text(values, "revision");
+    if (revision !== String(stored.revision)) {
+      logAction(req, res, "rotate_secret", id, "conflict", { revision: revision.slice(0, 12), current: stored.revision });
+      return buyerDetail(req, res, 409, id, {
+        rotateError: `This buyer changed since the page was read (it is now at revision ${stored.revision}; a reload posts a rotation again): nothing was rotated. The secret shown last is the one in force; rotate again only if it was not copied.`,
+      });
     }
     const { secret, overlapUntil } = await rotateBuyerSecret(db.builder, id, hours, actorOf(res), now());
     await applied();

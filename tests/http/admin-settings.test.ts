@@ -361,7 +361,10 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
   describe("rotating a secret", () => {
     it("shows the new secret once and until when the old one works; both verify during the overlap", async () => {
       const old = await createBuyer("crest");
-      const rotated = await post(ops.agent, "/buyers/crest/rotate-secret", { overlapHours: "24", _csrf: ops.csrf });
+      const created = lastView<BuyerDetailView>("buyer");
+      const rotation = { overlapHours: "24", revision: String(created.revision), _csrf: ops.csrf };
+      expect(parseHtml((await get(ops.agent, "/buyers/crest")).text).querySelector('form[action="/buyers/crest/rotate-secret"] input[name="revision"]')?.getAttribute("value")).toBe(rotation.revision);
+      const rotated = await post(ops.agent, "/buyers/crest/rotate-secret", rotation);
       expect(rotated.status).toBe(200);
       const view = lastView<BuyerDetailView>("buyer");
       const fresh = view.oneTimeSecret!.secret;
@@ -386,14 +389,24 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
       expect(after.text).not.toContain(fresh);
       expect(lastView<BuyerDetailView>("buyer").history[0]).toMatchObject({ action: "rotate_secret" });
 
-      const bad = await post(ops.agent, "/buyers/crest/rotate-secret", { overlapHours: "200", _csrf: ops.csrf });
+      // A reload posts the same rotation again: refused, the secret just handed over stays.
+      const reload = await post(ops.agent, "/buyers/crest/rotate-secret", rotation);
+      expect(reload.status).toBe(409);
+      expect(lastView<BuyerDetailView>("buyer").oneTimeSecret).toBeUndefined();
+      expect(reload.text).not.toContain(fresh);
+      expect(buyerNow("crest")!.secret).toBe(fresh);
+      expect(buyerNow("crest")!.previousSecret).toBe(old);
+      expect(actions("rotate_secret").at(-1)).toMatchObject({ target: "crest", outcome: "conflict" });
+
+      const current = String(lastView<BuyerDetailView>("buyer").revision);
+      const bad = await post(ops.agent, "/buyers/crest/rotate-secret", { overlapHours: "200", revision: current, _csrf: ops.csrf });
       expect(bad.status).toBe(422);
       expect(lastView<BuyerDetailView>("buyer").rotateError).toBe("Enter whole hours from 0 to 168.");
       expect(problemsIn(bad.text).overlapHours).toContain("0 to 168");
       expect(buyerNow("crest")!.secret).toBe(fresh);
 
       // No overlap: the old secret stops at once.
-      expect((await post(ops.agent, "/buyers/crest/rotate-secret", { overlapHours: "0", _csrf: ops.csrf })).status).toBe(200);
+      expect((await post(ops.agent, "/buyers/crest/rotate-secret", { overlapHours: "0", revision: current, _csrf: ops.csrf })).status).toBe(200);
       const newest = lastView<BuyerDetailView>("buyer").oneTimeSecret!.secret;
       secretsShown.push(newest);
       const now = activeSecrets(buyerNow("crest")!, new Date());

@@ -123,6 +123,7 @@ export function BuyerDetailPage({ view }: { view: BuyerDetailView }) {
           <p>A new secret is made and shown once. The old one keeps signing and verifying for the overlap you choose, so the buyer can switch without losing a lead.</p>
           <form method="post" action={paths.rotateSecret} className="inline-form">
             <CsrfField token={session.csrfToken} />
+            <input type="hidden" name="revision" value={view.revision} />
             <div className="field">
               <label htmlFor={rotateId}>Overlap (hours, 0–168)</label>
               <input
