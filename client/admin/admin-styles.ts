@@ -212,6 +212,8 @@ tr.status-paused th, tr.status-paused td { background: #fffbeb; }
 .form-grid { display: grid; grid-template-columns: 1fr; gap: 12px; }
 .form-grid > .form-group, .form-grid > .check-group, .form-grid > .field-wide { grid-column: 1 / -1; }
 .check-options { display: flex; flex-wrap: wrap; gap: 0 16px; }
+.check-options .field-check, .field > .field-check { display: flex; }
+.form-group > .hint, .check-group > .hint, .form-group > .field-error, .check-group > .field-error { margin-bottom: 8px; }
 .check-group-compact .field-check { min-height: 36px; }
 .hint { margin: 0; color: var(--muted); font-size: 0.85rem; }
 .field-error { margin: 0; color: var(--danger); font-size: 0.875rem; }
