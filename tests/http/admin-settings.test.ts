@@ -248,6 +248,9 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
         const response = await post(ops.agent, "/buyers", form);
         expect(response.status, JSON.stringify(form)).toBe(422);
       }
+      // Past the settings forms' own limit (500 fields): refused as a client error, not a crash.
+      const crowded = Object.fromEntries(Array.from({ length: 600 }, (_, index) => [`priceRules.${index}.label`, "x"]));
+      expect((await post(ops.agent, "/buyers", { ...crowded, _csrf: ops.csrf })).status).toBe(413);
       const json = await request(app).post("/buyers").set("Cookie", cookieHeader(ops.agent)).type("json").send({ _csrf: ops.csrf });
       expect(json.status).toBeLessThan(500);
       for (const url of ["/buyers/NOPE!", "/buyers/nobody", "/buyers/nobody/edit", "/sources/no%20such", "/sources/nothere/edit"]) expect((await get(ops.agent, url)).status, url).toBe(404);
@@ -443,6 +446,7 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
       const stale = await post(ops.agent, "/sources/fb01", { ...form.values, payout: "11", revision, _csrf: ops.csrf });
       expect(stale.status).toBe(409);
       expect(lastView<SourceFormView>("source-form").conflict).toEqual({ currentRevision: Number(revision) + 1 });
+      expect(actions("update_source").map((line) => line.outcome)).toEqual(["done", "conflict"]);
 
       expect((await post(ops.agent, "/sources/fb01/status", { status: "archived", _csrf: ops.csrf })).status).toBe(303);
       expect(settings.current().sources.find((source) => source.sid === "fb01")!.status).toBe("archived");
