@@ -21,10 +21,30 @@ export const adminPaths = {
   leadRetry: "/leads/retry",
   leadReturn: "/leads/return",
   buyers: "/buyers",
+  buyerNew: "/buyers/new",
+  sources: "/sources",
+  sourceNew: "/sources/new",
   privacy: "/privacy-requests",
   privacyClose: "/privacy-requests/close",
   assets: "/admin-assets",
 } as const;
+
+/** A buyer's pages and actions (its id is [a-z0-9_-], safe in a path as it is). */
+export const buyerPaths = (id: string) => ({
+  detail: `${adminPaths.buyers}/${id}`,
+  edit: `${adminPaths.buyers}/${id}/edit`,
+  save: `${adminPaths.buyers}/${id}`,
+  status: `${adminPaths.buyers}/${id}/status`,
+  rotateSecret: `${adminPaths.buyers}/${id}/rotate-secret`,
+});
+
+/** A source's pages and actions (a sid is [A-Za-z0-9_-], safe in a path as it is). */
+export const sourcePaths = (sid: string) => ({
+  detail: `${adminPaths.sources}/${sid}`,
+  edit: `${adminPaths.sources}/${sid}/edit`,
+  save: `${adminPaths.sources}/${sid}`,
+  status: `${adminPaths.sources}/${sid}/status`,
+});
 
 /** The signed-in user, and the token every form of the page must send back (field `_csrf`). */
 export interface AdminSession {
@@ -108,6 +128,8 @@ export interface LeadDeliveryView {
   attempts: LeadAttemptView[];
   lastError: string | null;
   reason: string | null;
+  /** Why a fixed-price sale cost what it did ("base $12.00 + Homeowners +$4.00"); null before prices had reasons, and for auctions and postbacks. */
+  priceReason: string | null;
   createdAt: string;
   completedAt: string | null;
   /** Whether ops may retry (failed) or return (accepted buyer delivery) it. */
@@ -207,12 +229,29 @@ export interface LeadsView extends ViewBase {
   listBuyers?: string[];
 }
 
+/** One cap or budget against what this period used: "Day 45 / 200", "Month $1,240.00 / $5,000.00". */
+export interface LimitUsageView {
+  period: "hour" | "day" | "week" | "month";
+  /** Leads (a cap) or US dollars (a budget). */
+  unit: "leads" | "dollars";
+  used: number;
+  limit: number;
+}
+
+export type BuyerStatusName = "active" | "paused" | "archived";
+
 export interface BuyerSummaryView {
   id: string;
   name: string;
+  status: BuyerStatusName;
+  mode: "post" | "pingpost";
+  /** The base price (before price rules), US dollars. */
+  price: number;
   /** Today in the buyer's day (its cap's day). */
   today: number;
   dailyCap: number | null;
+  /** Every cap and budget set, with this period's usage (empty: no limits). */
+  limits: LimitUsageView[];
   /** Over the last 30 days: accepted / (accepted + rejected), 0–1; null when none answered. */
   acceptanceRate: number | null;
   revenue30d: number;
@@ -223,9 +262,105 @@ export interface BuyerSummaryView {
 
 export interface BuyersView extends ViewBase {
   page: "buyers";
+  /** Active and paused buyers first, then archived ones (the page shows those apart). */
   buyers: BuyerSummaryView[];
-  /** False when the server runs without BUYERS_FILE. */
+  /** False when the server runs without business settings. */
   configured: boolean;
+}
+
+/** One setting as the detail page lists it: "Caps" → "hour 10, day 200". */
+export interface SettingRowView {
+  label: string;
+  value: string;
+}
+
+/** One row of a buyer's or source's history (server/settings/store.ts settingsHistory). */
+export interface SettingsHistoryRowView {
+  at: string;
+  actor: string;
+  action: string;
+  /** The fields that differ, dotted ("caps.day"), values as JSON text; secrets only as fingerprints. */
+  changes: { field: string; before: string; after: string }[];
+}
+
+/** A secret the server just made: shown in this one response, never again. */
+export interface OneTimeSecretView {
+  secret: string;
+  reason: "created" | "rotated";
+  /** Until when the previous secret still signs and verifies (rotation with an overlap). */
+  previousUntil: string | null;
+}
+
+export interface BuyerDetailView extends ViewBase {
+  page: "buyer";
+  buyer: BuyerSummaryView;
+  revision: number;
+  /** Every setting, secrets as fingerprints only. */
+  settings: SettingRowView[];
+  secretFingerprint: string;
+  /** The previous secret's fingerprint and until when it still works, during a rotation's overlap. */
+  previous: { fingerprint: string; until: string } | null;
+  /** Its deliveries pending or being sent (they finish whatever its status becomes). */
+  inFlight: number;
+  history: SettingsHistoryRowView[];
+  /** Only in the answer to the create or rotate that made it (ops). */
+  oneTimeSecret?: OneTimeSecretView;
+  /** A problem with the rotate form, shown beside its field. */
+  rotateError?: string;
+}
+
+/** Archiving asks first: what happens to the buyer's deliveries in flight. */
+export interface BuyerArchiveView extends ViewBase {
+  page: "buyer-archive";
+  id: string;
+  name: string;
+  inFlight: number;
+}
+
+/** A settings form's fields as sent (a checkbox group or repeated field is a list). */
+export type FormValues = Record<string, string | string[]>;
+
+/** The buyer or source form: its values, and each problem beside its field (keyed by field name; "" for the whole form). */
+export interface SettingsFormView<Page extends "buyer-form" | "source-form"> extends ViewBase {
+  page: Page;
+  mode: "create" | "edit";
+  /** The id or sid being edited. */
+  key?: string;
+  /** The stored revision the form was read at (edit). */
+  revision?: number;
+  values: FormValues;
+  errors: Record<string, string>;
+  /** Someone else saved it since: the revision it is at now (a 409). */
+  conflict?: { currentRevision: number };
+}
+
+export interface BuyerFormView extends SettingsFormView<"buyer-form"> {
+  /** The price rule rows to show (the stored ones, the sent ones, and empty ones to fill). */
+  ruleRows: number;
+}
+
+export type SourceFormView = SettingsFormView<"source-form">;
+
+export interface SourceSummaryView {
+  sid: string;
+  name: string | null;
+  status: "active" | "archived";
+  payout: number;
+  floor: number;
+  postbackUrl: string | null;
+}
+
+export interface SourcesView extends ViewBase {
+  page: "sources";
+  sources: SourceSummaryView[];
+  configured: boolean;
+}
+
+export interface SourceDetailView extends ViewBase {
+  page: "source";
+  source: SourceSummaryView;
+  revision: number;
+  history: SettingsHistoryRowView[];
 }
 
 export interface PrivacyRequestView {
@@ -255,7 +390,20 @@ export interface ErrorView extends ViewBase {
   message: string;
 }
 
-export type AdminView = SignInView | ReportView | JourneyView | LeadsView | BuyersView | PrivacyView | ErrorView;
+export type AdminView =
+  | SignInView
+  | ReportView
+  | JourneyView
+  | LeadsView
+  | BuyersView
+  | BuyerDetailView
+  | BuyerArchiveView
+  | BuyerFormView
+  | SourcesView
+  | SourceDetailView
+  | SourceFormView
+  | PrivacyView
+  | ErrorView;
 
 /** What the React entry exports for the console (client/entry-server.tsx): a whole HTML document. */
 export type RenderAdmin = (view: AdminView, options: { nonce: string }) => string;

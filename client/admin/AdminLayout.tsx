@@ -9,7 +9,7 @@ import { Logo } from "../components/Logo";
 import { CsrfField } from "./CsrfField";
 import { FlashMessage } from "./FlashMessage";
 
-export type NavSection = "report" | "journey" | "leads" | "buyers" | "privacy";
+export type NavSection = "report" | "journey" | "leads" | "buyers" | "sources" | "privacy";
 
 interface NavItem {
   section: NavSection;
@@ -24,6 +24,7 @@ const navItems: readonly NavItem[] = [
   { section: "journey", label: "Journey", href: adminPaths.journey, roles: ["analyst", "ops"] },
   { section: "leads", label: "Leads", href: adminPaths.leads, roles: ["analyst", "ops"] },
   { section: "buyers", label: "Buyers", href: adminPaths.buyers, roles: ["analyst", "ops"] },
+  { section: "sources", label: "Sources", href: adminPaths.sources, roles: ["analyst", "ops"] },
   { section: "privacy", label: "Privacy requests", href: adminPaths.privacy, roles: ["ops"] },
 ];
 

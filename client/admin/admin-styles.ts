@@ -182,6 +182,49 @@ main:focus { outline: none; }
 .delivery-failed, .delivery-dead { border-left: 4px solid var(--danger); }
 .status-text { text-transform: uppercase; font-size: 0.85rem; letter-spacing: 0.04em; }
 
+/* Buyers and sources: limits, row actions, the one-time secret, history */
+.limits { list-style: none; margin: 0; padding: 0; }
+.limits li { display: flex; align-items: center; gap: 8px; }
+.limits meter { width: 80px; height: 12px; }
+.row-actions { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
+.detail-actions { margin: 0 0 16px; }
+.button-form { margin: 0; }
+.breadcrumb { margin: 0 0 4px; font-size: 0.875rem; }
+.status-badge { margin: 0; }
+.status-badge strong, .buyer-status, .source-status { text-transform: uppercase; letter-spacing: 0.04em; }
+tr.status-paused th, tr.status-paused td { background: #fffbeb; }
+.archived { margin-top: 20px; }
+.archived summary { cursor: pointer; min-height: 44px; display: list-item; }
+.archived summary h2 { display: inline; font-size: 1.1rem; }
+.one-time-secret { background: #fffbeb; border: 2px solid var(--accent); border-radius: var(--radius); padding: 12px; margin: 0 0 16px; }
+.one-time-secret h2 { margin-top: 0; }
+.secret-value { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 1rem; min-height: 44px; padding: 8px; width: 100%; max-width: 560px; display: block; margin-top: 4px; }
+.fingerprint { font-size: 0.85rem; }
+.data-table td.wrap, .wrap { white-space: normal; overflow-wrap: anywhere; }
+.changes { margin: 0; padding-left: 18px; min-width: 260px; }
+.consequences { background: #fff; border: 1px solid var(--line); border-radius: var(--radius); padding: 12px 12px 12px 32px; }
+
+/* The buyer and source forms */
+.settings-form { display: grid; gap: 16px; max-width: 1000px; }
+.form-group, .check-group { background: #fff; border: 1px solid var(--line); border-radius: var(--radius); padding: 12px; margin: 0; min-width: 0; }
+.form-group legend, .check-group legend { font-weight: 700; padding: 0 4px; }
+.form-group .form-group { border-color: var(--line-soft); }
+.form-grid { display: grid; grid-template-columns: 1fr; gap: 12px; }
+.form-grid > .form-group, .form-grid > .check-group, .form-grid > .field-wide { grid-column: 1 / -1; }
+.check-options { display: flex; flex-wrap: wrap; gap: 0 16px; }
+.check-options .field-check, .field > .field-check { display: flex; }
+.form-group > .hint, .check-group > .hint, .form-group > .field-error, .check-group > .field-error { margin-bottom: 8px; }
+.check-group-compact .field-check { min-height: 36px; }
+.hint { margin: 0; color: var(--muted); font-size: 0.85rem; }
+.field-error { margin: 0; color: var(--danger); font-size: 0.875rem; }
+.field input[aria-invalid="true"], .field select[aria-invalid="true"], .field textarea[aria-invalid="true"] { border: 2px solid var(--danger); }
+.field input[type="url"], .field input[type="tel"] {
+  font: inherit; min-height: 44px; padding: 8px 10px; width: 100%;
+  border: 1px solid #6b7280; border-radius: var(--radius); background: #fff; color: var(--ink);
+}
+.form-actions { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin: 0; }
+.form-errors a { color: var(--danger); }
+
 /* Charts */
 .charts { display: grid; grid-template-columns: 1fr; gap: 16px; margin-top: 20px; }
 .chart { margin: 0; background: #fff; border: 1px solid var(--line); border-radius: var(--radius); padding: 12px; min-width: 0; }
@@ -223,6 +266,7 @@ main:focus { outline: none; }
   .console-main { padding: 20px 20px 48px; }
   .query-form { grid-template-columns: repeat(3, minmax(0, 1fr)); }
   .facts { grid-template-columns: 1fr 1fr; }
+  .form-grid { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .sign-in-main { align-items: center; }
 }
 
@@ -231,6 +275,7 @@ main:focus { outline: none; }
   .query-form { grid-template-columns: repeat(4, minmax(0, 1fr)) auto auto auto; }
   .query-form .field-submit, .query-form .field-check { grid-column: auto; }
   .charts { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .form-grid { grid-template-columns: repeat(3, minmax(0, 1fr)); }
   .charts .chart-funnel { grid-column: 1 / -1; }
   .chart-funnel .chart-svg { max-width: 640px; }
 }

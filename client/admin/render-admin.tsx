@@ -12,6 +12,12 @@ import type { AdminView, RenderAdmin } from "../../shared/admin-views";
 import { site } from "../../shared/site";
 import { adminCss } from "./admin-styles";
 import { BuyersPage } from "./pages/BuyersPage";
+import { BuyerArchivePage } from "./pages/BuyerArchivePage";
+import { BuyerDetailPage } from "./pages/BuyerDetailPage";
+import { BuyerFormPage } from "./pages/BuyerFormPage";
+import { SourceDetailPage } from "./pages/SourceDetailPage";
+import { SourceFormPage } from "./pages/SourceFormPage";
+import { SourcesPage } from "./pages/SourcesPage";
 import { ErrorPage } from "./pages/ErrorPage";
 import { JourneyPage } from "./pages/JourneyPage";
 import { LeadsPage } from "./pages/LeadsPage";
@@ -31,6 +37,18 @@ function pageTitle(view: AdminView): string {
       return view.lead ? `Lead ${view.lead.reference}` : "Leads";
     case "buyers":
       return "Buyers";
+    case "buyer":
+      return `Buyer ${view.buyer.id}`;
+    case "buyer-archive":
+      return `Archive ${view.id}`;
+    case "buyer-form":
+      return view.mode === "create" ? "New buyer" : `Edit buyer ${view.key ?? ""}`;
+    case "sources":
+      return "Sources";
+    case "source":
+      return `Source ${view.source.sid}`;
+    case "source-form":
+      return view.mode === "create" ? "New source" : `Edit source ${view.key ?? ""}`;
     case "privacy":
       return "Privacy requests";
     case "error":
@@ -50,6 +68,18 @@ function pageBody(view: AdminView): ReactNode {
       return <LeadsPage view={view} />;
     case "buyers":
       return <BuyersPage view={view} />;
+    case "buyer":
+      return <BuyerDetailPage view={view} />;
+    case "buyer-archive":
+      return <BuyerArchivePage view={view} />;
+    case "buyer-form":
+      return <BuyerFormPage view={view} />;
+    case "sources":
+      return <SourcesPage view={view} />;
+    case "source":
+      return <SourceDetailPage view={view} />;
+    case "source-form":
+      return <SourceFormPage view={view} />;
     case "privacy":
       return <PrivacyPage view={view} />;
     case "error":

@@ -39,14 +39,16 @@ export interface ActionDependencies {
   now: () => Date;
 }
 
-type Outcome = "done" | "nothing_to_do" | "invalid";
+export type Outcome = "done" | "nothing_to_do" | "invalid" | "conflict";
 
-function logAction(req: Request, res: Response, action: string, target: string, outcome: Outcome, detail: Record<string, unknown> = {}): void {
+/** One admin_action line per console action, whatever came of it (warn unless done). */
+export function logAction(req: Request, res: Response, action: string, target: string, outcome: Outcome, detail: Record<string, unknown> = {}): void {
   const level = outcome === "done" ? "info" : "warn";
   (req.log as Logger)[level]({ event: "admin_action", user: sessionOf(res).name, action, target, outcome, ...detail }, `console action ${action}`);
 }
 
-function back(req: Request, res: Response, flash: FlashStore, to: string, message: Flash): void {
+/** Post/redirect/get: the message for the next page, and a 303 to it. */
+export function back(req: Request, res: Response, flash: FlashStore, to: string, message: Flash): void {
   flash.set(req, res, message);
   res.redirect(303, to);
 }

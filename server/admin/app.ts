@@ -37,6 +37,7 @@ import { LEAD_CSV_MAX_ROWS, leadListCsv, leadListView } from "./lead-list-view";
 import { UnknownCursorError } from "../db/lead-list";
 import { buyersView } from "./buyers-view";
 import { privacyView } from "./privacy-view";
+import { settingsRoutes } from "./settings-routes";
 
 /** Sign-in attempts per client per 10 minutes (beside the per-user lockout). */
 export const DEFAULT_SIGN_IN_LIMIT = 30;
@@ -44,7 +45,8 @@ export const DEFAULT_SIGN_IN_LIMIT = 30;
 const BODY_LIMIT = "16kb";
 
 export interface AdminAppDependencies {
-  config: Pick<Config, "ADMIN_SESSION_HOURS" | "REPORT_TIME_ZONE">;
+  /** NODE_ENV: in production a buyer's addresses must be https://. */
+  config: Pick<Config, "ADMIN_SESSION_HOURS" | "REPORT_TIME_ZONE" | "NODE_ENV">;
   logger: Logger;
   db: Database;
   /** The React entry's renderAdmin, loaded when first needed (in development Vite loads it per request). */
@@ -171,6 +173,8 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
     );
     res.attachment(csv.fileName).type("text/csv; charset=utf-8").send(csv.body);
   });
+  // Buyers' and sources' pages, forms and actions, with their own form parser (a buyer form is long).
+  app.use(settingsRoutes({ db, settings, render, flash, production: config.NODE_ENV === "production", ops, now }));
   app.get(adminPaths.privacy, ops, async (req, res) => render(req, res, 200, await privacyView(db, now())));
 
   app.post(adminPaths.leadRetry, body, requireSessionCsrf, ops, actions.retry);

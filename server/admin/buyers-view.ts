@@ -1,13 +1,14 @@
 /**
- * The buyers page (GET /buyers): per buyer of BUYERS_FILE, today's leads against its daily cap
- * (the buyer's own day, as the cap counts it), and over the last 30 days its acceptance rate,
- * revenue (accepted, not returned) and the deliveries dead-lettered or still waiting.
+ * The buyers page (GET /buyers): per buyer of the live settings, its status, mode and price, every
+ * cap and budget against this period's usage (the buyer's own hour, day, week and month, as the
+ * counters count them), and over the last 30 days its acceptance rate, revenue (accepted, not
+ * returned) and the deliveries dead-lettered or still waiting.
  */
 import { sql } from "kysely";
 import type { Database } from "../db/database";
-import { buyerDay, buyerTimeZone, capPeriods, isLimited, isOpen, type BuyersFile } from "../delivery/buyers";
-import { buyerUsage } from "../db/buyer-counters";
-import type { BuyerSummaryView, BuyersView } from "../../shared/admin-views";
+import { buyerDay, buyerTimeZone, capPeriods, isLimited, isOpen, type Buyer, type BuyersFile } from "../delivery/buyers";
+import { buyerUsage, type BuyerUsage } from "../db/buyer-counters";
+import type { BuyerSummaryView, BuyersView, LimitUsageView } from "../../shared/admin-views";
 
 const WINDOW_MS = 30 * 86_400_000;
 
@@ -54,12 +55,33 @@ async function uncappedToday(db: Database, buyerId: string, timeZone: string, da
   return Number(row?.n ?? 0);
 }
 
-export async function buyersView(db: Database, buyers: BuyersFile | undefined, now: Date = new Date()): Promise<BuyersView> {
+/** Every cap and budget the buyer has, against this period's usage (0 when nothing was counted yet). */
+export function limitsOf(buyer: Pick<Buyer, "caps" | "budget">, usage: BuyerUsage | undefined): LimitUsageView[] {
+  const limits: LimitUsageView[] = [];
+  for (const period of ["hour", "day", "week", "month"] as const) {
+    const cap = buyer.caps?.[period];
+    if (cap !== undefined) limits.push({ period, unit: "leads", used: usage?.[period] ?? 0, limit: cap });
+  }
+  for (const period of ["day", "month"] as const) {
+    const limit = buyer.budget?.[period];
+    if (limit !== undefined) limits.push({ period, unit: "dollars", used: (period === "day" ? usage?.daySpend : usage?.monthSpend) ?? 0, limit });
+  }
+  return limits;
+}
+
+/** Archived buyers last (the page shows them apart); otherwise as stored. */
+const byStatus = (buyer: Buyer) => (buyer.status === "archived" ? 1 : 0);
+
+/**
+ * `only`: the one buyer of its detail page (its summary computed the same way as the list's).
+ */
+export async function buyersView(db: Database, buyers: BuyersFile | undefined, now: Date = new Date(), only?: string): Promise<BuyersView> {
   if (!buyers) return { page: "buyers", buyers: [], configured: false };
-  const days = buyers.buyers.map((buyer) => ({ buyer, day: buyerDay(buyer, now) }));
+  const listed = buyers.buyers.filter((buyer) => only === undefined || buyer.id === only).sort((a, b) => byStatus(a) - byStatus(b));
+  const days = listed.map((buyer) => ({ buyer, day: buyerDay(buyer, now) }));
   const [stats, usage] = await Promise.all([
     deliveryStats(db, new Date(now.getTime() - WINDOW_MS)),
-    buyerUsage(db.builder, buyers.buyers.filter((buyer) => isLimited(buyer)).map((buyer) => ({ id: buyer.id, periods: capPeriods(buyer, now) }))),
+    buyerUsage(db.builder, listed.filter((buyer) => isLimited(buyer)).map((buyer) => ({ id: buyer.id, periods: capPeriods(buyer, now) }))),
   ]);
   const uncapped = await Promise.all(
     days.filter(({ buyer }) => !usage.has(buyer.id)).map(async ({ buyer, day }) => [buyer.id, await uncappedToday(db, buyer.id, buyerTimeZone(buyer), day)] as const),
@@ -71,6 +93,10 @@ export async function buyersView(db: Database, buyers: BuyersFile | undefined, n
     return {
       id: buyer.id,
       name: buyer.name,
+      status: buyer.status,
+      mode: buyer.mode,
+      price: buyer.price,
+      limits: limitsOf(buyer, usage.get(buyer.id)),
       today: usage.get(buyer.id)?.day ?? uncappedOf.get(buyer.id) ?? 0,
       dailyCap: buyer.caps?.day ?? null,
       acceptanceRate: answered === 0 ? null : s.accepted / answered,

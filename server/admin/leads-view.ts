@@ -45,6 +45,7 @@ async function deliveryView(db: Database, delivery: DeliveryRecord, returnsPossi
     attempts: attempts.map((attempt) => ({ at: attempt.attemptedAt.toISOString(), outcome: attempt.outcome, httpStatus: attempt.httpStatus, latencyMs: attempt.latencyMs, excerpt: attempt.excerpt })),
     lastError: delivery.lastError,
     reason: delivery.reason,
+    priceReason: delivery.priceReason,
     createdAt: delivery.createdAt.toISOString(),
     completedAt: iso(delivery.completedAt),
     canRetry: delivery.status === "failed",

@@ -3,7 +3,8 @@
  * shared with the `npm run admin` command and with the test, which seeds events and rows the way
  * the site stores them): sign-in, the report with its charts and their numbers, a click's journey
  * after clicking through the site, a failed delivery sent again, a privacy request closed from
- * its queue, and the report on a phone.
+ * its queue, a buyer created through its form (its secret shown once) and paused, and the report
+ * on a phone.
  */
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -164,7 +165,7 @@ describe("the operations console", { timeout: 120_000 }, () => {
     it("shows an analyst the reports and leads but not the ops pages", async () => {
       const context = await harness.newContext();
       const page = await signIn(context, ANALYST);
-      await expect(page.locator("nav.console-nav a").allTextContents()).resolves.toEqual(["Report", "Journey", "Leads", "Buyers"]);
+      await expect(page.locator("nav.console-nav a").allTextContents()).resolves.toEqual(["Report", "Journey", "Leads", "Buyers", "Sources"]);
       const refused = await page.goto(consoleUrl("/privacy-requests"));
       expect(refused?.status()).toBe(403);
       await context.close();
@@ -390,6 +391,49 @@ describe("the operations console", { timeout: 120_000 }, () => {
     await expect(closed.locator("form").count()).resolves.toBe(0);
     const stored = await db.query<{ status: string }>("SELECT status FROM privacy_requests WHERE reference = $1", [overdue.reference]);
     expect(stored.rows[0]?.status).toBe("completed");
+    await context.close();
+  });
+
+  it("creates a buyer through its form, shows the secret once, and pauses it", async () => {
+    const context = await harness.newContext();
+    const page = await signIn(context, OPS, "/buyers");
+    const problems = await collectProblems(context, page);
+    await page.getByRole("link", { name: "New buyer" }).click();
+    await page.waitForURL((url) => url.pathname === "/buyers/new");
+    await page.getByLabel("Id", { exact: true }).fill("e2e-lakeside");
+    await page.getByLabel("Name", { exact: true }).fill("Lakeside Auto Insurance");
+    await page.getByLabel("Post URL", { exact: true }).fill("https://lakeside.example/leads");
+    await page.getByLabel("Per day", { exact: true }).fill("150");
+    await page.getByLabel("Base price ($)", { exact: true }).fill("14.5");
+    await page.getByLabel("CA", { exact: true }).check();
+    await page.getByLabel("Rule 1 label").fill("Homeowners");
+    await page.getByLabel("Rule 1 dollars to add (negative: less)").fill("4");
+    await page.getByLabel("Rule 1 homeowner").selectOption("yes");
+    // Enter in a field saves (the form's first button), as a keyboard user expects.
+    await page.getByLabel("Base price ($)", { exact: true }).press("Enter");
+    await page.waitForLoadState("load");
+    await expect(page.locator("h1").textContent()).resolves.toContain("Lakeside Auto Insurance");
+    const secret = await page.locator("#one-time-secret").inputValue();
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await expect(page.getByRole("status").textContent()).resolves.toContain("Copy its secret now");
+
+    // Once: the page again shows the fingerprint only.
+    await page.goto(consoleUrl("/buyers/e2e-lakeside"));
+    await expect(page.locator("#one-time-secret").count()).resolves.toBe(0);
+    await expect(page.content()).resolves.not.toContain(secret);
+    await expect(page.locator(".fingerprint").first().textContent()).resolves.toMatch(/^sha256:[0-9a-f]{12}$/);
+
+    await page.getByRole("button", { name: "Pause", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === "/buyers/e2e-lakeside");
+    await expect(page.getByRole("status").textContent()).resolves.toContain("Paused e2e-lakeside");
+    await expect(page.locator(".status-badge").textContent()).resolves.toBe("Status: paused");
+    await page.goto(consoleUrl("/buyers"));
+    const row = page.locator('tr[data-buyer="e2e-lakeside"]');
+    await expect(row.locator(".buyer-status").textContent()).resolves.toBe("paused");
+    await expect(row.textContent()).resolves.toContain("Day 0 / 150");
+    const stored = await db.query<{ status: string }>("SELECT status FROM buyers WHERE id = $1", ["e2e-lakeside"]);
+    expect(stored.rows[0]?.status).toBe("paused");
+    await expectNoProblems(page, problems);
     await context.close();
   });
 });

@@ -111,7 +111,7 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
     rawLogs = captured.raw;
     const capturing = capturingRenderAdmin(renderAdminFrom((await loadProductionBuild(path.join(projectRoot, "dist"))).source), views);
     app = createAdminApp({
-      config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: ZONE },
+      config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: ZONE, NODE_ENV: "production" },
       logger,
       db,
       renderAdmin: capturing,

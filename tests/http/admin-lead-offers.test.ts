@@ -55,7 +55,7 @@ describe.each(allStores())("the lead page's offers by buyer ($kind)", (store) =>
     db = await store.open();
     await adminUserRepository(db).create({ name: OPS.name, role: "ops", passwordHash: await hashPassword(OPS.password) });
     const capturing = capturingRenderAdmin(renderAdminFrom((await loadProductionBuild(path.join(projectRoot, "dist"))).source), views);
-    app = createAdminApp({ config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: "America/New_York" }, logger: captureLogs({ LOG_LEVEL: "warn", NODE_ENV: "production" }).logger, db, renderAdmin: capturing, secret: SECRET, reports: analyticsReports, settings: fixedSettings(BUYERS) });
+    app = createAdminApp({ config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: "America/New_York", NODE_ENV: "production" }, logger: captureLogs({ LOG_LEVEL: "warn", NODE_ENV: "production" }).logger, db, renderAdmin: capturing, secret: SECRET, reports: analyticsReports, settings: fixedSettings(BUYERS) });
     const signIn = await get("/sign-in");
     const signedIn = await request(app).post("/sign-in").set("Cookie", cookieHeader(agent)).type("form").send({ ...OPS, _csrf: csrfOf(signIn.text) });
     remember(agent, signedIn);

@@ -57,7 +57,7 @@ describe("the console's listener", () => {
   });
 
   it("refuses a client over its sign-in budget with 429 and the sign-in page", async () => {
-    const app = createAdminApp({ config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: "UTC" }, logger, db, renderAdmin: async () => renderAdmin, secret: "listener-test-secret-listener-test-secret", reports, signInLimit: 2 });
+    const app = createAdminApp({ config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: "UTC", NODE_ENV: "production" }, logger, db, renderAdmin: async () => renderAdmin, secret: "listener-test-secret-listener-test-secret", reports, signInLimit: 2 });
     const statuses: number[] = [];
     for (let i = 0; i < 3; i += 1) statuses.push((await request(app).post("/sign-in").type("form").send({ name: "nobody", password: "wrong password here" })).status);
     // Two refused for their missing CSRF token (403), then the budget is spent.
@@ -67,7 +67,7 @@ describe("the console's listener", () => {
   });
 
   it("answers an unreadable form with a plain 4xx, not a 500", async () => {
-    const app = createAdminApp({ config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: "UTC" }, logger, db, renderAdmin: async () => renderAdmin, secret: "listener-test-secret-listener-test-secret", reports });
+    const app = createAdminApp({ config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: "UTC", NODE_ENV: "production" }, logger, db, renderAdmin: async () => renderAdmin, secret: "listener-test-secret-listener-test-secret", reports });
     const response = await request(app).post("/sign-in").type("form").send(`name=${"x".repeat(20_000)}`);
     expect(response.status).toBe(413);
   });

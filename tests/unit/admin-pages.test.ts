@@ -117,7 +117,7 @@ const leadsView: LeadsView = {
   },
   deliveries: [
     {
-      kind: "buyer", target: "acme", status: "failed", sale: false, price: null, lastError: "HTTP 503", reason: null,
+      kind: "buyer", target: "acme", status: "failed", sale: false, price: null, lastError: "HTTP 503", reason: null, priceReason: null,
       createdAt: "2026-11-01T15:00:01.000Z", completedAt: "2026-11-01T15:05:00.000Z", canRetry: true, canReturn: false,
       attempts: [
         { at: "2026-11-01T15:00:01.000Z", outcome: "error", httpStatus: 503, latencyMs: 120, excerpt: "Service Unavailable" },
@@ -125,7 +125,7 @@ const leadsView: LeadsView = {
       ],
     },
     {
-      kind: "buyer", target: "bolt", status: "accepted", sale: true, price: 18.5, lastError: null, reason: null,
+      kind: "buyer", target: "bolt", status: "accepted", sale: true, price: 18.5, lastError: null, reason: null, priceReason: "base $14.50 + Homeowners +$4.00",
       createdAt: "2026-11-01T15:00:01.000Z", completedAt: "2026-11-01T15:00:02.000Z", canRetry: false, canReturn: true,
       attempts: [{ at: "2026-11-01T15:00:02.000Z", outcome: "accepted", httpStatus: 200, latencyMs: 80, excerpt: null }],
     },
@@ -138,8 +138,8 @@ const buyersView: BuyersView = {
   session: analyst,
   configured: true,
   buyers: [
-    { id: "acme", name: "Acme Insurance", today: 45, dailyCap: 50, acceptanceRate: 0.625, revenue30d: 4321, failed: 2, pending: 1, open: true },
-    { id: "bolt", name: "Bolt Auto", today: 7, dailyCap: null, acceptanceRate: null, revenue30d: 0, failed: 0, pending: 0, open: false },
+    { id: "acme", name: "Acme Insurance", status: "active", mode: "post", price: 18.5, limits: [{ period: "day", unit: "leads", used: 45, limit: 50 }, { period: "month", unit: "dollars", used: 1240, limit: 5000 }], today: 45, dailyCap: 50, acceptanceRate: 0.625, revenue30d: 4321, failed: 2, pending: 1, open: true },
+    { id: "bolt", name: "Bolt Auto", status: "paused", mode: "pingpost", price: 12, limits: [], today: 7, dailyCap: null, acceptanceRate: null, revenue30d: 0, failed: 0, pending: 0, open: false },
   ],
 };
 
@@ -219,8 +219,8 @@ describe("the console document", () => {
 
   it("offers Privacy requests to ops only (analysts see leads without contact details)", () => {
     const navFor = (session: AdminSession) => render(reportView({ session })).querySelectorAll("nav a").map((link) => link.text);
-    expect(navFor(analyst)).toEqual(["Report", "Journey", "Leads", "Buyers"]);
-    expect(navFor(ops)).toEqual(["Report", "Journey", "Leads", "Buyers", "Privacy requests"]);
+    expect(navFor(analyst)).toEqual(["Report", "Journey", "Leads", "Buyers", "Sources"]);
+    expect(navFor(ops)).toEqual(["Report", "Journey", "Leads", "Buyers", "Sources", "Privacy requests"]);
   });
 
   it("announces a flash message as a status, an error in words too", () => {
@@ -514,6 +514,11 @@ describe("the leads page", () => {
     expect(cards[1]?.text).toContain("$18.50");
   });
 
+  it("says why each delivery cost what it did", () => {
+    const reasons = render(leadsView).querySelectorAll(".delivery .price-reason").map((cell) => cell.text);
+    expect(reasons).toEqual(["—", "base $14.50 + Homeowners +$4.00"]);
+  });
+
   it("shows the quote: a line per vehicle and driver, and the insurance, as text", () => {
     const document = render(leadsView);
     const quote = document.querySelector('section[aria-labelledby="quote-facts"]')!;
@@ -603,20 +608,33 @@ describe("the leads list", () => {
 });
 
 describe("the buyers page", () => {
-  it("shows today against the cap, acceptance, revenue, failures and whether the buyer is open", () => {
+  it("shows status, mode, price, each cap and budget against this period, acceptance, revenue, failures and whether the buyer is open", () => {
     const document = render(buyersView);
     expect(tableRows(document.querySelector(".buyers-table"))).toEqual([
-      ["Acme Insurance (acme)", "45 / 50", "62.5%", "$4,321.00", "2", "1", "Open"],
-      ["Bolt Auto (bolt)", "7 (no cap)", "—", "$0.00", "0", "0", "Closed"],
+      ["Acme Insurance (acme)", "active", "post", "$18.50", "Day 45 / 50 Month $1,240.00 / $5,000.00", "62.5%", "$4,321.00", "2", "1", "Open"],
+      ["Bolt Auto (bolt)", "paused", "ping/post", "$12.00", "No caps or budget · today 7", "—", "$0.00", "0", "0", "Closed"],
     ]);
     const meter = document.querySelector("meter");
     expect(meter?.getAttribute("value")).toBe("45");
     expect(meter?.getAttribute("max")).toBe("50");
-    expect(meter?.getAttribute("aria-label")).toBe("Acme Insurance: 45 of a daily cap of 50");
+    expect(meter?.getAttribute("aria-label")).toBe("Acme Insurance: Day 45 / 50 (cap)");
+    // An analyst gets no way to change anything.
+    expect(document.querySelectorAll("form")).toHaveLength(1);
+    expect(document.text).not.toContain("New buyer");
+  });
+
+  it("lists archived buyers apart, collapsed, and gives ops the buttons to create, edit, pause, resume and archive", () => {
+    const buyers = [buyersView.buyers[0]!, buyersView.buyers[1]!, { ...buyersView.buyers[1]!, id: "gone", name: "Gone Auto", status: "archived" as const }];
+    const document = render({ ...buyersView, session: ops, buyers });
+    expect(document.querySelectorAll("details.archived [data-buyer]").map((row) => row.getAttribute("data-buyer"))).toEqual(["gone"]);
+    expect(document.querySelector('a[href="/buyers/new"]')?.text).toBe("New buyer");
+    const buttons = document.querySelectorAll("form.button-form button").map((button) => button.text);
+    expect(buttons).toEqual(["Pause acme", "Archive acme", "Resume bolt", "Archive bolt", "Restore gone"]);
+    expect(document.querySelector('a[href="/buyers/acme/edit"]')).not.toBeNull();
   });
 
   it("says when no buyers are configured", () => {
-    expect(render({ ...buyersView, configured: false, buyers: [] }).text).toContain("runs without BUYERS_FILE");
+    expect(render({ ...buyersView, configured: false, buyers: [] }).text).toContain("runs without business settings");
   });
 });
 

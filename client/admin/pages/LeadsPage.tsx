@@ -192,6 +192,10 @@ function DeliveryCard({ reference, delivery, session, index }: { reference: stri
           <dd>{delivery.price === null ? "—" : formatMoney(delivery.price)}</dd>
         </div>
         <div>
+          <dt>price reason</dt>
+          <dd className="price-reason">{delivery.priceReason ?? "—"}</dd>
+        </div>
+        <div>
           <dt>created</dt>
           <dd>
             <OptionalTime iso={delivery.createdAt} />

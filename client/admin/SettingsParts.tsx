@@ -1,0 +1,93 @@
+/**
+ * Pieces the buyers' and sources' pages share: a cap or budget against its usage in words, a
+ * status button form, and the history table (who changed what, before → after).
+ */
+import type { AdminSession, LimitUsageView, SettingsHistoryRowView } from "../../shared/admin-views";
+import { CsrfField } from "./CsrfField";
+import { formatCount, formatMoney, formatTime } from "./format";
+
+const PERIOD_NAMES: Record<LimitUsageView["period"], string> = { hour: "Hour", day: "Day", week: "Week", month: "Month" };
+
+/** "Day 45 / 200", "Month $1,240.00 / $5,000.00". */
+export function limitText(limit: LimitUsageView): string {
+  const amount = limit.unit === "dollars" ? formatMoney : formatCount;
+  return `${PERIOD_NAMES[limit.period]} ${amount(limit.used)} / ${amount(limit.limit)}`;
+}
+
+export function LimitsList({ name, limits }: { name: string; limits: LimitUsageView[] }) {
+  if (limits.length === 0) return <span className="muted">No caps or budget</span>;
+  return (
+    <ul className="limits">
+      {limits.map((limit) => (
+        <li key={`${limit.unit}-${limit.period}`}>
+          <span>{limitText(limit)}</span>{" "}
+          <meter
+            min={0}
+            max={Math.max(limit.limit, 1)}
+            low={limit.limit * 0.8}
+            high={limit.limit * 0.95}
+            optimum={0}
+            value={Math.min(limit.used, limit.limit)}
+            aria-label={`${name}: ${limitText(limit)} (${limit.unit === "dollars" ? "budget" : "cap"})`}
+          />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** One button that POSTs a status change (with the session's CSRF token). */
+export function StatusButton({ session, action, status, label, danger }: { session: AdminSession; action: string; status: string; label: string; danger?: boolean }) {
+  return (
+    <form method="post" action={action} className="button-form">
+      <CsrfField token={session.csrfToken} />
+      <input type="hidden" name="status" value={status} />
+      <button type="submit" className={danger ? "button-danger" : "button-secondary"}>
+        {label}
+      </button>
+    </form>
+  );
+}
+
+export function HistoryTable({ rows, what }: { rows: SettingsHistoryRowView[]; what: string }) {
+  if (rows.length === 0) return <p className="empty">No changes recorded.</p>;
+  return (
+    <div className="table-scroll" role="region" aria-labelledby="history-caption" tabIndex={0}>
+      <table className="data-table history-table">
+        <caption id="history-caption">Every change to {what}, newest first; secrets only as fingerprints</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">Action</th>
+            <th scope="col">Changed (before → after)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row, index) => (
+            <tr key={`${row.at}-${index}`}>
+              <td>
+                <time dateTime={row.at}>{formatTime(row.at)}</time>
+              </td>
+              <td>{row.actor}</td>
+              <td>{row.action.replace(/_/g, " ")}</td>
+              <td className="wrap">
+                {row.changes.length === 0 ? (
+                  <span className="muted">nothing</span>
+                ) : (
+                  <ul className="changes">
+                    {row.changes.map((change) => (
+                      <li key={change.field}>
+                        <code>{change.field}</code>: {change.before} → {change.after}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,204 @@
+/**
+ * A buyer's form, for ops (issue 33, item 2): every setting of buyerSchema, grouped in fieldsets
+ * (who and where, how it buys, when and where from, caps and budgets, price and price rules, the
+ * lead filters). Posted as a plain form; a wrong one comes back 422 with a summary of the problems
+ * at the top (each a link to its field) and each problem beside its field. The edit form carries
+ * the revision it was read at, so a save over someone else's change is refused (409).
+ */
+import { adminPaths, buyerPaths, type BuyerFormView } from "../../../shared/admin-views";
+import { COVERAGE, INSURED_FOR, MAX_DRIVERS, MAX_VEHICLES } from "../../../shared/lead/fields";
+import { US_STATES } from "../../../shared/privacy-request";
+import { AdminLayout } from "../AdminLayout";
+import { CsrfField } from "../CsrfField";
+import { CheckField, CheckGroup, ErrorSummary, Group, SelectField, TextAreaField, TextField, type FormState } from "../SettingsFields";
+
+const WEEKDAYS = [
+  ["mon", "Mon"],
+  ["tue", "Tue"],
+  ["wed", "Wed"],
+  ["thu", "Thu"],
+  ["fri", "Fri"],
+  ["sat", "Sat"],
+  ["sun", "Sun"],
+] as const;
+const STATES = Object.keys(US_STATES).map((code) => [code, code] as const);
+/** The coverage choices by their short names ("State minimum: …" → "State minimum"). */
+const COVERAGE_CHOICES = Object.entries(COVERAGE).map(([value, label]) => [value, label.split(":")[0] ?? label] as const);
+const ANY_YES_NO = [
+  ["any", "Any"],
+  ["yes", "Yes only"],
+  ["no", "No only"],
+] as const;
+const ANY_NO_ONLY = [
+  ["any", "Any"],
+  ["no", "None with it"],
+  ["only", "Only with it"],
+] as const;
+
+/** Names the summary's links say for the fields people most often get wrong. */
+const LABELS: Record<string, string> = {
+  id: "Id",
+  name: "Name",
+  url: "Post URL",
+  pingUrl: "Ping URL",
+  webhookUrl: "Webhook URL",
+  price: "Base price",
+  states: "States",
+  saleTypes: "Sale types",
+  "filters.driverAge.max": "Oldest driver",
+  "filters.driverAge.min": "Youngest driver",
+  "filters.zips.include": "ZIP codes to include",
+  "filters.zips.exclude": "ZIP codes to exclude",
+};
+
+/** The lead filters, under `prefix` ("filters" for the buyer's, "priceRules.N.when" for a rule's condition). */
+function FilterFields({ state, prefix }: { state: FormState; prefix: string }) {
+  const at = (name: string) => `${prefix}.${name}`;
+  return (
+    <>
+      <Group state={state} name={at("zips")} legend="ZIP codes" hint="5-digit codes, separated by commas or spaces. Include: the lead's ZIP must be one of them; exclude: none of them.">
+        <TextAreaField state={state} name={at("zips.include")} label="ZIP codes to include" />
+        <TextAreaField state={state} name={at("zips.exclude")} label="ZIP codes to exclude" />
+      </Group>
+      <Group state={state} name={at("zipPrefixes")} legend="ZIP prefixes" hint="1 to 4 digits: 9 is every 9xxxx, 902 every 902xx.">
+        <TextAreaField state={state} name={at("zipPrefixes.include")} label="ZIP prefixes to include" />
+        <TextAreaField state={state} name={at("zipPrefixes.exclude")} label="ZIP prefixes to exclude" />
+      </Group>
+      <Group state={state} name={at("driverAge")} legend="Drivers' ages" hint="Every driver's age when the lead is offered.">
+        <TextField state={state} name={at("driverAge.min")} label="Youngest driver at least" inputMode="numeric" />
+        <TextField state={state} name={at("driverAge.max")} label="Oldest driver at most" inputMode="numeric" />
+      </Group>
+      <Group state={state} legend="Insurance and home">
+        <SelectField state={state} name={at("currentlyInsured")} label="Currently insured" options={ANY_YES_NO} />
+        <SelectField state={state} name={at("insuredForAtLeast")} label="Insured for at least" options={[["", "Any time"], ...Object.entries(INSURED_FOR)]} />
+        <SelectField state={state} name={at("homeowner")} label="Homeowner" options={ANY_YES_NO} />
+      </Group>
+      <Group state={state} name={at("vehicles")} legend={`Vehicles (1–${MAX_VEHICLES})`}>
+        <TextField state={state} name={at("vehicles.min")} label="Vehicles at least" inputMode="numeric" />
+        <TextField state={state} name={at("vehicles.max")} label="Vehicles at most" inputMode="numeric" />
+      </Group>
+      <Group state={state} name={at("drivers")} legend={`Drivers (1–${MAX_DRIVERS})`}>
+        <TextField state={state} name={at("drivers.min")} label="Drivers at least" inputMode="numeric" />
+        <TextField state={state} name={at("drivers.max")} label="Drivers at most" inputMode="numeric" />
+      </Group>
+      <Group state={state} legend="Driving record" hint="The household's accidents, tickets and claims in 3 years, all drivers together (3 means 3 or more).">
+        <TextField state={state} name={at("maxAccidents")} label="Accidents at most" inputMode="numeric" />
+        <TextField state={state} name={at("maxTickets")} label="Tickets at most" inputMode="numeric" />
+        <TextField state={state} name={at("maxClaims")} label="Claims at most" inputMode="numeric" />
+        <SelectField state={state} name={at("dui")} label="DUI" options={ANY_NO_ONLY} />
+        <SelectField state={state} name={at("sr22")} label="SR-22" options={ANY_NO_ONLY} />
+      </Group>
+      <CheckGroup state={state} name={at("coverage")} label="Coverage wanted (none ticked: any)" options={COVERAGE_CHOICES} compact />
+    </>
+  );
+}
+
+/** One price rule: its label, the dollars it adds (negative: less), and its condition. */
+function RuleRow({ state, index }: { state: FormState; index: number }) {
+  const at = (name: string) => `priceRules.${index}.${name}`;
+  return (
+    <Group state={state} name={`priceRules.${index}`} legend={`Price rule ${index + 1}`} hint="Leave a row empty for no rule. Every condition given must hold.">
+      <TextField state={state} name={at("label")} label={`Rule ${index + 1} label`} />
+      <TextField state={state} name={at("add")} label={`Rule ${index + 1} dollars to add (negative: less)`} inputMode="decimal" />
+      <TextField state={state} name={at("when.states")} label={`Rule ${index + 1} states (e.g. CA, TX; empty: any)`} />
+      <SelectField state={state} name={at("when.homeowner")} label={`Rule ${index + 1} homeowner`} options={ANY_YES_NO} />
+      <SelectField state={state} name={at("when.currentlyInsured")} label={`Rule ${index + 1} currently insured`} options={ANY_YES_NO} />
+      <SelectField state={state} name={at("when.dui")} label={`Rule ${index + 1} DUI`} options={ANY_NO_ONLY} />
+      <SelectField state={state} name={at("when.sr22")} label={`Rule ${index + 1} SR-22`} options={ANY_NO_ONLY} />
+      <TextField state={state} name={at("when.driverAge.min")} label={`Rule ${index + 1} youngest driver at least`} inputMode="numeric" />
+      <TextField state={state} name={at("when.driverAge.max")} label={`Rule ${index + 1} oldest driver at most`} inputMode="numeric" />
+      <TextField state={state} name={at("when.zipPrefixes.include")} label={`Rule ${index + 1} ZIP prefixes`} />
+      <CheckGroup state={state} name={at("when.coverage")} label={`Rule ${index + 1} coverage wanted`} options={COVERAGE_CHOICES} compact />
+    </Group>
+  );
+}
+
+export function BuyerFormPage({ view }: { view: BuyerFormView }) {
+  const state: FormState = { values: view.values, errors: view.errors };
+  const creating = view.mode === "create";
+  const action = creating || !view.key ? adminPaths.buyers : buyerPaths(view.key).save;
+  const title = creating ? "New buyer" : `Edit buyer ${view.key ?? ""}`;
+  return (
+    <AdminLayout session={view.session} flash={view.flash} current="buyers">
+      <p className="breadcrumb">
+        <a href={adminPaths.buyers}>Buyers</a>
+        {view.key ? (
+          <>
+            {" "}
+            / <a href={buyerPaths(view.key).detail}>{view.key}</a>
+          </>
+        ) : null}
+      </p>
+      <h1>{title}</h1>
+      {view.conflict ? (
+        <p className="flash flash-error" role="alert">
+          <strong>Not saved:</strong> someone else changed this buyer (now revision {view.conflict.currentRevision}).{" "}
+          {view.key ? <a href={buyerPaths(view.key).edit}>Open the current version</a> : null}
+        </p>
+      ) : null}
+      <ErrorSummary errors={view.errors} labels={LABELS} />
+      <form method="post" action={action} className="settings-form" noValidate>
+        {view.session ? <CsrfField token={view.session.csrfToken} /> : null}
+        {view.revision !== undefined ? <input type="hidden" name="revision" value={view.revision} /> : null}
+        <Group state={state} legend="The buyer">
+          {creating ? <TextField state={state} name="id" label="Id" hint="Lower-case letters, digits, - and _ (at most 32); it never changes." required /> : null}
+          <TextField state={state} name="name" label="Name" hint="As the consent names it to the visitor." required />
+          <TextField state={state} name="phone" label="Phone" type="tel" hint="A US number the visitor may call (optional)." />
+          <SelectField state={state} name="mode" label="Mode" options={[["post", "Post: every matching lead at its price"], ["pingpost", "Ping/post: bids in the auction"]]} />
+          <TextField state={state} name="url" label="Post URL" type="url" hint="https:// in production." required wide />
+          <TextField state={state} name="pingUrl" label="Ping URL" type="url" hint="Ping/post buyers only." wide />
+          <TextField state={state} name="webhookUrl" label="Webhook URL" type="url" hint="Consent revocations; its post URL when empty." wide />
+          <TextField state={state} name="timeoutMs" label="Post timeout (ms)" inputMode="numeric" />
+          <TextField state={state} name="pingTimeoutMs" label="Ping timeout (ms)" inputMode="numeric" />
+          <TextField state={state} name="priority" label="Priority (ties: higher wins)" inputMode="numeric" />
+          <CheckGroup state={state} name="saleTypes" label="Sale types" hint="A post buyer buys shared only." options={[["shared", "Shared"], ["exclusive", "Exclusive"]]} compact />
+          <CheckField state={state} name="sandbox" label="Sandbox: test leads only" hint="For a buyer trying its integration." />
+        </Group>
+
+        <Group state={state} name="schedule" legend="When it takes leads">
+          <TextField state={state} name="timeZone" label="Time zone (caps and budgets count in it)" hint="IANA name, like America/Chicago; empty: its schedule's, else America/New_York." />
+          <CheckField state={state} name="schedule.on" label="Only on a schedule" hint="Unticked: at any time." />
+          <TextField state={state} name="schedule.timeZone" label="Schedule's time zone" hint="Empty: the time zone above." />
+          <CheckGroup state={state} name="schedule.days" label="Days (none ticked: every day)" options={WEEKDAYS} compact />
+          <TextField state={state} name="schedule.from" label="From (HH:MM)" />
+          <TextField state={state} name="schedule.to" label="To, not included (HH:MM, 24:00 for midnight)" />
+        </Group>
+
+        <CheckGroup state={state} name="states" label="States it takes leads from (none ticked: every state)" options={STATES} compact />
+
+        <Group state={state} name="caps" legend="Caps (leads)" hint="Empty: no cap. 0 takes none.">
+          <TextField state={state} name="caps.hour" label="Per hour" inputMode="numeric" />
+          <TextField state={state} name="caps.day" label="Per day" inputMode="numeric" />
+          <TextField state={state} name="caps.week" label="Per week (Monday to Sunday)" inputMode="numeric" />
+          <TextField state={state} name="caps.month" label="Per month" inputMode="numeric" />
+        </Group>
+        <Group state={state} name="budget" legend="Budget (US dollars)" hint="Empty: no budget.">
+          <TextField state={state} name="budget.day" label="Per day ($)" inputMode="decimal" />
+          <TextField state={state} name="budget.month" label="Per month ($)" inputMode="decimal" />
+        </Group>
+
+        <Group state={state} name="priceRules" legend="Price" hint="The base price of an accepted lead; each matching rule adds its dollars in order (the price never goes below $0).">
+          <TextField state={state} name="price" label="Base price ($)" inputMode="decimal" required />
+        </Group>
+        {Array.from({ length: view.ruleRows }, (_, index) => (
+          <RuleRow key={index} state={state} index={index} />
+        ))}
+
+        <Group state={state} name="filters" legend="Lead filters" hint="Empty fields take every lead.">
+          <FilterFields state={state} prefix="filters" />
+        </Group>
+
+        <p className="form-actions">
+          <button type="submit" className="button">
+            {creating ? "Create buyer" : "Save buyer"}
+          </button>{" "}
+          {/* After the save button: Enter in a field submits the form's first button, which must save. */}
+          <button type="submit" name="more" value="rules" className="button-secondary">
+            More price rule rows
+          </button>{" "}
+          <a href={view.key ? buyerPaths(view.key).detail : adminPaths.buyers}>Cancel</a>
+        </p>
+      </form>
+    </AdminLayout>
+  );
+}

@@ -1,0 +1,270 @@
+/**
+ * The console's buyer form (issue 33, item 2) as data: its urlencoded fields read into a buyer
+ * checked by buyerSchema (server/delivery/buyers.ts, the schema delivery and the store use), each
+ * problem keyed by the field it is shown beside, and a stored buyer written back into fields for
+ * the edit form. Field names are the schema's paths, dotted ("caps.day", "filters.driverAge.min",
+ * "priceRules.2.when.homeowner"), so an issue's path names its field with little translation.
+ * The secret is not a field: the store makes it (createBuyer, rotateBuyerSecret).
+ */
+import { buyerSchema, insecureUrls, type Buyer, type BuyerStatus } from "../delivery/buyers";
+import type { BuyerFilters } from "../delivery/filter-schema";
+import type { FormValues } from "../../shared/admin-views";
+import { amount, choice, compact, errorsByField, fieldForPath, list, text, words } from "./settings-form";
+
+/** A buyer as the console saves it: everything but its secrets (the store keeps or makes those). */
+export type BuyerInput = Omit<Buyer, "secret" | "previousSecret" | "previousSecretUntil">;
+
+/** The schema requires a secret the form never carries: this stands in for it while checking, and is dropped after. */
+const STAND_IN_SECRET = "form-check-stand-in-secret-of-32-chars";
+
+/** The most price rules a buyer may have (buyerSchema's priceRules.max). */
+export const MAX_PRICE_RULES = 50;
+
+/** A filter's fields under its prefix ("filters." or "priceRules.N.when."). */
+export const FILTER_FIELDS = [
+  "zips.include",
+  "zips.exclude",
+  "zipPrefixes.include",
+  "zipPrefixes.exclude",
+  "driverAge.min",
+  "driverAge.max",
+  "currentlyInsured",
+  "insuredForAtLeast",
+  "homeowner",
+  "vehicles.min",
+  "vehicles.max",
+  "drivers.min",
+  "drivers.max",
+  "maxAccidents",
+  "maxTickets",
+  "maxClaims",
+  "dui",
+  "sr22",
+  "coverage",
+] as const;
+/** Groups with a rule of their own ("give min, max or both", min ≤ max): their fieldset shows it. */
+const FILTER_GROUPS = ["zips", "zipPrefixes", "driverAge", "vehicles", "drivers"] as const;
+
+const BUYER_FIELDS = new Set<string>([
+  "id",
+  "name",
+  "phone",
+  "mode",
+  "url",
+  "pingUrl",
+  "webhookUrl",
+  "timeoutMs",
+  "pingTimeoutMs",
+  "saleTypes",
+  "priority",
+  "sandbox",
+  "states",
+  "timeZone",
+  "schedule",
+  "schedule.on",
+  "schedule.timeZone",
+  "schedule.days",
+  "schedule.from",
+  "schedule.to",
+  "caps",
+  "caps.hour",
+  "caps.day",
+  "caps.week",
+  "caps.month",
+  "budget",
+  "budget.day",
+  "budget.month",
+  "price",
+  "priceRules",
+  "filters",
+  ...FILTER_FIELDS.map((name) => `filters.${name}`),
+  ...FILTER_GROUPS.map((name) => `filters.${name}`),
+]);
+const RULE_FIELD = new RegExp(`^priceRules\\.\\d+(\\.(label|add|when|when\\.states|when\\.(${[...FILTER_FIELDS, ...FILTER_GROUPS].map((name) => name.replace(".", "\\.")).join("|")})))?$`);
+
+/** Whether the buyer form has a field (or a fieldset) of this name. */
+export function isBuyerField(name: string): boolean {
+  return BUYER_FIELDS.has(name) || RULE_FIELD.test(name);
+}
+
+/** The filters object from the fields under `prefix`; undefined when none is set (every lead). */
+export function filtersFromForm(values: FormValues, prefix: string): Record<string, unknown> | undefined {
+  const at = (name: string) => `${prefix}.${name}`;
+  const lists = (group: string) => compact({ include: words(values, at(`${group}.include`)), exclude: words(values, at(`${group}.exclude`)) });
+  const range = (group: string) => compact({ min: amount(values, at(`${group}.min`)), max: amount(values, at(`${group}.max`)) });
+  return compact({
+    zips: lists("zips"),
+    zipPrefixes: lists("zipPrefixes"),
+    driverAge: range("driverAge"),
+    currentlyInsured: choice(values, at("currentlyInsured")),
+    insuredForAtLeast: text(values, at("insuredForAtLeast")) || undefined,
+    homeowner: choice(values, at("homeowner")),
+    vehicles: range("vehicles"),
+    drivers: range("drivers"),
+    maxAccidents: amount(values, at("maxAccidents")),
+    maxTickets: amount(values, at("maxTickets")),
+    maxClaims: amount(values, at("maxClaims")),
+    dui: choice(values, at("dui"), "only", "no"),
+    sr22: choice(values, at("sr22"), "only", "no"),
+    coverage: list(values, at("coverage")),
+  });
+}
+
+/** The form indexes of the price rule rows that hold anything, in order (an untouched row is no rule). */
+function usedRuleRows(values: FormValues): number[] {
+  const used = new Set<number>();
+  for (const [key, value] of Object.entries(values)) {
+    const match = /^priceRules\.(\d+)\./.exec(key);
+    if (!match) continue;
+    const index = Number(match[1]);
+    const entries = Array.isArray(value) ? value : [value];
+    if (index < MAX_PRICE_RULES * 2 && entries.some((entry) => entry.trim() !== "" && entry !== "any")) used.add(index);
+  }
+  return [...used].sort((a, b) => a - b);
+}
+
+/** How many rule rows the form shows: every one used or sent, and `blank` empty ones to fill (at most MAX_PRICE_RULES). */
+export function ruleRowsFor(values: FormValues, blank: number): number {
+  const used = usedRuleRows(values);
+  return Math.min(MAX_PRICE_RULES, (used.length === 0 ? 0 : (used.at(-1) ?? 0) + 1) + blank);
+}
+
+/**
+ * The form's fields as the object buyerSchema checks, and which form row each price rule came
+ * from (rules are packed, so the third rule may be row 5). `id` is the edited buyer's (from the
+ * address); `status` its stored one (the form does not change it).
+ */
+export function buyerFromForm(values: FormValues, options: { id?: string; status: BuyerStatus }): { input: Record<string, unknown>; ruleRows: number[] } {
+  const ruleRows = usedRuleRows(values);
+  const priceRules = ruleRows.map((row) => {
+    const prefix = `priceRules.${row}`;
+    const when = { ...filtersFromForm(values, `${prefix}.when`), ...compact({ states: words(values, `${prefix}.when.states`).map((state) => state.toUpperCase()) }) };
+    return { label: text(values, `${prefix}.label`), when, add: amount(values, `${prefix}.add`) };
+  });
+  const schedule =
+    text(values, "schedule.on") === "yes"
+      ? {
+          timeZone: text(values, "schedule.timeZone") || text(values, "timeZone") || undefined,
+          ...compact({ days: list(values, "schedule.days"), from: text(values, "schedule.from") || undefined, to: text(values, "schedule.to") || undefined }),
+        }
+      : undefined;
+  const input = compact({
+    id: options.id ?? text(values, "id"),
+    name: text(values, "name"),
+    phone: text(values, "phone") || undefined,
+    mode: text(values, "mode") || undefined,
+    url: text(values, "url"),
+    pingUrl: text(values, "pingUrl") || undefined,
+    webhookUrl: text(values, "webhookUrl") || undefined,
+    timeoutMs: amount(values, "timeoutMs"),
+    pingTimeoutMs: amount(values, "pingTimeoutMs"),
+    saleTypes: list(values, "saleTypes"),
+    priority: amount(values, "priority"),
+    sandbox: text(values, "sandbox") === "yes",
+    states: list(values, "states"),
+    timeZone: text(values, "timeZone") || undefined,
+    schedule,
+    caps: compact({ hour: amount(values, "caps.hour"), day: amount(values, "caps.day"), week: amount(values, "caps.week"), month: amount(values, "caps.month") }),
+    budget: compact({ day: amount(values, "budget.day"), month: amount(values, "budget.month") }),
+    price: amount(values, "price"),
+    priceRules,
+    filters: filtersFromForm(values, "filters"),
+    status: options.status,
+  });
+  return { input: input ?? {}, ruleRows };
+}
+
+/** The field an issue's path points at; a price rule's index is its form row's. */
+export function buyerFieldFor(path: readonly PropertyKey[], ruleRows: readonly number[] = []): string {
+  const [first, second, ...rest] = path;
+  const inForm = first === "priceRules" && typeof second === "number" ? ["priceRules", ruleRows[second] ?? second, ...rest] : path;
+  return fieldForPath(inForm, isBuyerField, new Set(["priceRules"]));
+}
+
+export type BuyerFormResult = { ok: true; buyer: BuyerInput } | { ok: false; errors: Record<string, string> };
+
+/**
+ * The form checked: the buyer to save, or each problem by field. In production every address
+ * must be https:// (a lead carries a person's contact details).
+ */
+export function checkBuyerForm(values: FormValues, options: { id?: string; status: BuyerStatus; production: boolean }): BuyerFormResult {
+  const { input, ruleRows } = buyerFromForm(values, options);
+  const parsed = buyerSchema.safeParse({ ...input, secret: STAND_IN_SECRET });
+  if (!parsed.success) return { ok: false, errors: errorsByField(parsed.error.issues, (path) => buyerFieldFor(path, ruleRows)) };
+  const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, ...buyer } = parsed.data;
+  if (options.production) {
+    const insecure = insecureUrls(buyer);
+    if (insecure.length > 0) return { ok: false, errors: Object.fromEntries(insecure.map((key) => [key, "Use an https:// address: in production leads go to buyers over TLS only."])) };
+  }
+  return { ok: true, buyer };
+}
+
+const yesNo = (value: boolean | undefined, yes = "yes", no = "no") => (value === undefined ? "any" : value ? yes : no);
+
+/** A stored filters object as the form's fields under `prefix`. */
+export function filtersToForm(filters: Partial<BuyerFilters> | undefined, prefix: string): FormValues {
+  if (!filters) return {};
+  const values: FormValues = {};
+  const set = (name: string, value: string | string[] | undefined) => {
+    if (value !== undefined && value !== "" && !(Array.isArray(value) && value.length === 0)) values[`${prefix}.${name}`] = value;
+  };
+  set("zips.include", filters.zips?.include?.join(", "));
+  set("zips.exclude", filters.zips?.exclude?.join(", "));
+  set("zipPrefixes.include", filters.zipPrefixes?.include?.join(", "));
+  set("zipPrefixes.exclude", filters.zipPrefixes?.exclude?.join(", "));
+  for (const group of ["driverAge", "vehicles", "drivers"] as const) {
+    set(`${group}.min`, filters[group]?.min?.toString());
+    set(`${group}.max`, filters[group]?.max?.toString());
+  }
+  set("currentlyInsured", yesNo(filters.currentlyInsured));
+  set("insuredForAtLeast", filters.insuredForAtLeast);
+  set("homeowner", yesNo(filters.homeowner));
+  set("maxAccidents", filters.maxAccidents?.toString());
+  set("maxTickets", filters.maxTickets?.toString());
+  set("maxClaims", filters.maxClaims?.toString());
+  set("dui", yesNo(filters.dui, "only"));
+  set("sr22", yesNo(filters.sr22, "only"));
+  set("coverage", filters.coverage);
+  return values;
+}
+
+/** A stored buyer as the edit form's fields (its secrets are not among them). */
+export function buyerToForm(buyer: BuyerInput): FormValues {
+  const values: FormValues = {};
+  const set = (name: string, value: string | string[] | undefined) => {
+    if (value !== undefined && value !== "" && !(Array.isArray(value) && value.length === 0)) values[name] = value;
+  };
+  set("id", buyer.id);
+  set("name", buyer.name);
+  set("phone", buyer.phone);
+  set("mode", buyer.mode);
+  set("url", buyer.url);
+  set("pingUrl", buyer.pingUrl);
+  set("webhookUrl", buyer.webhookUrl);
+  set("timeoutMs", String(buyer.timeoutMs));
+  set("pingTimeoutMs", String(buyer.pingTimeoutMs));
+  set("saleTypes", buyer.saleTypes);
+  set("priority", String(buyer.priority));
+  if (buyer.sandbox) set("sandbox", "yes");
+  set("states", buyer.states);
+  set("timeZone", buyer.timeZone);
+  if (buyer.schedule) {
+    set("schedule.on", "yes");
+    set("schedule.timeZone", buyer.schedule.timeZone);
+    set("schedule.days", buyer.schedule.days);
+    set("schedule.from", buyer.schedule.from);
+    set("schedule.to", buyer.schedule.to);
+  }
+  for (const period of ["hour", "day", "week", "month"] as const) set(`caps.${period}`, buyer.caps?.[period]?.toString());
+  for (const period of ["day", "month"] as const) set(`budget.${period}`, buyer.budget?.[period]?.toString());
+  set("price", String(buyer.price));
+  (buyer.priceRules ?? []).forEach((rule, index) => {
+    const { states, ...when } = rule.when;
+    set(`priceRules.${index}.label`, rule.label);
+    set(`priceRules.${index}.add`, String(rule.add));
+    set(`priceRules.${index}.when.states`, states?.join(", "));
+    Object.assign(values, filtersToForm(when, `priceRules.${index}.when`));
+  });
+  Object.assign(values, filtersToForm(buyer.filters, "filters"));
+  return values;
+}

@@ -1,0 +1,329 @@
+/**
+ * Buyers and traffic sources in the console (issue 33, item 2): the detail pages for every role,
+ * and for ops the forms and actions that create, edit, pause, resume, archive and rotate a secret.
+ * Every change goes through server/settings/store.ts (history in the same transaction), is logged
+ * as admin_action, and is applied by this replica at once (`settings.refresh()`; the others poll).
+ * A wrong form answers 422 with the form as sent and each problem beside its field; an edit saved
+ * over someone else's answers 409. A secret the server makes is shown once, in the answer to the
+ * request that made it: it is never put in a cookie, a redirect or a log line.
+ */
+import express, { type Request, type RequestHandler, type Response, type Router } from "express";
+import type { Database } from "../db/database";
+import { BUYER_STATUSES, SOURCE_STATUSES, type BuyerStatus, type SourceStatus } from "../delivery/buyers";
+import { campaignIdSchema } from "../../shared/campaign";
+import { createBuyer, createSource, getBuyer, getSource, rotateBuyerSecret, setBuyerStatus, setSourceStatus, SettingsKeyError, StaleRevisionError, updateBuyer, updateSource } from "../settings/store";
+import type { SettingsDirectory } from "../settings/directory";
+import { adminPaths, buyerPaths, sourcePaths, type BuyerDetailView, type BuyerFormView, type FormValues, type SourceFormView } from "../../shared/admin-views";
+import { parsedBody } from "../http/guards";
+import { back, logAction } from "./actions";
+import type { FlashStore } from "./flash";
+import type { RenderView } from "./render";
+import { requireSessionCsrf, sessionOf } from "./session-guard";
+import { buyerToForm, checkBuyerForm, ruleRowsFor } from "./buyer-form";
+import { checkSourceForm, sourceToForm } from "./source-form";
+import { formValuesOf, text } from "./settings-form";
+import { buyerDetailView, deliveriesInFlight, sourceDetailView, sourcesView } from "./settings-views";
+
+/** A buyer form with every state ticked and several price rules is a few hundred fields: its own parser, the other forms keep theirs. */
+const SETTINGS_FORM_LIMIT = "64kb";
+const SETTINGS_FORM_PARAMETERS = 500;
+/** How long ops may keep the old secret working after a rotation: up to a week. */
+export const MAX_OVERLAP_HOURS = 168;
+export const DEFAULT_OVERLAP_HOURS = 24;
+const BUYER_ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+/** A new buyer's form: the schema's defaults filled in. */
+const NEW_BUYER: FormValues = { mode: "post", timeoutMs: "5000", pingTimeoutMs: "500", priority: "0", saleTypes: ["shared"] };
+
+export interface SettingsRouteDependencies {
+  db: Database;
+  settings: SettingsDirectory | undefined;
+  render: RenderView;
+  flash: FlashStore;
+  /** NODE_ENV is production: every buyer address must be https://. */
+  production: boolean;
+  ops: RequestHandler;
+  now: () => Date;
+}
+
+const actorOf = (res: Response) => `console:${sessionOf(res).name}`;
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+export function settingsRoutes({ db, settings, render, flash, production, ops, now }: SettingsRouteDependencies): Router {
+  const router = express.Router();
+  const form = parsedBody(express.urlencoded({ extended: false, limit: SETTINGS_FORM_LIMIT, parameterLimit: SETTINGS_FORM_PARAMETERS }), () => "The form could not be read.");
+  const post = [form, requireSessionCsrf, ops];
+  const notFound = (req: Request, res: Response, message: string) => render(req, res, 404, { page: "error", status: 404, message });
+  const current = () => settings?.current();
+  /** After a change: this replica applies it now, so the next page and the next lead see it. */
+  const applied = async () => settings?.refresh();
+
+  const buyerForm = (view: Omit<BuyerFormView, "page" | "ruleRows">, blankRules = 1): BuyerFormView => ({ page: "buyer-form", ruleRows: ruleRowsFor(view.values, blankRules), ...view });
+  const sourceForm = (view: Omit<SourceFormView, "page">): SourceFormView => ({ page: "source-form", ...view });
+
+  /** The buyer's id from the address, when it could be one (anything else is no page). */
+  const buyerIdOf = (req: Request) => {
+    const id = req.params.id;
+    return typeof id === "string" && BUYER_ID.test(id) ? id : undefined;
+  };
+  const sidOf = (req: Request) => {
+    const parsed = campaignIdSchema.safeParse(req.params.sid);
+    return parsed.success ? parsed.data : undefined;
+  };
+
+  /** The buyer's page, with what this answer adds (a one-time secret, a message, a problem). */
+  async function buyerDetail(req: Request, res: Response, status: number, id: string, extra: Pick<BuyerDetailView, "oneTimeSecret" | "flash" | "rotateError"> = {}) {
+    const settingsNow = current();
+    const view = settingsNow ? await buyerDetailView(db, settingsNow, id, now()) : undefined;
+    if (!view) return notFound(req, res, `There is no buyer ${id}.`);
+    return render(req, res, status, { ...view, ...extra });
+  }
+
+  // --- Buyers ------------------------------------------------------------------------------------
+
+  router.get(adminPaths.buyerNew, ops, async (req, res) => {
+    if (!settings) return notFound(req, res, "This console runs without business settings.");
+    return render(req, res, 200, buyerForm({ mode: "create", values: NEW_BUYER, errors: {} }, 2));
+  });
+
+  router.post(adminPaths.buyers, ...post, async (req, res) => {
+    if (!settings) return notFound(req, res, "This console runs without business settings.");
+    const values = formValuesOf(req.body);
+    // "More price rules": the same form again with empty rows, nothing saved.
+    if (text(values, "more") === "rules") return render(req, res, 200, buyerForm({ mode: "create", values, errors: {} }, 3));
+    const checked = checkBuyerForm(values, { status: "active", production });
+    const target = text(values, "id").slice(0, 40);
+    if (!checked.ok) {
+      logAction(req, res, "create_buyer", target, "invalid", { fields: Object.keys(checked.errors) });
+      return render(req, res, 422, buyerForm({ mode: "create", values, errors: checked.errors }));
+    }
+    let secret: string;
+    try {
+      ({ secret } = await createBuyer(db.builder, checked.buyer, actorOf(res)));
+    } catch (error) {
+      if (!(error instanceof SettingsKeyError)) throw error;
+      logAction(req, res, "create_buyer", target, "invalid", { fields: [/named/.test(error.message) ? "name" : "id"] });
+      const errors: Record<string, string> = /named/.test(error.message) ? { name: `Another buyer is called ${checked.buyer.name}: the consent names buyers, so each name is one buyer's.` } : { id: `A buyer with id ${checked.buyer.id} exists already.` };
+      return render(req, res, 422, buyerForm({ mode: "create", values, errors }));
+    }
+    await applied();
+    logAction(req, res, "create_buyer", checked.buyer.id, "done");
+    // The secret is in this answer only: the page after it shows its fingerprint.
+    return buyerDetail(req, res, 201, checked.buyer.id, {
+      oneTimeSecret: { secret, reason: "created", previousUntil: null },
+      flash: { kind: "success", text: `Created buyer ${checked.buyer.id}. Copy its secret now: it is not shown again.` },
+    });
+  });
+
+  router.get("/buyers/:id", async (req, res) => {
+    const id = buyerIdOf(req);
+    if (!id) return notFound(req, res, "There is no such buyer.");
+    return buyerDetail(req, res, 200, id);
+  });
+
+  router.get("/buyers/:id/edit", ops, async (req, res) => {
+    const id = buyerIdOf(req);
+    const stored = id ? await getBuyer(db.builder, id) : undefined;
+    if (!id || !stored) return notFound(req, res, "There is no such buyer.");
+    return render(req, res, 200, buyerForm({ mode: "edit", key: id, revision: stored.revision, values: buyerToForm(stored.entry), errors: {} }, 2));
+  });
+
+  router.post("/buyers/:id", ...post, async (req, res) => {
+    const id = buyerIdOf(req);
+    const stored = id ? await getBuyer(db.builder, id) : undefined;
+    if (!id || !stored) return notFound(req, res, "There is no such buyer.");
+    const values = formValuesOf(req.body);
+    const revisionText = text(values, "revision");
+    const revision = /^\d{1,9}$/.test(revisionText) ? Number(revisionText) : undefined;
+    const edit = (status: number, errors: Record<string, string>, extra: Partial<BuyerFormView> = {}, blankRules = 1) =>
+      render(req, res, status, { ...buyerForm({ mode: "edit", key: id, ...(revision !== undefined ? { revision } : {}), values, errors }, blankRules), ...extra });
+    if (text(values, "more") === "rules") return edit(200, {}, {}, 3);
+    if (revision === undefined) {
+      logAction(req, res, "update_buyer", id, "invalid", { fields: ["revision"] });
+      return edit(422, { "": "This form does not say which version of the buyer it edits: open the edit page again." });
+    }
+    const checked = checkBuyerForm(values, { id, status: stored.entry.status, production });
+    if (!checked.ok) {
+      logAction(req, res, "update_buyer", id, "invalid", { fields: Object.keys(checked.errors) });
+      return edit(422, checked.errors);
+    }
+    let saved: number;
+    try {
+      saved = await updateBuyer(db.builder, checked.buyer, revision, actorOf(res));
+    } catch (error) {
+      if (error instanceof StaleRevisionError) {
+        logAction(req, res, "update_buyer", id, "conflict", { revision, current: error.current });
+        return edit(
+          409,
+          { "": `Someone else changed this buyer since you opened the form: it is now at revision ${error.current}, your form was read at ${revision}. Nothing was saved. Open the edit page again to see their change, then make yours.` },
+          { conflict: { currentRevision: error.current } },
+        );
+      }
+      if (error instanceof SettingsKeyError) {
+        logAction(req, res, "update_buyer", id, "invalid", { fields: ["name"] });
+        return edit(422, { name: `Another buyer is called ${checked.buyer.name}: the consent names buyers, so each name is one buyer's.` });
+      }
+      throw error;
+    }
+    await applied();
+    const changed = saved !== revision;
+    logAction(req, res, "update_buyer", id, changed ? "done" : "nothing_to_do", { revision: saved });
+    back(req, res, flash, buyerPaths(id).detail, { kind: "success", text: changed ? `Saved ${id} (revision ${saved}).` : `Nothing changed in ${id}.` });
+  });
+
+  router.post("/buyers/:id/status", ...post, async (req, res) => {
+    const id = buyerIdOf(req);
+    const stored = id ? await getBuyer(db.builder, id) : undefined;
+    if (!id || !stored) return notFound(req, res, "There is no such buyer.");
+    const status = text(formValuesOf(req.body), "status");
+    if (!(BUYER_STATUSES as readonly string[]).includes(status)) {
+      logAction(req, res, "set_buyer_status", id, "invalid", { status: status.slice(0, 20) });
+      return buyerDetail(req, res, 422, id, { flash: { kind: "error", text: "Choose active, paused or archived." } });
+    }
+    const inFlight = await deliveriesInFlight(db, id);
+    // Archiving stops a buyer for good: say what becomes of its deliveries first.
+    if (status === "archived" && stored.entry.status !== "archived" && text(formValuesOf(req.body), "confirm") !== "yes") {
+      return render(req, res, 200, { page: "buyer-archive", id, name: stored.entry.name, inFlight });
+    }
+    const revision = await setBuyerStatus(db.builder, id, status as BuyerStatus, actorOf(res));
+    await applied();
+    const changed = revision !== stored.revision;
+    logAction(req, res, "set_buyer_status", id, changed ? "done" : "nothing_to_do", { status, inFlight });
+    const inFlightText = inFlight > 0 ? ` Its ${plural(inFlight, "delivery", "deliveries")} in flight will still be sent.` : "";
+    const said: Record<BuyerStatus, string> = {
+      active: `Resumed ${id}: it is offered leads again.`,
+      paused: `Paused ${id}: it is offered no leads until resumed.${inFlightText}`,
+      archived: `Archived ${id}: it is offered no more leads.${inFlightText}`,
+    };
+    back(req, res, flash, buyerPaths(id).detail, changed ? { kind: "success", text: said[status as BuyerStatus] } : { kind: "error", text: `${id} is ${status} already.` });
+  });
+
+  router.post("/buyers/:id/rotate-secret", ...post, async (req, res) => {
+    const id = buyerIdOf(req);
+    const stored = id ? await getBuyer(db.builder, id) : undefined;
+    if (!id || !stored) return notFound(req, res, "There is no such buyer.");
+    const values = formValuesOf(req.body);
+    const raw = text(values, "overlapHours");
+    const hours = raw === "" ? DEFAULT_OVERLAP_HOURS : /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!(hours >= 0 && hours <= MAX_OVERLAP_HOURS)) {
+      logAction(req, res, "rotate_secret", id, "invalid", { fields: ["overlapHours"] });
+      return buyerDetail(req, res, 422, id, { rotateError: `Enter whole hours from 0 to ${MAX_OVERLAP_HOURS}.` });
+    }
+    // The page's revision: a rotation answered by a page (its secret is in it) is posted again by
+    // a reload, which would replace the secret just handed over and drop the one still overlapping.
+    const revision = text(values, "revision");
+    if (revision !== String(stored.revision)) {
+      logAction(req, res, "rotate_secret", id, "conflict", { revision: revision.slice(0, 12), current: stored.revision });
+      return buyerDetail(req, res, 409, id, {
+        rotateError: `This buyer changed since the page was read (it is now at revision ${stored.revision}; a reload posts a rotation again): nothing was rotated. The secret shown last is the one in force; rotate again only if it was not copied.`,
+      });
+    }
+    const { secret, overlapUntil } = await rotateBuyerSecret(db.builder, id, hours, actorOf(res), now());
+    await applied();
+    logAction(req, res, "rotate_secret", id, "done", { overlapHours: hours });
+    return buyerDetail(req, res, 200, id, {
+      oneTimeSecret: { secret, reason: "rotated", previousUntil: overlapUntil?.toISOString() ?? null },
+      flash: { kind: "success", text: `New secret for ${id}. Copy it now: it is not shown again.` },
+    });
+  });
+
+  // --- Sources -----------------------------------------------------------------------------------
+
+  router.get(adminPaths.sources, async (req, res) => render(req, res, 200, sourcesView(current())));
+
+  router.get(adminPaths.sourceNew, ops, async (req, res) => {
+    if (!settings) return notFound(req, res, "This console runs without business settings.");
+    return render(req, res, 200, sourceForm({ mode: "create", values: { floor: "0" }, errors: {} }));
+  });
+
+  router.post(adminPaths.sources, ...post, async (req, res) => {
+    if (!settings) return notFound(req, res, "This console runs without business settings.");
+    const values = formValuesOf(req.body);
+    const checked = checkSourceForm(values, { status: "active" });
+    const target = text(values, "sid").slice(0, 40);
+    if (!checked.ok) {
+      logAction(req, res, "create_source", target, "invalid", { fields: Object.keys(checked.errors) });
+      return render(req, res, 422, sourceForm({ mode: "create", values, errors: checked.errors }));
+    }
+    try {
+      await createSource(db.builder, checked.source, actorOf(res));
+    } catch (error) {
+      if (!(error instanceof SettingsKeyError)) throw error;
+      logAction(req, res, "create_source", target, "invalid", { fields: ["sid"] });
+      return render(req, res, 422, sourceForm({ mode: "create", values, errors: { sid: `A source with sid ${checked.source.sid} exists already.` } }));
+    }
+    await applied();
+    logAction(req, res, "create_source", checked.source.sid, "done");
+    back(req, res, flash, sourcePaths(checked.source.sid).detail, { kind: "success", text: `Created source ${checked.source.sid}.` });
+  });
+
+  router.get("/sources/:sid", async (req, res) => {
+    const sid = sidOf(req);
+    const view = sid ? await sourceDetailView(db, sid) : undefined;
+    if (!view) return notFound(req, res, "There is no such source.");
+    return render(req, res, 200, view);
+  });
+
+  router.get("/sources/:sid/edit", ops, async (req, res) => {
+    const sid = sidOf(req);
+    const stored = sid ? await getSource(db.builder, sid) : undefined;
+    if (!sid || !stored) return notFound(req, res, "There is no such source.");
+    return render(req, res, 200, sourceForm({ mode: "edit", key: sid, revision: stored.revision, values: sourceToForm(stored.entry), errors: {} }));
+  });
+
+  router.post("/sources/:sid", ...post, async (req, res) => {
+    const sid = sidOf(req);
+    const stored = sid ? await getSource(db.builder, sid) : undefined;
+    if (!sid || !stored) return notFound(req, res, "There is no such source.");
+    const values = formValuesOf(req.body);
+    const revisionText = text(values, "revision");
+    const revision = /^\d{1,9}$/.test(revisionText) ? Number(revisionText) : undefined;
+    const edit = (status: number, errors: Record<string, string>, extra: Partial<SourceFormView> = {}) =>
+      render(req, res, status, { ...sourceForm({ mode: "edit", key: sid, ...(revision !== undefined ? { revision } : {}), values, errors }), ...extra });
+    if (revision === undefined) {
+      logAction(req, res, "update_source", sid, "invalid", { fields: ["revision"] });
+      return edit(422, { "": "This form does not say which version of the source it edits: open the edit page again." });
+    }
+    const checked = checkSourceForm(values, { sid, status: stored.entry.status });
+    if (!checked.ok) {
+      logAction(req, res, "update_source", sid, "invalid", { fields: Object.keys(checked.errors) });
+      return edit(422, checked.errors);
+    }
+    let saved: number;
+    try {
+      saved = await updateSource(db.builder, checked.source, revision, actorOf(res));
+    } catch (error) {
+      if (!(error instanceof StaleRevisionError)) throw error;
+      logAction(req, res, "update_source", sid, "conflict", { revision, current: error.current });
+      return edit(
+        409,
+        { "": `Someone else changed this source since you opened the form: it is now at revision ${error.current}, your form was read at ${revision}. Nothing was saved. Open the edit page again to see their change, then make yours.` },
+        { conflict: { currentRevision: error.current } },
+      );
+    }
+    await applied();
+    const changed = saved !== revision;
+    logAction(req, res, "update_source", sid, changed ? "done" : "nothing_to_do", { revision: saved });
+    back(req, res, flash, sourcePaths(sid).detail, { kind: "success", text: changed ? `Saved ${sid} (revision ${saved}).` : `Nothing changed in ${sid}.` });
+  });
+
+  router.post("/sources/:sid/status", ...post, async (req, res) => {
+    const sid = sidOf(req);
+    const stored = sid ? await getSource(db.builder, sid) : undefined;
+    if (!sid || !stored) return notFound(req, res, "There is no such source.");
+    const status = text(formValuesOf(req.body), "status");
+    if (!(SOURCE_STATUSES as readonly string[]).includes(status)) {
+      logAction(req, res, "set_source_status", sid, "invalid", { status: status.slice(0, 20) });
+      const view = await sourceDetailView(db, sid);
+      return render(req, res, 422, { ...view!, flash: { kind: "error", text: "Choose active or archived." } });
+    }
+    const revision = await setSourceStatus(db.builder, sid, status as SourceStatus, actorOf(res));
+    await applied();
+    const changed = revision !== stored.revision;
+    logAction(req, res, "set_source_status", sid, changed ? "done" : "nothing_to_do", { status });
+    const said = status === "archived" ? `Archived ${sid}: its leads get no payout, no floor and no postbacks from now on.` : `Restored ${sid}.`;
+    back(req, res, flash, sourcePaths(sid).detail, changed ? { kind: "success", text: said } : { kind: "error", text: `${sid} is ${status} already.` });
+  });
+
+  return router;
+}

@@ -1,0 +1,38 @@
+/**
+ * The console's traffic source form (issue 33, item 2): sid, name, payout, floor and postback URL
+ * read into a source checked by sourceSchema (server/delivery/buyers.ts), each problem keyed by its
+ * field, and a stored source written back into fields for the edit form.
+ */
+import { sourceSchema, type Source, type SourceStatus } from "../delivery/buyers";
+import type { FormValues } from "../../shared/admin-views";
+import { amount, compact, errorsByField, fieldForPath, text } from "./settings-form";
+
+const SOURCE_FIELDS = new Set(["sid", "name", "payout", "floor", "postbackUrl"]);
+
+export type SourceFormResult = { ok: true; source: Source } | { ok: false; errors: Record<string, string> };
+
+/** The form checked: the source to save (`sid` from the address when editing), or each problem by field. */
+export function checkSourceForm(values: FormValues, options: { sid?: string; status: SourceStatus }): SourceFormResult {
+  const input = compact({
+    sid: options.sid ?? text(values, "sid"),
+    name: text(values, "name") || undefined,
+    status: options.status,
+    payout: amount(values, "payout"),
+    floor: amount(values, "floor"),
+    postbackUrl: text(values, "postbackUrl") || undefined,
+  });
+  const parsed = sourceSchema.safeParse(input ?? {});
+  if (!parsed.success) return { ok: false, errors: errorsByField(parsed.error.issues, (path) => fieldForPath(path, (name) => SOURCE_FIELDS.has(name))) };
+  return { ok: true, source: parsed.data };
+}
+
+/** A stored source as the edit form's fields. */
+export function sourceToForm(source: Source): FormValues {
+  return {
+    sid: source.sid,
+    ...(source.name ? { name: source.name } : {}),
+    payout: String(source.payout),
+    floor: String(source.floor),
+    ...(source.postbackUrl ? { postbackUrl: source.postbackUrl } : {}),
+  };
+}

@@ -1,0 +1,515 @@
+/**
+ * Buyers and sources from the operations console (issue 33, item 2), against both stores, through
+ * the real admin app, the real React renderer and a real settings directory over the test database
+ * (so `refresh()` really reloads what the store wrote): create with the secret shown once, 422 with
+ * each problem beside its field, https in production, 409 on a stale revision, pause, resume,
+ * archive after a confirmation that counts the deliveries in flight, secret rotation with an
+ * overlap, sources, analysts read-only and never shown a secret, CSRF, admin_action and history.
+ */
+import path from "node:path";
+import request from "supertest";
+import { parse as parseHtml } from "node-html-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAdminApp } from "../../server/admin/app";
+import { analyticsReports } from "../../server/admin/reports";
+import { renderAdminFrom } from "../../server/admin/render-source";
+import { adminUserRepository } from "../../server/admin/users";
+import { hashPassword } from "../../server/admin/passwords";
+import { loadProductionBuild } from "../../server/render-source";
+import { registerDisclosure } from "../../server/consent/disclosures";
+import { disclosureFor } from "../../server/leads/disclosure";
+import { leadRepository } from "../../server/db/leads";
+import { openSettingsDirectory, type SettingsDirectory } from "../../server/settings/directory";
+import { secretFingerprint } from "../../server/settings/store";
+import { activeSecrets } from "../../server/delivery/buyers";
+import { signBody, verifySignature } from "../../server/delivery/signature";
+import type { AdminView, BuyerArchiveView, BuyerDetailView, BuyerFormView, BuyersView, LeadsView, SourceDetailView, SourceFormView, SourcesView } from "../../shared/admin-views";
+import { projectRoot } from "../../tools/production-server";
+import { sampleNewLead } from "../../tools/lead-session";
+import { allStores, type TestDatabase } from "../support/databases";
+import type { LogLine } from "../support/app";
+import { captureLogs } from "../support/log-capture";
+import { capturingRenderAdmin, cookieHeader, csrfOf, jar, remember, type Agent } from "../support/admin-agent";
+
+const SECRET = "settings-test-secret-settings-test-secret";
+const OPS = { name: "olivia", password: "olivia's long password" };
+const ANALYST = { name: "andy", password: "andy's long password!" };
+
+type Form = Record<string, string | string[]>;
+
+/** A small valid buyer as the form sends it. */
+const buyerForm = (id: string, extra: Form = {}): Form => ({ id, name: `Buyer ${id}`, mode: "post", url: `https://${id}.example/leads`, price: "12", ...extra });
+
+describe.each(allStores())("buyers and sources in the console ($kind)", (store) => {
+  let db: TestDatabase;
+  let settings: SettingsDirectory;
+  let app: ReturnType<typeof createAdminApp>;
+  /** The same console outside production (http:// buyer addresses allowed). */
+  let testApp: ReturnType<typeof createAdminApp>;
+  let logs: LogLine[] = [];
+  let rawLogs: string[] = [];
+  const views: AdminView[] = [];
+  /** Every secret the console showed, to prove no other page or log line carries one. */
+  const secretsShown: string[] = [];
+  let ops: { agent: Agent; csrf: string };
+  let analyst: { agent: Agent; csrf: string };
+
+  const lastView = <V extends AdminView>(page: V["page"]): V => {
+    const view = [...views].reverse().find((candidate) => candidate.page === page);
+    if (!view) throw new Error(`no ${page} view rendered`);
+    return view as V;
+  };
+  const actions = (action: string) => logs.filter((line) => line.event === "admin_action" && line.action === action);
+  const buyerNow = (id: string) => settings.current().buyers.find((buyer) => buyer.id === id);
+
+  async function get(agent: Agent, url: string, on = app) {
+    const response = await request(on).get(url).set("Cookie", cookieHeader(agent));
+    remember(agent, response);
+    return response;
+  }
+  /** A urlencoded POST whose lists are repeated fields, as a browser sends checkbox groups. */
+  async function post(agent: Agent, url: string, form: Form, on = app) {
+    const body = new URLSearchParams();
+    for (const [key, value] of Object.entries(form)) for (const entry of Array.isArray(value) ? value : [value]) body.append(key, entry);
+    const response = await request(on).post(url).set("Cookie", cookieHeader(agent)).type("form").send(body.toString());
+    remember(agent, response);
+    return response;
+  }
+  async function signedIn(user: { name: string; password: string }): Promise<{ agent: Agent; csrf: string }> {
+    const agent = jar();
+    const page = await get(agent, "/sign-in");
+    const response = await post(agent, "/sign-in", { name: user.name, password: user.password, _csrf: csrfOf(page.text) });
+    expect(response.status).toBe(303);
+    const buyers = await get(agent, "/buyers");
+    return { agent, csrf: csrfOf(buyers.text) };
+  }
+  async function createBuyer(id: string, extra: Form = {}) {
+    const response = await post(ops.agent, "/buyers", { ...buyerForm(id, extra), _csrf: ops.csrf });
+    expect(response.status, response.text.slice(0, 300)).toBe(201);
+    const secret = lastView<BuyerDetailView>("buyer").oneTimeSecret!.secret;
+    secretsShown.push(secret);
+    return secret;
+  }
+  /** Problems of the HTML form: each field's aria-invalid and the text of what describes it. */
+  function problemsIn(html: string): Record<string, string> {
+    const document = parseHtml(html);
+    const problems: Record<string, string> = {};
+    for (const control of document.querySelectorAll('[aria-invalid="true"]')) {
+      const described = (control.getAttribute("aria-describedby") ?? "").split(" ").filter(Boolean);
+      const text = described.map((id) => document.getElementById(id)?.text ?? "").join(" ");
+      problems[control.getAttribute("name") ?? control.id] = text.trim();
+    }
+    return problems;
+  }
+
+  beforeAll(async () => {
+    db = await store.open();
+    await registerDisclosure(db.builder, disclosureFor(undefined));
+    const users = adminUserRepository(db);
+    await users.create({ name: OPS.name, role: "ops", passwordHash: await hashPassword(OPS.password) });
+    await users.create({ name: ANALYST.name, role: "analyst", passwordHash: await hashPassword(ANALYST.password) });
+    const captured = captureLogs({ LOG_LEVEL: "debug", NODE_ENV: "production" });
+    logs = captured.lines;
+    rawLogs = captured.raw;
+    // Not started: no poll, so a page shows a change only if the console's own refresh() applied it.
+    settings = await openSettingsDirectory({ db: db.builder, logger: captured.logger, pollMs: 60_000 });
+    const renderAdmin = capturingRenderAdmin(renderAdminFrom((await loadProductionBuild(path.join(projectRoot, "dist"))).source), views);
+    const common = { logger: captured.logger, db, renderAdmin, secret: SECRET, reports: analyticsReports, settings };
+    app = createAdminApp({ ...common, config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: "America/New_York", NODE_ENV: "production" } });
+    testApp = createAdminApp({ ...common, config: { ADMIN_SESSION_HOURS: 12, REPORT_TIME_ZONE: "America/New_York", NODE_ENV: "test" } });
+    ops = await signedIn(OPS);
+    analyst = await signedIn(ANALYST);
+  });
+  afterAll(async () => {
+    settings?.stop();
+    await db?.close();
+  });
+
+  describe("creating a buyer", () => {
+    it("shows its generated secret once, then only its fingerprint, applies it at once and keeps its history", async () => {
+      const form = await get(ops.agent, "/buyers/new");
+      expect(form.status).toBe(200);
+      expect(lastView<BuyerFormView>("buyer-form")).toMatchObject({ mode: "create", errors: {}, ruleRows: 2 });
+      // Every control has a label.
+      const controls = parseHtml(form.text).querySelectorAll("form.settings-form input:not([type=hidden]), form.settings-form select, form.settings-form textarea");
+      expect(controls.length).toBeGreaterThan(80);
+      for (const control of controls) expect(parseHtml(form.text).querySelector(`label[for="${control.id}"]`), control.getAttribute("name") ?? "").not.toBeNull();
+      // More price rule rows: the same form again, filled in, nothing saved.
+      const more = await post(ops.agent, "/buyers", { ...buyerForm("morerows"), "priceRules.1.label": "Second", more: "rules", _csrf: ops.csrf });
+      expect(more.status).toBe(200);
+      expect(lastView<BuyerFormView>("buyer-form")).toMatchObject({ ruleRows: 5, errors: {} });
+      expect(parseHtml(more.text).querySelector('input[name="priceRules.1.label"]')?.getAttribute("value")).toBe("Second");
+      expect(buyerNow("morerows")).toBeUndefined();
+
+      const created = await post(ops.agent, "/buyers", {
+        ...buyerForm("lakeside", { states: ["CA", "TX"], "caps.day": "200", "budget.month": "5000", "priceRules.0.label": "Homeowners", "priceRules.0.add": "4", "priceRules.0.when.homeowner": "yes" }),
+        _csrf: ops.csrf,
+      });
+      expect(created.status).toBe(201);
+      const view = lastView<BuyerDetailView>("buyer");
+      const secret = view.oneTimeSecret!.secret;
+      secretsShown.push(secret);
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(view.oneTimeSecret).toEqual({ secret, reason: "created", previousUntil: null });
+      expect(parseHtml(created.text).querySelector("#one-time-secret")?.getAttribute("value")).toBe(secret);
+      expect(created.headers["cache-control"]).toContain("no-store");
+      // Never in a cookie.
+      expect(String(created.headers["set-cookie"] ?? "")).not.toContain(secret);
+
+      // Live on this replica at once (the directory is not polling).
+      expect(buyerNow("lakeside")).toMatchObject({ name: "Buyer lakeside", states: ["CA", "TX"], caps: { day: 200 }, budget: { month: 5000 }, price: 12, secret, status: "active" });
+      expect(buyerNow("lakeside")!.priceRules).toEqual([{ label: "Homeowners", when: { homeowner: true }, add: 4 }]);
+
+      const again = await get(ops.agent, "/buyers/lakeside");
+      expect(again.status).toBe(200);
+      expect(again.text).not.toContain(secret);
+      expect(again.text).toContain(secretFingerprint(secret));
+      const detail = lastView<BuyerDetailView>("buyer");
+      expect(detail.oneTimeSecret).toBeUndefined();
+      expect(detail.buyer.limits).toEqual([
+        { period: "day", unit: "leads", used: 0, limit: 200 },
+        { period: "month", unit: "dollars", used: 0, limit: 5000 },
+      ]);
+      expect(detail.history).toHaveLength(1);
+      expect(detail.history[0]).toMatchObject({ actor: "console:olivia", action: "create" });
+      expect(detail.history[0]!.changes).toContainEqual({ field: "secret", before: "—", after: secretFingerprint(secret) });
+      expect(detail.history[0]!.changes).toContainEqual({ field: "caps.day", before: "—", after: "200" });
+      expect(parseHtml(again.text).querySelectorAll(".history-table tbody tr")).toHaveLength(1);
+
+      expect(actions("create_buyer").at(-1)).toMatchObject({ user: OPS.name, target: "lakeside", outcome: "done" });
+      expect(rawLogs.join("")).not.toContain(secret);
+
+      const list = await get(ops.agent, "/buyers");
+      expect(list.status).toBe(200);
+      const row = lastView<BuyersView>("buyers").buyers.find((buyer) => buyer.id === "lakeside");
+      expect(row).toMatchObject({ status: "active", mode: "post", price: 12 });
+      expect(parseHtml(list.text).querySelector('[data-buyer="lakeside"]')?.text).toContain("Day 0 / 200");
+      expect(parseHtml(list.text).querySelector('[data-buyer="lakeside"]')?.text).toContain("Month $0.00 / $5,000.00");
+    });
+
+    it("refuses a taken id beside the id field", async () => {
+      const response = await post(ops.agent, "/buyers", { ...buyerForm("lakeside", { name: "Another Lakeside" }), _csrf: ops.csrf });
+      expect(response.status).toBe(422);
+      expect(lastView<BuyerFormView>("buyer-form").errors).toEqual({ id: "A buyer with id lakeside exists already." });
+    });
+  });
+
+  describe("a wrong form", () => {
+    it("answers 422 with the form as sent and each problem beside its field", async () => {
+      const before = settings.current().version;
+      const response = await post(ops.agent, "/buyers", {
+        ...buyerForm("Bad Id!", { url: "https://bad.example/leads", name: "Kept As Sent", price: "-1", "filters.driverAge.min": "60", "filters.driverAge.max": "30", "filters.zips.include": "90210 9021", states: ["CA", "ZZ"] }),
+        _csrf: ops.csrf,
+      });
+      expect(response.status).toBe(422);
+      const view = lastView<BuyerFormView>("buyer-form");
+      expect(view.errors).toEqual({
+        id: "Lower-case letters, digits, - and _, at most 32.",
+        price: "At least 0.",
+        "filters.driverAge.max": "Min must not be more than max.",
+        "filters.zips.include": "A 5-digit ZIP code, like 90210.",
+        states: "A two-letter US state code, like CA.",
+      });
+      // In the HTML: each field marked invalid and described by its problem, the values as sent.
+      const problems = problemsIn(response.text);
+      expect(problems.id).toContain("Lower-case letters");
+      expect(problems.price).toContain("At least 0.");
+      expect(problems["filters.driverAge.max"]).toContain("Min must not be more than max.");
+      expect(problems["filters.zips.include"]).toContain("5-digit ZIP");
+      expect(problems.states).toContain("two-letter US state");
+      const document = parseHtml(response.text);
+      expect(document.querySelector('input[name="name"]')?.getAttribute("value")).toBe("Kept As Sent");
+      expect(document.querySelector('input[name="id"]')?.getAttribute("value")).toBe("Bad Id!");
+      expect(document.querySelector('[role="alert"] a[href="#f-price"]')).not.toBeNull();
+      expect(settings.current().version).toBe(before);
+      expect(actions("create_buyer").at(-1)).toMatchObject({ outcome: "invalid" });
+    });
+
+    it("refuses a buyer address that is not https:// in production, beside that field, and takes it elsewhere", async () => {
+      const response = await post(ops.agent, "/buyers", { ...buyerForm("plainhttp", { url: "http://plainhttp.example/leads" }), _csrf: ops.csrf });
+      expect(response.status).toBe(422);
+      expect(lastView<BuyerFormView>("buyer-form").errors).toEqual({ url: "Use an https:// address: in production leads go to buyers over TLS only." });
+      expect(problemsIn(response.text).url).toContain("https://");
+      expect(buyerNow("plainhttp")).toBeUndefined();
+      const outside = await post(ops.agent, "/buyers", { ...buyerForm("plainhttp", { url: "http://plainhttp.example/leads" }), _csrf: ops.csrf }, testApp);
+      expect(outside.status).toBe(201);
+      secretsShown.push(lastView<BuyerDetailView>("buyer").oneTimeSecret!.secret);
+    });
+
+    it("never answers 500, whatever the form holds", async () => {
+      const odd: Form[] = [
+        { _csrf: ops.csrf },
+        { _csrf: ops.csrf, id: ["a", "b"], name: ["x"], price: ["1", "2"], states: "CA" },
+        { _csrf: ops.csrf, ...buyerForm("odd"), price: "1e309", "caps.day": "9".repeat(40), "priceRules.999999.label": "x", "filters.coverage": ["nope"], mode: "auction" },
+        { _csrf: ops.csrf, ...buyerForm("odd2"), "schedule.on": "yes", "schedule.from": "25:00", "schedule.days": ["someday"], timeZone: "Mars/Olympus" },
+        { _csrf: ops.csrf, ...buyerForm("odd3"), "filters.driverAge.min": "-5", "filters.vehicles.min": "1.5", "filters.dui": "maybe", "priceRules.0.add": "lots" },
+      ];
+      for (const form of odd) {
+        const response = await post(ops.agent, "/buyers", form);
+        expect(response.status, JSON.stringify(form)).toBe(422);
+      }
+      // Past the settings forms' own limit (500 fields): refused as a client error, not a crash.
+      const crowded = Object.fromEntries(Array.from({ length: 600 }, (_, index) => [`priceRules.${index}.label`, "x"]));
+      expect((await post(ops.agent, "/buyers", { ...crowded, _csrf: ops.csrf })).status).toBe(413);
+      const json = await request(app).post("/buyers").set("Cookie", cookieHeader(ops.agent)).type("json").send({ _csrf: ops.csrf });
+      expect(json.status).toBeLessThan(500);
+      for (const url of ["/buyers/NOPE!", "/buyers/nobody", "/buyers/nobody/edit", "/sources/no%20such", "/sources/nothere/edit"]) expect((await get(ops.agent, url)).status, url).toBe(404);
+      for (const url of ["/buyers/nobody", "/buyers/nobody/status", "/buyers/nobody/rotate-secret", "/sources/nothere", "/sources/nothere/status"]) {
+        expect((await post(ops.agent, url, { _csrf: ops.csrf, status: "paused" })).status, url).toBe(404);
+      }
+    });
+  });
+
+  describe("editing a buyer", () => {
+    it("saves with the revision it read, and answers 409 to a form read before someone else's save", async () => {
+      await createBuyer("harbor");
+      const edit = await get(ops.agent, "/buyers/harbor/edit");
+      expect(edit.status).toBe(200);
+      const form = lastView<BuyerFormView>("buyer-form");
+      expect(form.mode).toBe("edit");
+      const revision = String(form.revision);
+      expect(parseHtml(edit.text).querySelector('input[name="revision"]')?.getAttribute("value")).toBe(revision);
+      expect(form.values).toMatchObject({ name: "Buyer harbor", price: "12", url: "https://harbor.example/leads" });
+
+      const saved = await post(ops.agent, "/buyers/harbor", { ...form.values, price: "15", "caps.hour": "5", revision, _csrf: ops.csrf });
+      expect(saved.status).toBe(303);
+      expect(saved.headers.location).toBe("/buyers/harbor");
+      expect(buyerNow("harbor")).toMatchObject({ price: 15, caps: { hour: 5 } });
+      expect(actions("update_buyer").at(-1)).toMatchObject({ target: "harbor", outcome: "done", revision: Number(revision) + 1 });
+
+      // A second editor still holding the first revision.
+      const stale = await post(ops.agent, "/buyers/harbor", { ...form.values, price: "99", revision, _csrf: ops.csrf });
+      expect(stale.status).toBe(409);
+      const conflict = lastView<BuyerFormView>("buyer-form");
+      expect(conflict.conflict).toEqual({ currentRevision: Number(revision) + 1 });
+      expect(parseHtml(stale.text).querySelector('input[name="price"]')?.getAttribute("value")).toBe("99");
+      expect(parseHtml(stale.text).text).toContain(`now revision ${Number(revision) + 1}`);
+      expect(buyerNow("harbor")!.price).toBe(15);
+      expect(actions("update_buyer").at(-1)).toMatchObject({ outcome: "conflict" });
+
+      const page = await get(ops.agent, "/buyers/harbor");
+      const history = lastView<BuyerDetailView>("buyer").history;
+      expect(history.map((row) => row.action)).toEqual(["update", "create"]);
+      expect(history[0]!.changes).toEqual([
+        { field: "caps.hour", before: "—", after: "5" },
+        { field: "price", before: "12", after: "15" },
+      ]);
+      expect(parseHtml(page.text).querySelector(".history-table")?.text).toContain("12 → 15");
+      // A bad edit: 422 beside the field, nothing saved.
+      const bad = await post(ops.agent, "/buyers/harbor", { ...form.values, revision: String(Number(revision) + 1), "caps.day": "-3", _csrf: ops.csrf });
+      expect(bad.status).toBe(422);
+      expect(lastView<BuyerFormView>("buyer-form").errors).toEqual({ "caps.day": "At least 0." });
+      const noRevision = await post(ops.agent, "/buyers/harbor", { ...form.values, _csrf: ops.csrf });
+      expect(noRevision.status).toBe(422);
+    });
+  });
+
+  describe("pause, resume and archive", () => {
+    it("pauses and resumes at once, and archives only after saying how many deliveries are still in flight", async () => {
+      await createBuyer("ridge", { "caps.day": "50" });
+      const lead = await leadRepository(db).create(sampleNewLead({ sid: "fb01", tid: "t-ridge" }), (created) => ({
+        deliveries: ["ridge", "ridge-2"].map((key) => ({
+          kind: "buyer" as const,
+          target: "ridge",
+          idempotencyKey: `${created.reference}:${key}`,
+          sale: true,
+          price: 16,
+          url: null,
+          capDay: null,
+          priceReason: "base $12.00 + Homeowners +$4.00",
+        })),
+      }));
+      if (!lead.created) throw new Error("expected a new lead");
+
+      const paused = await post(ops.agent, "/buyers/ridge/status", { status: "paused", _csrf: ops.csrf });
+      expect(paused.status).toBe(303);
+      expect(paused.headers.location).toBe("/buyers/ridge");
+      expect(buyerNow("ridge")!.status).toBe("paused");
+      const detail = await get(ops.agent, "/buyers/ridge");
+      expect(lastView<BuyerDetailView>("buyer").flash?.text).toBe("Paused ridge: it is offered no leads until resumed. Its 2 deliveries in flight will still be sent.");
+      expect(parseHtml(detail.text).querySelector(".status-badge")?.text).toContain("paused");
+      expect(actions("set_buyer_status").at(-1)).toMatchObject({ target: "ridge", status: "paused", outcome: "done", inFlight: 2 });
+
+      // The lead page says why the paused buyer is not offered, and each delivery's price and why.
+      await get(ops.agent, `/leads?reference=${lead.reference}`);
+      const leads = lastView<LeadsView>("leads");
+      expect(leads.offers!.buyers.find((buyer) => buyer.buyerId === "ridge")).toMatchObject({ offered: false, rule: "status", reason: "paused by ops" });
+      expect(leads.deliveries.map((delivery) => delivery.priceReason)).toEqual(["base $12.00 + Homeowners +$4.00", "base $12.00 + Homeowners +$4.00"]);
+
+      expect((await post(ops.agent, "/buyers/ridge/status", { status: "active", _csrf: ops.csrf })).status).toBe(303);
+      expect(buyerNow("ridge")!.status).toBe("active");
+
+      const ask = await post(ops.agent, "/buyers/ridge/status", { status: "archived", _csrf: ops.csrf });
+      expect(ask.status).toBe(200);
+      expect(lastView<BuyerArchiveView>("buyer-archive")).toMatchObject({ id: "ridge", inFlight: 2 });
+      const page = parseHtml(ask.text);
+      expect(page.querySelector(".in-flight")?.text).toBe("Its 2 deliveries in flight (pending or being sent) will still be sent and finish.");
+      expect(page.text).toContain("no more leads");
+      expect(page.querySelector('form input[name="confirm"]')?.getAttribute("value")).toBe("yes");
+      expect(buyerNow("ridge")!.status).toBe("active");
+
+      const archived = await post(ops.agent, "/buyers/ridge/status", { status: "archived", confirm: "yes", _csrf: ops.csrf });
+      expect(archived.status).toBe(303);
+      expect(buyerNow("ridge")!.status).toBe("archived");
+      const list = await get(ops.agent, "/buyers");
+      expect(parseHtml(list.text).querySelector('details.archived [data-buyer="ridge"]')).not.toBeNull();
+      await get(ops.agent, "/buyers/ridge");
+      expect(lastView<BuyerDetailView>("buyer").history.map((row) => row.action)).toEqual(["archive", "resume", "pause", "create"]);
+
+      const wrong = await post(ops.agent, "/buyers/ridge/status", { status: "deleted", _csrf: ops.csrf });
+      expect(wrong.status).toBe(422);
+    });
+  });
+
+  describe("rotating a secret", () => {
+    it("shows the new secret once and until when the old one works; both verify during the overlap", async () => {
+      const old = await createBuyer("crest");
+      const created = lastView<BuyerDetailView>("buyer");
+      const rotation = { overlapHours: "24", revision: String(created.revision), _csrf: ops.csrf };
+      expect(parseHtml((await get(ops.agent, "/buyers/crest")).text).querySelector('form[action="/buyers/crest/rotate-secret"] input[name="revision"]')?.getAttribute("value")).toBe(rotation.revision);
+      const rotated = await post(ops.agent, "/buyers/crest/rotate-secret", rotation);
+      expect(rotated.status).toBe(200);
+      const view = lastView<BuyerDetailView>("buyer");
+      const fresh = view.oneTimeSecret!.secret;
+      secretsShown.push(fresh);
+      expect(fresh).not.toBe(old);
+      expect(view.oneTimeSecret!.reason).toBe("rotated");
+      const until = Date.parse(view.oneTimeSecret!.previousUntil!);
+      expect(Math.abs(until - (Date.now() + 24 * 3_600_000))).toBeLessThan(60_000);
+      expect(parseHtml(rotated.text).querySelector(".previous-until")?.text).toContain("still signs and verifies until");
+      expect(view.previous).toEqual({ fingerprint: secretFingerprint(old), until: view.oneTimeSecret!.previousUntil });
+
+      const buyer = buyerNow("crest")!;
+      const secrets = activeSecrets(buyer, new Date());
+      const body = JSON.stringify({ reference: "LD-AAAA-BBBB", reason: "duplicate" });
+      expect(verifySignature(secrets, signBody(old, body), body)).toBe("ok");
+      expect(verifySignature(secrets, signBody(fresh, body), body)).toBe("ok");
+      expect(verifySignature(secrets, signBody("someone-else-secret-of-32-characters!", body), body)).toBe("mismatch");
+      expect(actions("rotate_secret").at(-1)).toMatchObject({ target: "crest", outcome: "done", overlapHours: 24 });
+      expect(rawLogs.join("")).not.toContain(fresh);
+
+      const after = await get(ops.agent, "/buyers/crest");
+      expect(after.text).not.toContain(fresh);
+      expect(lastView<BuyerDetailView>("buyer").history[0]).toMatchObject({ action: "rotate_secret" });
+
+      // A reload posts the same rotation again: refused, the secret just handed over stays.
+      const reload = await post(ops.agent, "/buyers/crest/rotate-secret", rotation);
+      expect(reload.status).toBe(409);
+      expect(lastView<BuyerDetailView>("buyer").oneTimeSecret).toBeUndefined();
+      expect(reload.text).not.toContain(fresh);
+      expect(buyerNow("crest")!.secret).toBe(fresh);
+      expect(buyerNow("crest")!.previousSecret).toBe(old);
+      expect(actions("rotate_secret").at(-1)).toMatchObject({ target: "crest", outcome: "conflict" });
+
+      const current = String(lastView<BuyerDetailView>("buyer").revision);
+      const bad = await post(ops.agent, "/buyers/crest/rotate-secret", { overlapHours: "200", revision: current, _csrf: ops.csrf });
+      expect(bad.status).toBe(422);
+      expect(lastView<BuyerDetailView>("buyer").rotateError).toBe("Enter whole hours from 0 to 168.");
+      expect(problemsIn(bad.text).overlapHours).toContain("0 to 168");
+      expect(buyerNow("crest")!.secret).toBe(fresh);
+
+      // No overlap: the old secret stops at once.
+      expect((await post(ops.agent, "/buyers/crest/rotate-secret", { overlapHours: "0", revision: current, _csrf: ops.csrf })).status).toBe(200);
+      const newest = lastView<BuyerDetailView>("buyer").oneTimeSecret!.secret;
+      secretsShown.push(newest);
+      const now = activeSecrets(buyerNow("crest")!, new Date());
+      expect(verifySignature(now, signBody(fresh, body), body)).toBe("mismatch");
+      expect(verifySignature(now, signBody(newest, body), body)).toBe("ok");
+    });
+  });
+
+  describe("sources", () => {
+    it("creates, lists, edits with a revision check and archives a source, with its history", async () => {
+      expect((await get(ops.agent, "/sources/new")).status).toBe(200);
+      const bad = await post(ops.agent, "/sources", { sid: "fb 01", payout: "-1", postbackUrl: "https://track.example/pb", _csrf: ops.csrf });
+      expect(bad.status).toBe(422);
+      expect(Object.keys(lastView<SourceFormView>("source-form").errors).sort()).toEqual(["payout", "postbackUrl", "sid"]);
+      expect(problemsIn(bad.text).postbackUrl).toContain("{tid}");
+
+      const created = await post(ops.agent, "/sources", { sid: "fb01", name: "Facebook", payout: "8", floor: "10", postbackUrl: "https://track.example/pb?tid={tid}", _csrf: ops.csrf });
+      expect(created.status).toBe(303);
+      expect(created.headers.location).toBe("/sources/fb01");
+      expect(settings.current().sources.find((source) => source.sid === "fb01")).toMatchObject({ payout: 8, floor: 10, status: "active" });
+      expect(actions("create_source").at(-1)).toMatchObject({ target: "fb01", outcome: "done" });
+      const taken = await post(ops.agent, "/sources", { sid: "fb01", payout: "8", _csrf: ops.csrf });
+      expect(taken.status).toBe(422);
+
+      const list = await get(ops.agent, "/sources");
+      expect(lastView<SourcesView>("sources").sources).toContainEqual({ sid: "fb01", name: "Facebook", status: "active", payout: 8, floor: 10, postbackUrl: "https://track.example/pb?tid={tid}" });
+      expect(parseHtml(list.text).querySelector('[data-sid="fb01"]')?.text).toContain("$8.00");
+
+      await get(ops.agent, "/sources/fb01/edit");
+      const form = lastView<SourceFormView>("source-form");
+      const revision = String(form.revision);
+      expect((await post(ops.agent, "/sources/fb01", { ...form.values, payout: "9", revision, _csrf: ops.csrf })).status).toBe(303);
+      expect(settings.current().sources.find((source) => source.sid === "fb01")!.payout).toBe(9);
+      const stale = await post(ops.agent, "/sources/fb01", { ...form.values, payout: "11", revision, _csrf: ops.csrf });
+      expect(stale.status).toBe(409);
+      expect(lastView<SourceFormView>("source-form").conflict).toEqual({ currentRevision: Number(revision) + 1 });
+      expect(actions("update_source").map((line) => line.outcome)).toEqual(["done", "conflict"]);
+
+      expect((await post(ops.agent, "/sources/fb01/status", { status: "archived", _csrf: ops.csrf })).status).toBe(303);
+      expect(settings.current().sources.find((source) => source.sid === "fb01")!.status).toBe("archived");
+      const detail = await get(ops.agent, "/sources/fb01");
+      expect(detail.status).toBe(200);
+      const view = lastView<SourceDetailView>("source");
+      expect(view.history.map((row) => row.action)).toEqual(["archive", "update", "create"]);
+      expect(view.history[1]!.changes).toEqual([{ field: "payout", before: "8", after: "9" }]);
+      expect(parseHtml(detail.text).querySelectorAll(".history-table tbody tr")).toHaveLength(3);
+      expect(actions("set_source_status").at(-1)).toMatchObject({ target: "fb01", status: "archived", outcome: "done" });
+    });
+  });
+
+  describe("analysts and CSRF", () => {
+    it("shows analysts every buyer and source page, no form to change them and no secret", async () => {
+      expect(secretsShown.length).toBeGreaterThan(3);
+      for (const url of ["/buyers", "/buyers/lakeside", "/buyers/crest", "/buyers/ridge", "/sources", "/sources/fb01"]) {
+        const response = await get(analyst.agent, url);
+        expect(response.status, url).toBe(200);
+        for (const secret of secretsShown) expect(response.text, url).not.toContain(secret);
+        // Only the sign-out form.
+        expect(parseHtml(response.text).querySelectorAll("form").map((form) => form.getAttribute("action")), url).toEqual(["/sign-out"]);
+      }
+      for (const url of ["/buyers/new", "/buyers/lakeside/edit", "/sources/new", "/sources/fb01/edit"]) expect((await get(analyst.agent, url)).status, url).toBe(403);
+    });
+
+    it("answers 403 to every change an analyst posts, and changes nothing", async () => {
+      const version = settings.current().version;
+      const posts: [string, Form][] = [
+        ["/buyers", buyerForm("analysts")],
+        ["/buyers/lakeside", { ...buyerForm("lakeside"), revision: "1" }],
+        ["/buyers/lakeside/status", { status: "paused" }],
+        ["/buyers/lakeside/status", { status: "archived", confirm: "yes" }],
+        ["/buyers/lakeside/rotate-secret", { overlapHours: "1" }],
+        ["/sources", { sid: "an01", payout: "1" }],
+        ["/sources/fb01", { sid: "fb01", payout: "1", revision: "1" }],
+        ["/sources/fb01/status", { status: "active" }],
+      ];
+      for (const [url, form] of posts) {
+        const response = await post(analyst.agent, url, { ...form, _csrf: analyst.csrf });
+        expect(response.status, url).toBe(403);
+        for (const secret of secretsShown) expect(response.text).not.toContain(secret);
+      }
+      expect(settings.current().version).toBe(version);
+      expect(logs.filter((line) => line.event === "admin_forbidden" && line.user === ANALYST.name).length).toBeGreaterThanOrEqual(posts.length);
+    });
+
+    it("refuses a change without the session's CSRF token", async () => {
+      const version = settings.current().version;
+      for (const [url, form] of [
+        ["/buyers", buyerForm("nocsrf")],
+        ["/buyers/lakeside/status", { status: "paused" }],
+        ["/buyers/lakeside/rotate-secret", { overlapHours: "1" }],
+        ["/sources", { sid: "nocsrf", payout: "1" }],
+      ] as const) {
+        const missing = await post(ops.agent, url, form);
+        expect(missing.status, url).toBe(403);
+        const wrong = await post(ops.agent, url, { ...form, _csrf: "not-the-token" });
+        expect(wrong.status, url).toBe(403);
+      }
+      expect(settings.current().version).toBe(version);
+      expect(buyerNow("lakeside")!.status).toBe("active");
+      expect(logs.filter((line) => line.event === "csrf_rejected").length).toBeGreaterThanOrEqual(8);
+    });
+  });
+});

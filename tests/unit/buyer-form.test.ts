@@ -1,0 +1,211 @@
+/**
+ * The console's buyer and source forms as data (server/admin/buyer-form.ts, source-form.ts): the
+ * urlencoded fields become the object buyerSchema checks, a zod issue's path names the field its
+ * problem is shown beside, and a stored buyer written back into fields reads back the same.
+ */
+import { describe, expect, it } from "vitest";
+import { buyerFieldFor, buyerFromForm, buyerToForm, checkBuyerForm, ruleRowsFor } from "../../server/admin/buyer-form";
+import { checkSourceForm, sourceToForm } from "../../server/admin/source-form";
+import { amount, choice, fieldForPath, formValuesOf, issueMessage, words } from "../../server/admin/settings-form";
+import type { FormValues } from "../../shared/admin-views";
+
+/** A filled-in form as a browser sends it (empty fields included, checkbox groups repeated). */
+const FULL: FormValues = {
+  id: "lakeside",
+  name: "Lakeside Auto Insurance",
+  phone: "(415) 555-0134",
+  mode: "post",
+  url: "https://lakeside.example/leads",
+  pingUrl: "",
+  webhookUrl: "https://lakeside.example/hooks",
+  timeoutMs: "4000",
+  pingTimeoutMs: "500",
+  priority: "3",
+  saleTypes: ["shared"],
+  sandbox: "yes",
+  states: ["CA", "TX"],
+  timeZone: "America/Chicago",
+  "schedule.on": "yes",
+  "schedule.timeZone": "",
+  "schedule.days": ["mon", "tue", "wed"],
+  "schedule.from": "08:00",
+  "schedule.to": "18:00",
+  "caps.hour": "10",
+  "caps.day": "200",
+  "caps.week": "",
+  "caps.month": "4000",
+  "budget.day": "$1,500",
+  "budget.month": "",
+  price: "12.50",
+  "priceRules.0.label": "Homeowners",
+  "priceRules.0.add": "4",
+  "priceRules.0.when.homeowner": "yes",
+  "priceRules.0.when.states": "",
+  "priceRules.1.label": "",
+  "priceRules.1.add": "",
+  "priceRules.1.when.homeowner": "any",
+  "priceRules.2.label": "Young drivers in Texas",
+  "priceRules.2.add": "-2.5",
+  "priceRules.2.when.states": "tx",
+  "priceRules.2.when.driverAge.max": "24",
+  "filters.zips.include": "",
+  "filters.zips.exclude": "90210, 90211\n10001",
+  "filters.zipPrefixes.include": "9 75",
+  "filters.driverAge.min": "21",
+  "filters.driverAge.max": "",
+  "filters.currentlyInsured": "yes",
+  "filters.insuredForAtLeast": "6_12m",
+  "filters.homeowner": "any",
+  "filters.vehicles.max": "3",
+  "filters.maxAccidents": "1",
+  "filters.dui": "no",
+  "filters.sr22": "any",
+  "filters.coverage": ["standard", "premium"],
+};
+
+describe("reading the buyer form", () => {
+  it("turns every group of fields into the buyer object, leaving empty ones out and packing the price rules", () => {
+    const { input, ruleRows } = buyerFromForm(FULL, { status: "active" });
+    expect(ruleRows).toEqual([0, 2]);
+    expect(input).toEqual({
+      id: "lakeside",
+      name: "Lakeside Auto Insurance",
+      phone: "(415) 555-0134",
+      mode: "post",
+      url: "https://lakeside.example/leads",
+      webhookUrl: "https://lakeside.example/hooks",
+      timeoutMs: 4000,
+      pingTimeoutMs: 500,
+      saleTypes: ["shared"],
+      priority: 3,
+      sandbox: true,
+      states: ["CA", "TX"],
+      timeZone: "America/Chicago",
+      schedule: { timeZone: "America/Chicago", days: ["mon", "tue", "wed"], from: "08:00", to: "18:00" },
+      caps: { hour: 10, day: 200, month: 4000 },
+      budget: { day: 1500 },
+      price: 12.5,
+      priceRules: [
+        { label: "Homeowners", when: { homeowner: true }, add: 4 },
+        { label: "Young drivers in Texas", when: { driverAge: { max: 24 }, states: ["TX"] }, add: -2.5 },
+      ],
+      filters: {
+        zips: { exclude: ["90210", "90211", "10001"] },
+        zipPrefixes: { include: ["9", "75"] },
+        driverAge: { min: 21 },
+        currentlyInsured: true,
+        insuredForAtLeast: "6_12m",
+        vehicles: { max: 3 },
+        maxAccidents: 1,
+        dui: false,
+        coverage: ["standard", "premium"],
+      },
+      status: "active",
+    });
+    const checked = checkBuyerForm(FULL, { status: "active", production: true });
+    expect(checked.ok).toBe(true);
+    if (checked.ok) {
+      expect(checked.buyer.phone).toBe("+14155550134");
+      expect(checked.buyer).not.toHaveProperty("secret");
+    }
+  });
+
+  it("takes the edited buyer's id from the address, not the form, and keeps its status", () => {
+    const { input } = buyerFromForm({ ...FULL, id: "someone-else" }, { id: "lakeside", status: "paused" });
+    expect(input).toMatchObject({ id: "lakeside", status: "paused" });
+  });
+
+  it("reads a number as typed, hands a word on for the schema to refuse, and reads three-way choices", () => {
+    expect(amount({ a: " $1,200.50 " }, "a")).toBe(1200.5);
+    expect(amount({ a: "-4" }, "a")).toBe(-4);
+    expect(amount({ a: "" }, "a")).toBeUndefined();
+    expect(amount({ a: "ten" }, "a")).toBe("ten");
+    expect(choice({ a: "any" }, "a")).toBeUndefined();
+    expect(choice({ a: "only" }, "a", "only", "no")).toBe(true);
+    expect(choice({ a: "no" }, "a", "only", "no")).toBe(false);
+    expect(words({ a: "90210,90211; 10001\n" }, "a")).toEqual(["90210", "90211", "10001"]);
+    // Only strings and lists of strings come through from the parsed body; the CSRF token is not a value.
+    expect(formValuesOf({ a: "1", b: ["x", "y"], _csrf: "t", c: { nested: true } })).toEqual({ a: "1", b: ["x", "y"] });
+  });
+
+  it("shows the rows in use and blank ones to fill, at most 50", () => {
+    expect(ruleRowsFor({}, 2)).toBe(2);
+    expect(ruleRowsFor(FULL, 1)).toBe(4);
+    expect(ruleRowsFor({ "priceRules.60.label": "x" }, 3)).toBe(50);
+  });
+});
+
+describe("problems beside their fields", () => {
+  it("names the field of each issue path: list entries their list, a group's own rule its fieldset, a packed rule its form row", () => {
+    expect(buyerFieldFor(["states", 3])).toBe("states");
+    expect(buyerFieldFor(["filters", "zips", "include", 0])).toBe("filters.zips.include");
+    expect(buyerFieldFor(["filters", "driverAge"])).toBe("filters.driverAge");
+    expect(buyerFieldFor(["filters", "driverAge", "max"])).toBe("filters.driverAge.max");
+    expect(buyerFieldFor(["priceRules", 1, "when", "homeowner"], [0, 2])).toBe("priceRules.2.when.homeowner");
+    expect(buyerFieldFor(["priceRules", 1, "when", "states", 0], [0, 2])).toBe("priceRules.2.when.states");
+    expect(buyerFieldFor(["priceRules", 0, "add"], [4])).toBe("priceRules.4.add");
+    expect(buyerFieldFor(["schedule", "to"])).toBe("schedule.to");
+    expect(buyerFieldFor(["secret"])).toBe("");
+    expect(fieldForPath(["a", "b", 2, "c"], (name) => name === "a.b")).toBe("a.b");
+  });
+
+  it("refuses a bad id, a negative price, ages the wrong way round, a bad ZIP and an unknown state, each beside its field", () => {
+    const checked = checkBuyerForm(
+      { ...FULL, id: "Bad Id!", price: "-1", "filters.driverAge.min": "60", "filters.driverAge.max": "30", "filters.zips.exclude": "9021", states: ["CA", "ZZ"] },
+      { status: "active", production: false },
+    );
+    expect(checked.ok).toBe(false);
+    if (checked.ok) return;
+    expect(checked.errors).toEqual({
+      id: "Lower-case letters, digits, - and _, at most 32.",
+      price: "At least 0.",
+      "filters.driverAge.max": "Min must not be more than max.",
+      "filters.zips.exclude": "A 5-digit ZIP code, like 90210.",
+      states: "A two-letter US state code, like CA.",
+    });
+  });
+
+  it("says a word in a number field needs a number, and a missing required field is required", () => {
+    const checked = checkBuyerForm({ ...FULL, "caps.day": "lots", url: "", name: "" }, { status: "active", production: false });
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) expect(checked.errors).toMatchObject({ "caps.day": "Enter a number.", name: "At least 2 characters." });
+  });
+
+  it("puts the schema's cross-field rules beside the field they name (a pingpost buyer's ping URL)", () => {
+    const checked = checkBuyerForm({ ...FULL, mode: "pingpost" }, { status: "active", production: false });
+    expect(checked).toEqual({ ok: false, errors: { pingUrl: "A pingpost buyer needs its pingUrl." } });
+  });
+
+  it("refuses an http:// buyer address in production only, beside that field", () => {
+    const form = { ...FULL, webhookUrl: "http://lakeside.example/hooks" };
+    expect(checkBuyerForm(form, { status: "active", production: false }).ok).toBe(true);
+    const checked = checkBuyerForm(form, { status: "active", production: true });
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) expect(Object.keys(checked.errors)).toEqual(["webhookUrl"]);
+  });
+
+  it("words zod's generic issues plainly", () => {
+    expect(issueMessage({ code: "too_big", origin: "array", maximum: 50, path: [], message: "", input: [] })).toBe("At most 50.");
+    expect(issueMessage({ code: "invalid_value", values: ["post", "pingpost"], path: [], message: "", input: "x" })).toBe("Choose one of: post, pingpost.");
+  });
+});
+
+describe("the edit form", () => {
+  it("writes a stored buyer into fields that read back as the same buyer", () => {
+    const first = checkBuyerForm(FULL, { status: "active", production: true });
+    if (!first.ok) throw new Error(JSON.stringify(first.errors));
+    const again = checkBuyerForm(buyerToForm(first.buyer), { id: first.buyer.id, status: "active", production: true });
+    expect(again).toEqual({ ok: true, buyer: first.buyer });
+  });
+});
+
+describe("the source form", () => {
+  it("reads a source, and puts a postback URL without {tid} beside its field", () => {
+    const good = checkSourceForm({ sid: "fb01", name: "Facebook", payout: "8", floor: "", postbackUrl: "https://track.example/pb?tid={tid}&p={payout}" }, { status: "active" });
+    expect(good).toEqual({ ok: true, source: { sid: "fb01", name: "Facebook", status: "active", payout: 8, floor: 0, postbackUrl: "https://track.example/pb?tid={tid}&p={payout}" } });
+    if (good.ok) expect(checkSourceForm(sourceToForm(good.source), { sid: "fb01", status: "active" })).toEqual(good);
+    const bad = checkSourceForm({ sid: "fb 01", payout: "-3", postbackUrl: "https://track.example/pb" }, { status: "active" });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(Object.keys(bad.errors).sort()).toEqual(["payout", "postbackUrl", "sid"]);
+  });
+});
