@@ -103,7 +103,7 @@ export function settingsRoutes({ db, settings, render, flash, production, ops, n
     } catch (error) {
       if (!(error instanceof SettingsKeyError)) throw error;
       logAction(req, res, "create_buyer", target, "invalid", { fields: [/named/.test(error.message) ? "name" : "id"] });
-      const errors: Record<string, string> = /named/.test(error.message) ? { name: `Another buyer is called ${checked.buyer.name}: the consent names buyers, so each name is one buyer's.` } : { id: `A buyer with id ${checked.buyer.id} exists already.` };
+      const errors: Record<string, string> = error.field === "name" ? { name: `Another buyer is called ${checked.buyer.name}: the consent names buyers, so each name is one buyer's.` } : { id: `A buyer with id ${checked.buyer.id} exists already.` };
       return render(req, res, 422, buyerForm({ mode: "create", values, errors }));
     }
     await applied();
@@ -218,7 +218,18 @@ export function settingsRoutes({ db, settings, render, flash, production, ops, n
         rotateError: `This buyer changed since the page was read (it is now at revision ${stored.revision}; a reload posts a rotation again): nothing was rotated. The secret shown last is the one in force; rotate again only if it was not copied.`,
       });
     }
-    const { secret, overlapUntil } = await rotateBuyerSecret(db.builder, id, hours, actorOf(res), now());
+    let rotated: Awaited<ReturnType<typeof rotateBuyerSecret>>;
+    try {
+      // The revision again in the store's transaction: two rotations posted at once rotate once.
+      rotated = await rotateBuyerSecret(db.builder, id, hours, actorOf(res), now(), stored.revision);
+    } catch (error) {
+      if (!(error instanceof StaleRevisionError)) throw error;
+      logAction(req, res, "rotate_secret", id, "conflict", { revision: stored.revision, current: error.current });
+      return buyerDetail(req, res, 409, id, {
+        rotateError: `This buyer changed while the rotation was asked for (it is now at revision ${error.current}): nothing was rotated by this request. The secret shown last is the one in force.`,
+      });
+    }
+    const { secret, overlapUntil } = rotated;
     await applied();
     logAction(req, res, "rotate_secret", id, "done", { overlapHours: hours });
     return buyerDetail(req, res, 200, id, {

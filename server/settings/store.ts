@@ -48,9 +48,9 @@ export class StaleRevisionError extends Error {
   }
 }
 
-/** Thrown for an id or sid that exists already (create) or does not (update). */
+/** Thrown for an id or sid that exists already (create) or does not (update), or a buyer name another buyer has; `field` names which. */
 export class SettingsKeyError extends Error {
-  constructor(message: string) {
+  constructor(message: string, readonly field: "id" | "sid" | "name" = "id") {
     super(message);
     this.name = "SettingsKeyError";
   }
@@ -221,7 +221,7 @@ async function writeSource(tx: Tx, source: Source, actor: Actor, action: ChangeA
 async function assertNameFree(tx: Tx, buyer: Buyer): Promise<void> {
   const rows = await tx.selectFrom("buyers").select(["id", "config"]).where("id", "<>", buyer.id).execute();
   const clash = rows.find((row) => (parsedJson(row.config) as { name?: string }).name?.toLowerCase() === buyer.name.toLowerCase());
-  if (clash) throw new SettingsKeyError(`buyer ${clash.id} is already named ${buyer.name}`);
+  if (clash) throw new SettingsKeyError(`buyer ${clash.id} is already named ${buyer.name}`, "name");
 }
 
 /**
@@ -272,14 +272,17 @@ export async function setBuyerStatus(db: Builder, id: string, status: BuyerStatu
 /**
  * A new secret for the buyer, made here and returned once. The old one keeps signing (a second
  * v1) and verifying for `overlapHours` (0: it stops at once), so the buyer switches without losing
- * a lead. A secret still overlapping from an earlier rotation is dropped.
+ * a lead. A secret still overlapping from an earlier rotation is dropped. With `revision`, only
+ * if the buyer is still at it (StaleRevisionError otherwise): a rotation posted twice (two
+ * clicks, a reload) must not replace the secret just handed over.
  */
-export async function rotateBuyerSecret(db: Builder, id: string, overlapHours: number, actor: Actor, now: Date = new Date()): Promise<{ secret: string; overlapUntil: Date | null }> {
+export async function rotateBuyerSecret(db: Builder, id: string, overlapHours: number, actor: Actor, now: Date = new Date(), revision?: number): Promise<{ secret: string; overlapUntil: Date | null }> {
   const secret = generateSecret();
   const overlapUntil = overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3_600_000) : null;
   await db.transaction().execute(async (tx) => {
     const before = await storedBuyer(tx, id, true);
     if (!before) throw new SettingsKeyError(`there is no buyer ${id}`);
+    if (revision !== undefined && before.revision !== revision) throw new StaleRevisionError("buyer", id, before.revision);
     const { previousSecret: _previous, previousSecretUntil: _until, ...rest } = before.entry;
     const buyer: Buyer = { ...rest, secret, ...(overlapUntil ? { previousSecret: before.entry.secret, previousSecretUntil: overlapUntil.toISOString() } : {}) };
     await writeBuyer(tx, buyer, actor, "rotate_secret", before);
@@ -291,7 +294,7 @@ export async function rotateBuyerSecret(db: Builder, id: string, overlapHours: n
 export async function createSource(db: Builder, input: Source, actor: Actor): Promise<void> {
   const source = sourceSchema.parse(input);
   await db.transaction().execute(async (tx) => {
-    if (await storedSource(tx, source.sid, true)) throw new SettingsKeyError(`a source with sid ${source.sid} exists already`);
+    if (await storedSource(tx, source.sid, true)) throw new SettingsKeyError(`a source with sid ${source.sid} exists already`, "sid");
     await writeSource(tx, source, actor, "create", undefined);
   });
 }
@@ -300,7 +303,7 @@ export async function createSource(db: Builder, input: Source, actor: Actor): Pr
 export async function updateSource(db: Builder, input: Source, revision: number, actor: Actor): Promise<number> {
   return db.transaction().execute(async (tx) => {
     const before = await storedSource(tx, input.sid, true);
-    if (!before) throw new SettingsKeyError(`there is no source ${input.sid}`);
+    if (!before) throw new SettingsKeyError(`there is no source ${input.sid}`, "sid");
     if (before.revision !== revision) throw new StaleRevisionError("source", input.sid, before.revision);
     const source = sourceSchema.parse(input);
     if (sameEntry(source, before.entry)) return before.revision;
@@ -313,7 +316,7 @@ export async function updateSource(db: Builder, input: Source, revision: number,
 export async function setSourceStatus(db: Builder, sid: string, status: SourceStatus, actor: Actor): Promise<number> {
   return db.transaction().execute(async (tx) => {
     const before = await storedSource(tx, sid, true);
-    if (!before) throw new SettingsKeyError(`there is no source ${sid}`);
+    if (!before) throw new SettingsKeyError(`there is no source ${sid}`, "sid");
     if (before.entry.status === status) return before.revision;
     return writeSource(tx, { ...before.entry, status }, actor, status === "archived" ? "archive" : "resume", before);
   });

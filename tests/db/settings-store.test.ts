@@ -98,6 +98,16 @@ describe.each(allStores())("business settings ($kind)", (store) => {
     expect((await settingsHistory(db.builder, "buyer", "acme"))[0]).toMatchObject({ action: "rotate_secret", after: expect.objectContaining({ secret: secretFingerprint(third) }) });
   });
 
+  it("rotates once when two rotations of the same revision arrive together, and names the field of a taken key", async () => {
+    await createBuyer(db.builder, input(), "console:alice");
+    const results = await Promise.allSettled([rotateBuyerSecret(db.builder, "acme", 24, "console:alice", new Date(), 1), rotateBuyerSecret(db.builder, "acme", 24, "console:bob", new Date(), 1)]);
+    expect(results.map((result) => result.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(results.find((result) => result.status === "rejected")).toMatchObject({ reason: expect.any(StaleRevisionError) });
+    expect((await settingsHistory(db.builder, "buyer", "acme")).filter((change) => change.action === "rotate_secret")).toHaveLength(1);
+    await expect(createBuyer(db.builder, input({ id: "other" }), "console:alice")).rejects.toMatchObject({ field: "name" });
+    await expect(createBuyer(db.builder, input(), "console:alice")).rejects.toMatchObject({ field: "id" });
+  });
+
   it("keeps sources with their history and refuses a stale edit", async () => {
     await createSource(db.builder, { sid: "fb01", name: "Facebook prospecting", status: "active", payout: 6, floor: 0 }, "console:alice");
     expect(await updateSource(db.builder, { sid: "fb01", name: "Facebook prospecting", status: "active", payout: 7, floor: 10 }, 1, "console:alice")).toBe(2);
