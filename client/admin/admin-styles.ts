@@ -186,7 +186,7 @@ main:focus { outline: none; }
 .limits { list-style: none; margin: 0; padding: 0; }
 .limits li { display: flex; align-items: center; gap: 8px; }
 .limits meter { width: 80px; height: 12px; }
-.row-actions { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
+.row-actions { display: flex; flex-wrap: nowrap; align-items: center; gap: 6px; white-space: nowrap; }
 .detail-actions { margin: 0 0 16px; }
 .button-form { margin: 0; }
 .breadcrumb { margin: 0 0 4px; font-size: 0.875rem; }
