@@ -38,78 +38,76 @@ interface FieldProps {
   hint?: ReactNode;
 }
 
-export function TextField({ state, name, label, hint, type = "text", inputMode, required, wide }: FieldProps & { type?: "text" | "url" | "tel"; inputMode?: "decimal" | "numeric" | "text"; required?: boolean; wide?: boolean }) {
+function Hint({ id, hint }: { id: string; hint: ReactNode }) {
+  return hint ? (
+    <p id={`${id}-hint`} className="hint">
+      {hint}
+    </p>
+  ) : null;
+}
+
+/** What every labelled control shares: its id, its problem, the attributes that link them, and its frame (label, hint, the control, the problem). */
+function fieldParts({ state, name, hint }: Pick<FieldProps, "state" | "name" | "hint">) {
   const id = fieldId(name);
   const error = state.errors[name];
+  const linked = { id, name, "aria-invalid": error ? true : undefined, "aria-describedby": describedBy(id, hint, error) } as const;
+  return { id, error, linked };
+}
+
+function Framed({ id, label, hint, error, wide, children }: { id: string; label: string; hint: ReactNode; error: string | undefined; wide?: boolean | undefined; children: ReactNode }) {
   return (
     <div className={wide ? "field field-wide" : "field"}>
       <label htmlFor={id}>{label}</label>
-      {hint ? (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      ) : null}
-      <input id={id} name={name} type={type} inputMode={inputMode} defaultValue={one(state.values[name])} required={required} aria-invalid={error ? true : undefined} aria-describedby={describedBy(id, hint, error)} />
+      <Hint id={id} hint={hint} />
+      {children}
       <Problem id={id} error={error} />
     </div>
+  );
+}
+
+export function TextField({ state, name, label, hint, type = "text", inputMode, required, wide }: FieldProps & { type?: "text" | "url" | "tel"; inputMode?: "decimal" | "numeric" | "text"; required?: boolean; wide?: boolean }) {
+  const { id, error, linked } = fieldParts({ state, name, hint });
+  return (
+    <Framed id={id} label={label} hint={hint} error={error} wide={wide}>
+      <input {...linked} type={type} inputMode={inputMode} defaultValue={one(state.values[name])} required={required} />
+    </Framed>
   );
 }
 
 export function TextAreaField({ state, name, label, hint }: FieldProps) {
-  const id = fieldId(name);
-  const error = state.errors[name];
+  const { id, error, linked } = fieldParts({ state, name, hint });
   return (
-    <div className="field field-wide">
-      <label htmlFor={id}>{label}</label>
-      {hint ? (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      ) : null}
-      <textarea id={id} name={name} rows={2} defaultValue={one(state.values[name])} aria-invalid={error ? true : undefined} aria-describedby={describedBy(id, hint, error)} />
-      <Problem id={id} error={error} />
-    </div>
+    <Framed id={id} label={label} hint={hint} error={error} wide>
+      <textarea {...linked} rows={2} defaultValue={one(state.values[name])} />
+    </Framed>
   );
 }
 
 export function SelectField({ state, name, label, hint, options }: FieldProps & { options: readonly (readonly [value: string, label: string])[] }) {
-  const id = fieldId(name);
-  const error = state.errors[name];
+  const { id, error, linked } = fieldParts({ state, name, hint });
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint ? (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      ) : null}
-      <select id={id} name={name} defaultValue={one(state.values[name]) || options[0]?.[0]} aria-invalid={error ? true : undefined} aria-describedby={describedBy(id, hint, error)}>
+    <Framed id={id} label={label} hint={hint} error={error}>
+      <select {...linked} defaultValue={one(state.values[name]) || options[0]?.[0]}>
         {options.map(([value, text]) => (
           <option key={value} value={value}>
             {text}
           </option>
         ))}
       </select>
-      <Problem id={id} error={error} />
-    </div>
+    </Framed>
   );
 }
 
 /** One checkbox whose value is `value` when ticked ("yes" for a flag). */
 export function CheckField({ state, name, label, hint, value = "yes" }: FieldProps & { value?: string }) {
-  const id = fieldId(name);
-  const error = state.errors[name];
+  const { id, error, linked } = fieldParts({ state, name, hint });
   return (
     <div className="field">
       <div className="field-check">
-        <input id={id} type="checkbox" name={name} value={value} defaultChecked={many(state.values[name]).includes(value)} aria-invalid={error ? true : undefined} aria-describedby={describedBy(id, hint, error)} />
+        <input {...linked} type="checkbox" value={value} defaultChecked={many(state.values[name]).includes(value)} />
         <label htmlFor={id}>{label}</label>
       </div>
-      {hint ? (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      ) : null}
+      <Hint id={id} hint={hint} />
       <Problem id={id} error={error} />
     </div>
   );
@@ -123,11 +121,7 @@ export function CheckGroup({ state, name, label, hint, options, compact }: Field
   return (
     <fieldset id={id} className={compact ? "check-group check-group-compact" : "check-group"} aria-describedby={describedBy(id, hint, error)}>
       <legend>{label}</legend>
-      {hint ? (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      ) : null}
+      <Hint id={id} hint={hint} />
       <Problem id={id} error={error} />
       <div className="check-options">
         {options.map(([value, text]) => (
@@ -148,13 +142,7 @@ export function Group({ state, name, legend, hint, children }: { state: FormStat
   return (
     <fieldset className="form-group" id={id} aria-describedby={id ? describedBy(id, hint, error) : undefined}>
       <legend>{legend}</legend>
-      {hint && id ? (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      ) : hint ? (
-        <p className="hint">{hint}</p>
-      ) : null}
+      {id ? <Hint id={id} hint={hint} /> : hint ? <p className="hint">{hint}</p> : null}
       {id ? <Problem id={id} error={error} /> : null}
       <div className="form-grid">{children}</div>
     </fieldset>

@@ -6,7 +6,6 @@
  * its queue, a buyer created through its form (its secret shown once) and paused, and the report
  * on a phone.
  */
-import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -20,7 +19,7 @@ import { insertEvents, type EventInput } from "../../server/analytics/store";
 import { privacyRequestRepository } from "../../server/db/privacy-requests";
 import { startBuyerStub, type BuyerStub } from "../../tools/buyer-stub";
 import { leadBody, openLeadSession, postLead } from "../../tools/lead-session";
-import { projectRoot } from "../../tools/production-server";
+import { addConsoleUser } from "../support/console-session";
 
 const TIME_ZONE = "America/New_York";
 const ACME_SECRET = "acme-secret-that-is-at-least-32-chars!!";
@@ -57,18 +56,6 @@ const seededEvents: EventInput[] = [
   { name: "campaign_hit", at: at(SECOND_DAY, 1), sid: "b2", tid: "t9", visitId: "v5", path: "/zipcode" },
 ];
 
-/** `npm run admin -- add-user NAME --role ROLE` with the password piped on stdin. */
-function addUser(databaseUrl: string, user: { name: string; password: string }, role: "ops" | "analyst"): void {
-  const result = spawnSync(process.execPath, [path.join(projectRoot, "dist", "server", "admin.js"), "add-user", user.name, "--role", role], {
-    cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
-    input: `${user.password}\n`,
-    encoding: "utf8",
-    timeout: 30_000,
-  });
-  expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-}
-
 /** The cells of a table's body rows (header cells included), as text. */
 function bodyRows(page: Page, selector: string): Promise<string[][]> {
   return page.locator(`${selector} tbody tr`).evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll("th, td")].map((cell) => (cell.textContent ?? "").trim())));
@@ -102,8 +89,8 @@ describe("the operations console", { timeout: 120_000 }, () => {
     folder = mkdtempSync(path.join(os.tmpdir(), "admin-console-e2e-"));
     const buyersFile = path.join(folder, "buyers.json");
     writeFileSync(buyersFile, JSON.stringify({ buyers: [{ id: "acme", name: "Acme Insurance Agency", url: stub.url("acme"), secret: ACME_SECRET, price: 18.5 }], sources: [] }));
-    addUser(postgres.url, OPS, "ops");
-    addUser(postgres.url, ANALYST, "analyst");
+    addConsoleUser(postgres.url, OPS, "ops");
+    addConsoleUser(postgres.url, ANALYST, "analyst");
     harness = await startHarness({
       DATABASE_URL: postgres.url,
       ADMIN_HOST: "127.0.0.1",

@@ -8,20 +8,20 @@
  * view) and on the lead's page in the operations console (each bid, the winners), and the visitor's "stop calls and texts" request on the privacy page reaches each buyer
  * that holds the lead as a signed consent.revoked webhook (and not the buyer that lost).
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot, startProductionServer, type RunningServer } from "../../tools/production-server";
+import { startProductionServer, type RunningServer } from "../../tools/production-server";
 import { leadBody, openLeadSession, postLead } from "../../tools/lead-session";
 import { signBody, verifySignature } from "../../server/delivery/signature";
 import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
 import { run as runReport } from "../../server/cli/report";
 import { CSRF_HEADER } from "../../shared/routes";
 import pg from "pg";
+import { addConsoleUser, signedInConsole } from "../support/console-session";
 
 const BIDS: Record<string, { price: number; type: "exclusive" | "shared" }> = {
   solo: { price: 20, type: "exclusive" },
@@ -30,16 +30,6 @@ const BIDS: Record<string, { price: number; type: "exclusive" | "shared" }> = {
 };
 const secretOf = (id: string) => `${id}-secret-0123456789abcdef0123456789`;
 const OPS = { name: "olivia", password: "a-long-enough-console-password-42" };
-
-/** The Cookie header for the Set-Cookie lines of a response, merged into `jar`. */
-function keepCookies(jar: Map<string, string>, response: Response): string {
-  for (const line of response.headers.getSetCookie()) {
-    const [pair = ""] = line.split(";");
-    const [name = "", ...value] = pair.split("=");
-    jar.set(name, value.join("="));
-  }
-  return [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
-}
 
 describe("the auction in the production server", { timeout: 120_000 }, () => {
   let postgres: FreshPostgres;
@@ -79,14 +69,7 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
         buyers: Object.keys(BIDS).map((id) => ({ id, name: `${id} Insurance`, mode: "pingpost", pingUrl: `${origin}/ping/${id}`, postUrl: `${origin}/post/${id}`, secret: secretOf(id), price: 0, saleTypes: ["exclusive", "shared"] })),
       }),
     );
-    const added = spawnSync(process.execPath, [path.join(projectRoot, "dist", "server", "admin.js"), "add-user", OPS.name, "--role", "ops"], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: postgres.url, LOG_LEVEL: "warn" },
-      input: `${OPS.password}\n`,
-      encoding: "utf8",
-      timeout: 30_000,
-    });
-    expect(added.status, added.stderr).toBe(0);
+    addConsoleUser(postgres.url, OPS, "ops");
     server = await startProductionServer(
       // Report days in UTC, as the report below reads them (the default, New York, stores an event
       // at 00:15 UTC under the day before).
@@ -163,16 +146,8 @@ describe("the auction in the production server", { timeout: 120_000 }, () => {
   });
 
   it("shows the lead's auction in the operations console: each buyer's bid, and the two winners", async () => {
-    const started = server!.logs.find((line) => line.event === "admin_console_started");
-    const origin = `http://127.0.0.1:${String(started?.port)}`;
-    const jar = new Map<string, string>();
-    const signIn = await fetch(`${origin}/sign-in`);
-    let cookie = keepCookies(jar, signIn);
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(await signIn.text())?.[1] ?? "";
-    const signedIn = await fetch(`${origin}/sign-in`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie }, body: new URLSearchParams({ name: OPS.name, password: OPS.password, _csrf: csrf }) });
-    expect(signedIn.status).toBe(303);
-    cookie = keepCookies(jar, signedIn);
-    const page = await fetch(`${origin}/leads?${new URLSearchParams({ reference })}`, { headers: { cookie } });
+    const opsConsole = await signedInConsole(server!, OPS);
+    const page = await opsConsole.get(`/leads?${new URLSearchParams({ reference })}`);
     expect(page.status).toBe(200);
     const html = await page.text();
     const auction = html.slice(html.indexOf('<h2 id="auction">'));

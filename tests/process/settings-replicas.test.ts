@@ -6,12 +6,12 @@
  * process (as `npm run buyers -- import` or another console would) is named and offered by both.
  * Caps per hour and a dollar budget hold exactly across the two under concurrent load.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot, startProductionServer, type RunningServer } from "../../tools/production-server";
+import { startProductionServer, type RunningServer } from "../../tools/production-server";
+import { addConsoleUser, signedInConsole } from "../support/console-session";
 import { startBuyerStub, type BuyerStub } from "../../tools/buyer-stub";
 import { leadBody, openLeadSession, postLead } from "../../tools/lead-session";
 import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
@@ -24,34 +24,6 @@ const CSRF_SECRET = "a-shared-csrf-secret-of-at-least-32-characters";
 /** What the issue allows a change to take to reach every replica. */
 const LIVE_WITHIN_MS = 5_000;
 const OPS = { name: "olivia", password: "a long enough password for ops" };
-
-/** A signed-in ops session on one replica's console: its cookies, and a POST with the page's CSRF token. */
-async function consoleOf(server: RunningServer): Promise<{ post(path: string, fields: Record<string, string>): Promise<Response> }> {
-  const started = server.logs.find((line) => line.event === "admin_console_started");
-  const origin = `http://127.0.0.1:${String(started?.port)}`;
-  const jar = new Map<string, string>();
-  const keep = (response: Response) => {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ""] = line.split(";");
-      const [name = "", ...value] = pair.split("=");
-      jar.set(name, value.join("="));
-    }
-    return [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
-  };
-  const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
-  const signIn = await fetch(`${origin}/sign-in`);
-  let cookie = keep(signIn);
-  const signedIn = await fetch(`${origin}/sign-in`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie }, body: new URLSearchParams({ ...OPS, _csrf: csrfOf(await signIn.text()) }) });
-  expect(signedIn.status).toBe(303);
-  cookie = keep(signedIn);
-  return {
-    async post(path, fields) {
-      const page = await fetch(`${origin}/buyers`, { headers: { cookie } });
-      const token = csrfOf(await page.text());
-      return fetch(`${origin}${path}`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie }, body: new URLSearchParams({ ...fields, _csrf: token }) });
-    },
-  };
-}
 
 describe("business settings across replicas", { timeout: 240_000 }, () => {
   let stub: BuyerStub;
@@ -86,14 +58,7 @@ describe("business settings across replicas", { timeout: 240_000 }, () => {
     const file = path.join(folder, "buyers.json");
     writeFileSync(file, JSON.stringify({ buyers: [{ id: "acme", name: "Acme Insurance Agency", url: stub.url("acme"), secret: SECRETS.acme, price: 18.5 }], sources: [] }));
     const env = { DATABASE_URL: postgres.url, BUYERS_FILE: file, CSRF_SECRET, LEAD_MIN_FILL_MS: "0", LEAD_RATE_LIMIT: "100000", PUBLIC_BASE_URL: "http://127.0.0.1:9", ADMIN_HOST: "127.0.0.1", ADMIN_PORT: "0" };
-    const added = spawnSync(process.execPath, [path.join(projectRoot, "dist", "server", "admin.js"), "add-user", OPS.name, "--role", "ops"], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: postgres.url, LOG_LEVEL: "warn" },
-      input: `${OPS.password}\n`,
-      encoding: "utf8",
-      timeout: 30_000,
-    });
-    expect(added.status, added.stderr).toBe(0);
+    addConsoleUser(postgres.url, OPS, "ops");
     // One after the other: the first migrates and imports the file; the second finds buyers and leaves the file alone.
     servers.push(await startProductionServer(env, { keepLogs: "all" }));
     servers.push(await startProductionServer(env, { keepLogs: "all" }));
@@ -119,7 +84,7 @@ describe("business settings across replicas", { timeout: 240_000 }, () => {
     const before = [...(await submit(first, 2)), ...(await submit(second, 2))];
     expect([...(await offeredTo(before)).values()]).toEqual([["acme"], ["acme"], ["acme"], ["acme"]]);
 
-    const opsConsole = await consoleOf(first);
+    const opsConsole = await signedInConsole(first, OPS);
     expect((await opsConsole.post("/buyers/acme/status", { status: "paused" })).status).toBe(303);
     const pausedAt = Date.now();
     await new Promise((resolve) => setTimeout(resolve, LIVE_WITHIN_MS - (Date.now() - pausedAt)));
