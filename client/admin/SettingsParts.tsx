@@ -2,8 +2,11 @@
  * Pieces the buyers' and sources' pages share: a cap or budget against its usage in words, a
  * status button form, and the history table (who changed what, before → after).
  */
-import type { AdminSession, LimitUsageView, SettingsHistoryRowView } from "../../shared/admin-views";
+import type { ReactNode } from "react";
+import type { AdminSession, LimitUsageView, SettingsFormView, SettingsHistoryRowView } from "../../shared/admin-views";
+import { AdminLayout } from "./AdminLayout";
 import { CsrfField } from "./CsrfField";
+import { ErrorSummary } from "./SettingsFields";
 import { formatCount, formatMoney, formatTime } from "./format";
 
 const PERIOD_NAMES: Record<LimitUsageView["period"], string> = { hour: "Hour", day: "Day", week: "Week", month: "Month" };
@@ -89,5 +92,63 @@ export function HistoryTable({ rows, what }: { rows: SettingsHistoryRowView[]; w
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * A buyer's or a source's form page: the breadcrumb, the title, a 409's "someone else changed it",
+ * every problem at the top, and the form with its CSRF token and the revision it was read at;
+ * `children` are its fields, `actions` its buttons.
+ */
+export function SettingsFormPage({
+  view,
+  what,
+  list,
+  paths,
+  title,
+  action,
+  labels,
+  children,
+  actions,
+}: {
+  view: SettingsFormView<"buyer-form" | "source-form">;
+  what: "buyer" | "source";
+  list: { href: string; label: string; current: "buyers" | "sources" };
+  paths: ((key: string) => { detail: string; edit: string }) | undefined;
+  title: string;
+  action: string;
+  labels: Record<string, string>;
+  children: ReactNode;
+  actions: ReactNode;
+}) {
+  const keyPaths = view.key && paths ? paths(view.key) : undefined;
+  return (
+    <AdminLayout session={view.session} flash={view.flash} current={list.current}>
+      <p className="breadcrumb">
+        <a href={list.href}>{list.label}</a>
+        {keyPaths ? (
+          <>
+            {" "}
+            / <a href={keyPaths.detail}>{view.key}</a>
+          </>
+        ) : null}
+      </p>
+      <h1>{title}</h1>
+      {view.conflict ? (
+        <p className="flash flash-error" role="alert">
+          <strong>Not saved:</strong> someone else changed this {what} (now revision {view.conflict.currentRevision}).{" "}
+          {keyPaths ? <a href={keyPaths.edit}>Open the current version</a> : null}
+        </p>
+      ) : null}
+      <ErrorSummary errors={view.errors} labels={labels} />
+      <form method="post" action={action} className="settings-form" noValidate>
+        {view.session ? <CsrfField token={view.session.csrfToken} /> : null}
+        {view.revision !== undefined ? <input type="hidden" name="revision" value={view.revision} /> : null}
+        {children}
+        <p className="form-actions">
+          {actions} <a href={keyPaths ? keyPaths.detail : list.href}>Cancel</a>
+        </p>
+      </form>
+    </AdminLayout>
   );
 }

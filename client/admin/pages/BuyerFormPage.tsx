@@ -8,9 +8,8 @@
 import { adminPaths, buyerPaths, type BuyerFormView } from "../../../shared/admin-views";
 import { COVERAGE, INSURED_FOR, MAX_DRIVERS, MAX_VEHICLES } from "../../../shared/lead/fields";
 import { US_STATES } from "../../../shared/privacy-request";
-import { AdminLayout } from "../AdminLayout";
-import { CsrfField } from "../CsrfField";
-import { CheckField, CheckGroup, ErrorSummary, Group, SelectField, TextAreaField, TextField, type FormState } from "../SettingsFields";
+import { CheckField, CheckGroup, Group, SelectField, TextAreaField, TextField, type FormState } from "../SettingsFields";
+import { SettingsFormPage } from "../SettingsParts";
 
 const WEEKDAYS = [
   ["mon", "Mon"],
@@ -119,27 +118,26 @@ export function BuyerFormPage({ view }: { view: BuyerFormView }) {
   const action = creating || !view.key ? adminPaths.buyers : buyerPaths(view.key).save;
   const title = creating ? "New buyer" : `Edit buyer ${view.key ?? ""}`;
   return (
-    <AdminLayout session={view.session} flash={view.flash} current="buyers">
-      <p className="breadcrumb">
-        <a href={adminPaths.buyers}>Buyers</a>
-        {view.key ? (
-          <>
-            {" "}
-            / <a href={buyerPaths(view.key).detail}>{view.key}</a>
-          </>
-        ) : null}
-      </p>
-      <h1>{title}</h1>
-      {view.conflict ? (
-        <p className="flash flash-error" role="alert">
-          <strong>Not saved:</strong> someone else changed this buyer (now revision {view.conflict.currentRevision}).{" "}
-          {view.key ? <a href={buyerPaths(view.key).edit}>Open the current version</a> : null}
-        </p>
-      ) : null}
-      <ErrorSummary errors={view.errors} labels={LABELS} />
-      <form method="post" action={action} className="settings-form" noValidate>
-        {view.session ? <CsrfField token={view.session.csrfToken} /> : null}
-        {view.revision !== undefined ? <input type="hidden" name="revision" value={view.revision} /> : null}
+    <SettingsFormPage
+      view={view}
+      what="buyer"
+      list={{ href: adminPaths.buyers, label: "Buyers", current: "buyers" }}
+      paths={buyerPaths}
+      title={title}
+      action={action}
+      labels={LABELS}
+      actions={
+        <>
+          <button type="submit" className="button">
+            {creating ? "Create buyer" : "Save buyer"}
+          </button>{" "}
+          {/* After the save button: Enter in a field submits the form's first button, which must save. */}
+          <button type="submit" name="more" value="rules" className="button-secondary">
+            More price rule rows
+          </button>
+        </>
+      }
+    >
         <Group state={state} legend="The buyer">
           {creating ? <TextField state={state} name="id" label="Id" hint="Lower-case letters, digits, - and _ (at most 32); it never changes." required /> : null}
           <TextField state={state} name="name" label="Name" hint="As the consent names it to the visitor." required />
@@ -188,17 +186,6 @@ export function BuyerFormPage({ view }: { view: BuyerFormView }) {
           <FilterFields state={state} prefix="filters" />
         </Group>
 
-        <p className="form-actions">
-          <button type="submit" className="button">
-            {creating ? "Create buyer" : "Save buyer"}
-          </button>{" "}
-          {/* After the save button: Enter in a field submits the form's first button, which must save. */}
-          <button type="submit" name="more" value="rules" className="button-secondary">
-            More price rule rows
-          </button>{" "}
-          <a href={view.key ? buyerPaths(view.key).detail : adminPaths.buyers}>Cancel</a>
-        </p>
-      </form>
-    </AdminLayout>
+    </SettingsFormPage>
   );
 }
