@@ -2,8 +2,9 @@
  * The analysts' command (docs/analytics.md):
  *   npm run report -- --since 2026-11-01 [--until 2026-12-01] [--by day|sid|day,sid]
  *                     [--format table|csv|json] [--bots] [--sid SID]
- *   npm run report -- buyers --since 2026-11-01 [--until …] [--format table|csv|json] [--bots] [--sid SID]
- *   npm run report -- screens --since 2026-11-01 [--until …] [--format table|csv|json] [--bots] [--sid SID]
+ *   npm run report -- buyers [--since 2026-11-01] [--until …] [--format table|csv|json] [--bots] [--sid SID]
+ *   npm run report -- screens [--since 2026-11-01] [--until …] [--format table|csv|json] [--bots] [--sid SID]
+ * Without --since, each covers the console's default range: the 30 days up to --until (today included).
  *   npm run report -- tid CLK123 [--format table|json] [--limit N]
  * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, which only
  * one process can open: stop the server first, or use PostgreSQL; REPORT_TIME_ZONE for the days).
@@ -14,7 +15,8 @@ import { loadConfig } from "../config";
 import { openDatabase } from "../db/database";
 import { migrate } from "../db/migrate";
 import { buyerRows, journey, reportRows, reportTotals, type ReportQuery } from "../analytics/report";
-import { addDays } from "../analytics/report-days";
+import { addDays, isDay } from "../analytics/report-days";
+import { DEFAULT_DAYS } from "../admin/report-query";
 import { dayIn } from "../../shared/formatters";
 import { isReportGrouping, reportQueryErrors } from "../analytics/report-query";
 import { campaignIdSchema } from "../../shared/campaign";
@@ -23,16 +25,17 @@ import { screenFunnels } from "../analytics/screen-funnel";
 import { csv, runAsScript, UsageError } from "./common";
 
 const USAGE = `Usage:
-  npm run report -- --since YYYY-MM-DD [--until YYYY-MM-DD] [--by ${REPORT_GROUPINGS.join("|")}]
+  npm run report -- [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--by ${REPORT_GROUPINGS.join("|")}]
                     [--format table|csv|json] [--bots] [--sid SID]
       the sub-id report for the days [since, until) in REPORT_TIME_ZONE (until defaults to
-      tomorrow, so today is in); by day and sid unless --by says otherwise; bots excluded
-      unless --bots; only one source with --sid ("" for traffic without a sid)
-  npm run report -- buyers --since YYYY-MM-DD [--until YYYY-MM-DD] [--format table|csv|json]
+      tomorrow, so today is in; since to ${DEFAULT_DAYS} days before until, as the console's report);
+      by day and sid unless --by says otherwise; bots excluded unless --bots; only one source
+      with --sid ("" for traffic without a sid)
+  npm run report -- buyers [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--format table|csv|json]
                     [--bots] [--sid SID]
       the per-buyer view of the same days and filters: pings, bids, average bid, wins,
       win rate (wins / bids), returns and revenue net of returns, best revenue first
-  npm run report -- screens --since YYYY-MM-DD [--until YYYY-MM-DD] [--format table|csv|json]
+  npm run report -- screens [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--format table|csv|json]
                     [--bots] [--sid SID]
       where visitors leave the quote form: per question screen, the visits that reached it,
       answered it and left there, for all sources and then per source
@@ -212,7 +215,13 @@ type ReportOptions = { since?: string; until?: string; by?: string; bots?: boole
  * is only needed for the default --until; without it, everything else is checked.
  */
 function reportQuery(values: ReportOptions, today?: string): ReportQuery {
-  if (values.since === undefined) throw new UsageError("Say where the report starts with --since YYYY-MM-DD.");
+  // Without --since, the console's default range: the 30 days before --until (tomorrow unless given,
+  // so today is in). Until today is known, a fixed valid range stands in: it is checked again with it.
+  if (values.since === undefined) {
+    if (values.until !== undefined && !isDay(values.until)) throw new UsageError(`--until must be a date like 2026-11-01.`);
+    const end = values.until ?? (today === undefined ? "2000-01-31" : addDays(today, 1));
+    return reportQuery({ ...values, since: addDays(end, -DEFAULT_DAYS), until: end }, today);
+  }
   // Until a default is known, a day after since stands in for it: the range is checked again with it.
   const until = values.until ?? (today === undefined ? addDays(values.since, 1) : addDays(today, 1));
   const by = values.by ?? "day,sid";

@@ -121,6 +121,14 @@ describe.each(commandStores({ REPORT_TIME_ZONE: TIME_ZONE }))("npm run report ($
     expect(await runReport(["buyers", ...range, "--sid", "b2"], store.env)).toEqual({ code: 0, text: `No pings or sales from 2026-11-01 to 2026-11-04 (${TIME_ZONE}), bots excluded, sid b2.\n` });
   });
 
+  it("uses the console's default range without --since: the 30 days up to --until, or up to today", async () => {
+    expect(await runReport(["buyers", "--until", "2026-11-05", "--format", "csv"], store.env)).toEqual({ code: 0, text: "buyer,pings,bids,avg_bid,wins,win_rate,returned,revenue\r\nbuyer-1,1,1,20.00,1,1.0000,0,20.00\r\n" });
+    const today = new Intl.DateTimeFormat("en-CA", { timeZone: TIME_ZONE }).format(new Date());
+    expect(await runReport(["buyers", "--sid", "zz"], store.env)).toEqual({ code: 0, text: `No pings or sales from ${addDays(today, -29)} to ${today} (${TIME_ZONE}), bots excluded, sid zz.\n` });
+    expect((await runReport(["--sid", "zz"], store.env)).code).toBe(0);
+    await expect(runReport(["buyers", "--until", "soon"], store.env)).rejects.toThrow("--until must be a date like 2026-11-01.");
+  });
+
   it("exits 1 for a click id never seen", async () => {
     expect(await runReport(["tid", "nobody"], store.env)).toEqual({ code: 1, text: "No events with tid nobody.\n" });
   });

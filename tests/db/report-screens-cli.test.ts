@@ -104,7 +104,8 @@ describe.each(commandStores({ REPORT_TIME_ZONE: TIME_ZONE }))("npm run report --
   it("refuses options that do not apply, as usage mistakes", async () => {
     await expect(runReport([...range, "--by", "sid"], store.env)).rejects.toThrow(new UsageError("--by does not apply to the screens view (it is per source)."));
     await expect(runReport([...range, "--limit", "3"], store.env)).rejects.toThrow(UsageError);
-    await expect(runReport(["screens"], store.env)).rejects.toThrow("Say where the report starts with --since YYYY-MM-DD.");
+    // Without --since: the console's default range (tests/db/report-cli.test.ts), not a usage mistake.
+    expect((await runReport(["screens", "--until", "2026-11-05"], store.env)).text).toContain("Source b2: 1 visit in the form");
     await expect(runReport([...range, "--format", "xml"], store.env)).rejects.toThrow("Unknown format xml: use table, csv or json.");
   });
 

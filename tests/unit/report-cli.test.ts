@@ -18,7 +18,8 @@ const QUERY = { since: "2026-11-01", until: "2026-12-01", by: "day,sid" as const
 
 describe("npm run report: command-line mistakes", () => {
   const mistakes: [string[], RegExp][] = [
-    [["--by", "day"], /--since YYYY-MM-DD/],
+    [["--by", "week"], /^--by must be one of day, sid, day,sid/],
+    [["--until", "soon"], /^--until must be a date/],
     [["--since", "2026-02-30"], /^--since must be a date/],
     [["--since", "2026-11-01", "--until", "2026-11-01"], /^--until must be after --since/],
     [["--since", "2026-11-01", "--by", "week"], /^--by must be one of day, sid, day,sid/],
@@ -33,12 +34,12 @@ describe("npm run report: command-line mistakes", () => {
     [["tid", "t1", "--since", "2026-11-01"], /--since does not apply to a journey/],
     [["tid", "t1", "--format", "csv"], /Unknown format csv: use table or json/],
     [["tid", "t1", "--limit", "0"], /--limit must be a whole number/],
-    [["buyers"], /--since YYYY-MM-DD/],
+    [["buyers", "--until", "2026-13-01"], /^--until must be a date/],
     [["buyers", "--since", "2026-11-01", "--by", "day"], /--by does not apply to the per-buyer view/],
     [["buyers", "--since", "2026-11-01", "--limit", "3"], /--limit applies only to a journey/],
     [["buyers", "--since", "2026-11-01", "--format", "xml"], /Unknown format xml: use table, csv or json/],
     [["buyers", "--since", "2026-11-01", "extra"], /Unexpected extra/],
-    [["screens"], /--since YYYY-MM-DD/],
+    [["screens", "--sid", "a b"], /^--sid must be/],
     [["screens", "--since", "2026-11-01", "--by", "sid"], /--by does not apply to the screens view/],
     [["screens", "--since", "2026-11-01", "--limit", "3"], /--limit applies only to a journey/],
     [["screens", "--since", "2026-11-01", "--format", "xml"], /Unknown format xml: use table, csv or json/],
@@ -61,7 +62,8 @@ describe("npm run report: command-line mistakes", () => {
     let text = "";
     expect(await run(["--help"], (chunk) => (text += chunk), ENV)).toBe(0);
     expect(text).toContain("npm run report -- tid CLICK_ID");
-    expect(text).toContain("npm run report -- screens --since YYYY-MM-DD");
+    expect(text).toContain("npm run report -- screens [--since YYYY-MM-DD]");
+    expect(text).toContain("since to 30 days before until, as the console's report");
     expect(await run([], () => {}, ENV)).toBe(2);
   });
 });
