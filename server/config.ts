@@ -53,7 +53,14 @@ export const configSchema = z.object({
     .optional(),
   /** Node's keep-alive must outlive the load balancer's idle timeout (60 s on most). */
   KEEP_ALIVE_TIMEOUT_MS: milliseconds(65_000),
-  HEADERS_TIMEOUT_MS: milliseconds(66_000),
+  /**
+   * From a request's first byte to the end of its headers. A browser or a balancer sends them in
+   * one go; a client that trickles them is a slowloris. Counted per request, not while a
+   * keep-alive socket waits idle for the next one (that is KEEP_ALIVE_TIMEOUT_MS), so it need not
+   * exceed the keep-alive; at most REQUEST_TIMEOUT_MS, which covers the headers too.
+   */
+  HEADERS_TIMEOUT_MS: milliseconds(10_000),
+  /** From a request's first byte to the end of its body: a quote request is 2 KB, so 30 s is ample even on a poor phone link. */
   REQUEST_TIMEOUT_MS: milliseconds(30_000),
   /** How long an SSR render may take before it is aborted. */
   RENDER_TIMEOUT_MS: milliseconds(10_000),
@@ -141,6 +148,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       parsed.error.issues.map((issue) => `${issue.path.join(".") || "environment"}: ${issue.message}`),
     );
+  }
+  if (parsed.data.HEADERS_TIMEOUT_MS > parsed.data.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError([`HEADERS_TIMEOUT_MS: at most REQUEST_TIMEOUT_MS (${parsed.data.REQUEST_TIMEOUT_MS}), which covers the headers too`]);
   }
   // Buyers get consent certificate links that must work for years: never a key random per process.
   if (parsed.data.BUYERS_FILE && !parsed.data.CERTIFICATE_SECRET && !parsed.data.CSRF_SECRET) {

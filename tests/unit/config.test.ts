@@ -14,7 +14,14 @@ describe("loadConfig", () => {
       SHUTDOWN_TIMEOUT_MS: 10_000,
     });
     expect(config.KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
-    expect(config.HEADERS_TIMEOUT_MS).toBeGreaterThan(config.KEEP_ALIVE_TIMEOUT_MS);
+    // Headers trickled for more than 10 s are a slowloris; the request timeout covers them too.
+    expect(config.HEADERS_TIMEOUT_MS).toBe(10_000);
+    expect(config.HEADERS_TIMEOUT_MS).toBeLessThanOrEqual(config.REQUEST_TIMEOUT_MS);
+  });
+
+  it("refuses a headers timeout longer than the request timeout, which already covers the headers", () => {
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: "40000", REQUEST_TIMEOUT_MS: "30000" })).toThrow(/HEADERS_TIMEOUT_MS: at most REQUEST_TIMEOUT_MS \(30000\)/);
+    expect(loadConfig({ HEADERS_TIMEOUT_MS: "30000", REQUEST_TIMEOUT_MS: "30000" }).HEADERS_TIMEOUT_MS).toBe(30_000);
   });
 
   it("reads PORT, HOST and the trust-proxy forms Express understands", () => {
