@@ -133,7 +133,6 @@ function singleSessionPool(db: PGlite): PostgresPool {
     release: () => endTurn(),
   } as PostgresPoolClient;
   return {
-    options: {},
     async connect(): Promise<PostgresPoolClient> {
       let release!: () => void;
       const turn = new Promise<void>((resolve) => (release = resolve));
