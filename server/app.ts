@@ -7,6 +7,7 @@ import express, { type ErrorRequestHandler, type RequestHandler } from "express"
 import compression from "compression";
 import type { Config } from "./config";
 import { createHttpLogger, type Logger } from "./logger";
+import { metricsMiddleware } from "./metrics";
 import { securityHeaders } from "./security";
 import type { Lifecycle } from "./lifecycle";
 import { healthRouter } from "./routes/health";
@@ -62,6 +63,8 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
 
   // 1. Request id and access log first, so every later line and error carries the id.
   app.use(createHttpLogger(logger));
+  // Every request is counted by route pattern and status (server/metrics.ts; scraped on the console's listener).
+  app.use(metricsMiddleware());
   // 2. While draining, tell keep-alive clients to reconnect elsewhere.
   app.use((_req, res, next) => {
     if (lifecycle.isShuttingDown()) res.setHeader("Connection", "close");

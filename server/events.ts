@@ -15,6 +15,7 @@ import type { FunnelEvent } from "../shared/funnel-events";
 import { paths } from "../shared/routes";
 import { truncate } from "./logger";
 import { pathOfUrl } from "./http/url-path";
+import { leadsRefused, leadsStored } from "./metrics";
 
 /** Each app's event writer (createApp registers it); an app without one stores no events. */
 const recorders = new WeakMap<Application, EventRecorder>();
@@ -131,6 +132,7 @@ export function logLeadSubmitted(
   lead: { reference: string; duplicateOf: string | null; zip: string; state: string; gpc: boolean; test?: boolean; sid?: string | undefined; tid?: string | undefined; visitId?: string | null | undefined },
 ): void {
   const campaign = campaignOf(lead.sid, lead.tid, lead.visitId ?? undefined);
+  leadsStored.inc({ duplicate: lead.duplicateOf === null ? "false" : "true" });
   req.log.info(
     {
       event: "lead_submitted",
@@ -154,6 +156,7 @@ export type LeadRejection = "honeypot" | "too_fast" | "form_expired" | "bad_enve
 /** `lead_rejected`: a quote request was refused before storing; `fields` names the invalid ones, never their values. */
 export function logLeadRejected(req: Request, reason: LeadRejection, details: { fields?: string[]; reference?: string; campaign?: Campaign } = {}): void {
   const { campaign, ...facts } = details;
+  leadsRefused.inc({ reason });
   req.log.info({ event: "lead_rejected", reason, ...facts, ...(campaign ? { campaign } : {}) }, "lead rejected");
   // A filled honeypot or a form sent faster than a person types is a bot's.
   store(req, { name: "lead_refused", detail: reason, bot: BOT_REJECTIONS.has(reason), leadReference: facts.reference ?? null, ...ids(campaign ?? {}) });

@@ -27,6 +27,8 @@ export const adminPaths = {
   privacy: "/privacy-requests",
   privacyClose: "/privacy-requests/close",
   assets: "/admin-assets",
+  /** Prometheus metrics (server/metrics.ts), no session: the listener is private. */
+  metrics: "/metrics",
 } as const;
 
 /** A buyer's pages and actions (its id is [a-z0-9_-], safe in a path as it is). */

@@ -27,6 +27,7 @@ import { createFlashStore } from "./flash";
 import { createRenderView, type RenderView } from "./render";
 import { SIGN_IN_RATE_LIMITED, signInRoutes } from "./sign-in-routes";
 import { requireRole, requireSession, requireSessionCsrf, sessionOf } from "./session-guard";
+import { registry } from "../metrics";
 import { createActions } from "./actions";
 import type { AdminReports } from "./reports";
 import { reportCsvFor, reportView } from "./report-view";
@@ -98,6 +99,13 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
     });
   }
   app.use(adminSecurityHeaders());
+
+  // Prometheus scrapes here without a session: this listener is private (ADMIN_HOST), never the
+  // public port, and the figures hold no personal data (docs/metrics.md).
+  app.get(adminPaths.metrics, async (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.type(registry.contentType).send(await registry.metrics());
+  });
 
   const signInCsrf = createCsrf(keyFor(deps.secret, "sign-in"));
   app.use(

@@ -19,6 +19,7 @@ import { scheduleDeliveries, type DeliveryRecord } from "../db/deliveries";
 import { capPeriods, isLimited, shutByLimits, type Buyer, type BuyersFile } from "../delivery/buyers";
 import { evaluateOffer, mayOffer, offerFacts, priceFor, type OfferFacts } from "../delivery/offer";
 import { capKeysOf, reserveCounters, type CapReservation } from "../db/buyer-counters";
+import { auctionBids, auctionDecision, auctionsEnded } from "../metrics";
 import { deliveryKey } from "../delivery/plan";
 import type { Exchange, SendResult } from "../delivery/http-send";
 import type { EventRecorder } from "../analytics/writer";
@@ -413,6 +414,11 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       }
     }
     const bids = results.filter((result) => result.outcome === "bid").length;
+    if (settlement.outcome !== "unchanged") {
+      for (const result of [...results, ...standing]) auctionBids.inc({ outcome: result.outcome });
+      auctionsEnded.inc({ outcome: settlement.outcome });
+      auctionDecision.observe((now().getTime() - at.getTime()) / 1000);
+    }
     if (settlement.outcome === "decided") {
       log.info({ event: "auction_decided", reference: auction.leadReference, pinged: pinged.length, bids, saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "auction decided");
       options.onQueued?.();

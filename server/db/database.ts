@@ -34,6 +34,8 @@ export interface Database extends Queryable {
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** PostgreSQL: the pool's connections now (for the metrics); the embedded store has one session and none. */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 export interface DatabaseOptions {
@@ -113,7 +115,7 @@ async function openPostgres(connectionString: string, max: number, applicationNa
   pool.on("connect", (client) => client.on("error", () => {}));
   const client = await pool.connect(); // fail fast at boot with the driver's message
   client.release();
-  return overPool("postgres", pool as unknown as PostgresPool, async () => {});
+  return { ...overPool("postgres", pool as unknown as PostgresPool, async () => {}), poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }) };
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Database } from "../db/database";
 import { leadRepository, type LeadRecord } from "../db/leads";
 import { deliveryRepository, type Completion, type CompletionItem, type DeliveryRecord, type NewDelivery } from "../db/deliveries";
 import { activeSecrets, type Buyer, type BuyersFile } from "./buyers";
+import { deliveryOutcomes } from "../metrics";
 import { signBody, SIGNATURE_HEADER } from "./signature";
 import { deliveryPayload, postbackDelivery, responseExcerpt, sourcePayout } from "./payload";
 import { isTestLead } from "../auction/sandbox";
@@ -205,6 +206,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const test = isTestLead(lead);
       const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, sale && !test ? postbackDelivery(settings().sources, lead, "sold", at) : undefined);
       if (!recorded) return;
+      deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "accepted" });
       log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
       await auctionPost(delivery, "accepted");
       // Delivered as the visitor directed but not sold (GPC, opt-out) earns nothing: not a sale.
@@ -216,6 +218,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const reason = typeof said === "string" && said.trim() ? responseExcerpt(said.trim()) : `HTTP ${result.httpStatus}`;
       const recorded = await record(delivery, { ...base, status: "rejected", reason, error: null });
       if (!recorded) return;
+      deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "rejected" });
       log.info({ event: "lead_rejected_by_buyer", ...facts, reason }, "buyer rejected the lead");
       await auctionPost(delivery, "rejected");
       analytics?.record({ name: "buyer_rejected", at, leadReference: lead.reference, target: buyer.id, detail: reason });
@@ -225,10 +228,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const recorded = await record(delivery, completion);
     if (!recorded) return;
     if (completion.status === "failed") {
+      deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "failed" });
       log.error({ event: "lead_delivery_failed", ...facts, error: completion.error }, "delivery dead-lettered after its last try");
       await auctionPost(delivery, "failed");
       analytics?.record({ name: "delivery_failed", at, leadReference: lead.reference, target: buyer.id, detail: completion.outcome });
-    } else log.warn({ event: "lead_delivery_retry", ...facts, error: completion.error, nextAttemptAt: completion.nextAttemptAt }, "delivery will be tried again");
+    } else {
+      deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "retry" });
+      log.warn({ event: "lead_delivery_retry", ...facts, error: completion.error, nextAttemptAt: completion.nextAttemptAt }, "delivery will be tried again");
+    }
   }
 
   async function callPostback(delivery: DeliveryRecord): Promise<void> {
@@ -242,6 +249,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (!recorded) return;
     const status = delivery.idempotencyKey.endsWith(":returned") ? "returned" : "sold";
     const facts = { reference: delivery.leadReference, sid: delivery.target, status, attempt: delivery.attempts, httpStatus: result.httpStatus };
+    deliveryOutcomes.inc({ kind: "postback", buyer: "", outcome: completion.status === "accepted" ? "accepted" : completion.status === "pending" ? "retry" : "failed" });
     if (completion.status === "accepted") log.info({ event: "postback_sent", ...facts }, "postback sent");
     else if (completion.status === "pending") log.warn({ event: "postback_retry", ...facts }, "postback will be tried again");
     else log.error({ event: "postback_failed", ...facts }, "postback not accepted");
@@ -293,6 +301,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const recorded = await record(delivery, completion);
     if (!recorded) return;
     const facts = { reference: delivery.leadReference, buyerId: buyer.id, attempt: delivery.attempts, httpStatus: result.httpStatus };
+    deliveryOutcomes.inc({ kind: "revocation", buyer: buyer.id, outcome: completion.status === "accepted" ? "accepted" : completion.status === "pending" ? "retry" : "failed" });
     if (completion.status === "accepted") log.info({ event: "revocation_sent", ...facts }, "consent.revoked webhook accepted");
     else if (completion.status === "pending") log.warn({ event: "revocation_retry", ...facts, nextAttemptAt: completion.nextAttemptAt }, "consent.revoked webhook will be tried again");
     else log.error({ event: "revocation_failed", ...facts, error: completion.error }, "consent.revoked webhook not accepted after its last try: tell the buyer another way");

@@ -1,0 +1,119 @@
+/**
+ * Prometheus metrics (issue 34, item 1; the names and labels: docs/metrics.md), served at
+ * GET /metrics on the operations console's private listener, never on the public port. One
+ * registry per process (prom-client): the process's own (memory, CPU, event-loop delay, GC), HTTP
+ * requests by route and status, and the business: leads stored, refused by reason and duplicated,
+ * deliveries by buyer and outcome, auctions and their time to a decision, and, read from the
+ * database when scraped, the delivery queue's depth and its oldest due delivery's age. Label
+ * values are bounded: a route pattern (never a path with ids), a status, a reason from a fixed
+ * list, a configured buyer's id; never a tid, a lead reference or an address.
+ */
+import type { RequestHandler } from "express";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { sql } from "kysely";
+import type { Builder } from "./db/database";
+import { paths } from "../shared/routes";
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+
+const httpRequests = new Counter({ name: "http_requests_total", help: "HTTP requests answered, by route pattern, method and status.", labelNames: ["route", "method", "status"] as const, registers: [registry] });
+const httpDuration = new Histogram({
+  name: "http_request_duration_seconds",
+  help: "Time from a request's arrival to its response's end, by route pattern.",
+  labelNames: ["route", "method"] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+export const leadsStored = new Counter({ name: "leads_stored_total", help: "Quote requests stored.", labelNames: ["duplicate"] as const, registers: [registry] });
+export const leadsRefused = new Counter({ name: "leads_refused_total", help: "Quote requests refused, by reason.", labelNames: ["reason"] as const, registers: [registry] });
+export const deliveryOutcomes = new Counter({
+  name: "deliveries_total",
+  help: "Delivery attempts' ends, by kind (buyer, postback, revocation), target buyer (postbacks: source) and outcome (accepted, rejected, retry, failed).",
+  labelNames: ["kind", "buyer", "outcome"] as const,
+  registers: [registry],
+});
+export const auctionsEnded = new Counter({ name: "auctions_total", help: "Auctions ended, by outcome (decided, unsold).", labelNames: ["outcome"] as const, registers: [registry] });
+export const auctionBids = new Counter({ name: "auction_pings_total", help: "Auction pings by their outcome (bid, no_bid, below_floor, timeout, error, standing, …).", labelNames: ["outcome"] as const, registers: [registry] });
+export const auctionDecision = new Histogram({
+  name: "auction_decision_seconds",
+  help: "From an auction's start to its decision (its ping round and settlement).",
+  buckets: [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 5],
+  registers: [registry],
+});
+
+/** A request's route as a bounded label: the pattern it matched, else the kind of address. */
+const PAGES = new Set<string>([paths.landing, paths.quote, paths.privacy, paths.terms, paths.go, paths.healthz, paths.readyz, "/rapidfire.html"]);
+export function routeLabel(pattern: string | undefined, path: string, status: number): string {
+  if (status === 404) return "not_found";
+  // A catch-all (the pages' renderer, "/{*splat}") says nothing: the page's own path does.
+  if (pattern && !pattern.includes("*")) return pattern;
+  if (PAGES.has(path)) return path;
+  if (path.startsWith("/assets/")) return "/assets/*";
+  return "other";
+}
+
+/** Counts every request and its time, once its response ends (or its client leaves). */
+export function metricsMiddleware(): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    const done = () => {
+      res.removeListener("finish", done);
+      res.removeListener("close", done);
+      const route = req.route as { path?: unknown } | undefined;
+      const pattern = typeof route?.path === "string" ? `${req.baseUrl}${route.path}` : undefined;
+      const path = (req.originalUrl ?? req.url).split("?")[0] ?? "";
+      const label = routeLabel(pattern, path, res.statusCode);
+      httpRequests.inc({ route: label, method: req.method, status: String(res.statusCode) });
+      httpDuration.observe({ route: label, method: req.method }, Number(process.hrtime.bigint() - started) / 1e9);
+    };
+    res.on("finish", done);
+    res.on("close", done);
+    next();
+  };
+}
+
+/**
+ * Gauges read when scraped: the delivery queue (pending deliveries due now, and how long the
+ * oldest has been due), and the database pool's connections when `pool` tells them. A scrape
+ * while the database is down leaves the queue gauges at their last value.
+ */
+export function watchQueue(db: Builder, pool?: () => { total: number; idle: number; waiting: number }): void {
+  registry.removeSingleMetric("delivery_queue_due");
+  registry.removeSingleMetric("delivery_queue_oldest_due_seconds");
+  registry.removeSingleMetric("db_pool_connections");
+  const oldest = new Gauge({ name: "delivery_queue_oldest_due_seconds", help: "How long the oldest pending delivery has been due.", registers: [registry] });
+  new Gauge({
+    name: "delivery_queue_due",
+    help: "Pending deliveries due now (buyers, postbacks, revocations).",
+    registers: [registry],
+    async collect() {
+      try {
+        const row = await db
+          .selectFrom("deliveries")
+          .select([sql<string>`count(*)`.as("due"), sql<string | null>`extract(epoch from now() - min(next_attempt_at))`.as("oldest")])
+          .where("status", "=", "pending")
+          .where("nextAttemptAt", "<=", sql<Date>`now()`)
+          .executeTakeFirst();
+        this.set(Number(row?.due ?? 0));
+        oldest.set(Math.max(0, Number(row?.oldest ?? 0)));
+      } catch {
+        // The database is away: the last values stand (its errors are logged by the requests that meet them).
+      }
+    },
+  });
+  if (pool) {
+    new Gauge({
+      name: "db_pool_connections",
+      help: "The request pool's PostgreSQL connections, by state (in_use, idle, waiting: requests queued for one).",
+      labelNames: ["state"] as const,
+      registers: [registry],
+      collect() {
+        const stats = pool();
+        this.set({ state: "in_use" }, stats.total - stats.idle);
+        this.set({ state: "idle" }, stats.idle);
+        this.set({ state: "waiting" }, stats.waiting);
+      },
+    });
+  }
+}
