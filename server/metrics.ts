@@ -34,7 +34,7 @@ export const deliveryOutcomes = new Counter({
   registers: [registry],
 });
 export const auctionsEnded = new Counter({ name: "auctions_total", help: "Auctions ended, by outcome (decided, unsold).", labelNames: ["outcome"] as const, registers: [registry] });
-export const auctionBids = new Counter({ name: "auction_pings_total", help: "Auction pings by their outcome (bid, no_bid, below_floor, timeout, error, standing, …).", labelNames: ["outcome"] as const, registers: [registry] });
+export const auctionBids = new Counter({ name: "auction_pings_total", help: "Each buyer's answer in an auction's round, by outcome (bid, no_bid, late, timeout, network_error, http_error, malformed, unsigned, wrong_type, below_floor; standing for a fixed-price buyer).", labelNames: ["outcome"] as const, registers: [registry] });
 export const auctionDecision = new Histogram({
   name: "auction_decision_seconds",
   help: "From an auction's start to its decision (its ping round and settlement).",
