@@ -21,7 +21,7 @@ import { CheckFailure, HttpClient } from "./lib/container-http";
 import { figures, print, printFigures, seconds, step } from "./lib/container-report";
 import { APP_SERVICES, appFollower, createStack, project, removeStack, up, type AppService, type Stack } from "./lib/container-stack";
 import { addImageFigures, buildImage, imageChecks, nodeImage } from "./lib/container-image";
-import { checkBothReplicas, checkConsole, checkDataSurvivesDownUp, checkRoutes, checkStoredData } from "./lib/container-checks";
+import { checkBothReplicas, checkConsole, checkDataSurvivesDownUp, checkMetrics, checkRoutes, checkStoredData } from "./lib/container-checks";
 import { LOAD_CONNECTIONS, rollingRestart, stopActiveLoad } from "./lib/container-rolling-restart";
 import { checkDelivery, DELIVERY_LEADS, STUB_PROFILE } from "./lib/container-delivery";
 
@@ -74,6 +74,7 @@ async function main(): Promise<number> {
 
     await step("every route through the balancer", () => checkRoutes(lb));
     await step("the operations console on app1's loopback port only", () => checkConsole(s, lb));
+    await step("each replica's Prometheus metrics through the balancer's metrics port", () => checkMetrics(s, lb));
     const stored = await step("stored data through the balancer is in PostgreSQL", () => checkStoredData(lb, running));
     await step("both replicas served traffic; a form from one is accepted by the other", () => checkBothReplicas(lb, followers));
     await step(`${DELIVERY_LEADS} leads through the balancer reach the buyer stub, signed, once each`, () => checkDelivery(lb, s.delivery, running.db, followers));

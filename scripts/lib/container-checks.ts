@@ -108,3 +108,27 @@ export async function checkConsole(stack: Stack, lb: HttpClient): Promise<void> 
   }
   print("  ok    the console is not reachable through the balancer (404)");
 }
+
+/**
+ * Prometheus' view (docs/metrics.md): each replica's /metrics through the balancer's metrics port
+ * (what the compose stack's Prometheus scrapes), each with the requests it answered; the
+ * balancer's own status there too; and /metrics never through the public port.
+ */
+export async function checkMetrics(stack: Stack, lb: HttpClient): Promise<void> {
+  const metrics = new HttpClient(`http://127.0.0.1:${stack.metricsPort}`, `${lb.idPrefix}metrics-`);
+  for (const replica of ["app1", "app2"]) {
+    const reply = await waitFor(`${replica}'s metrics`, 30_000, async () => {
+      const answer = await metrics.request(`/metrics/${replica}`).catch(() => undefined);
+      return answer?.status === 200 ? answer : undefined;
+    });
+    check(/^http_requests_total\{[^}]*\} [1-9]/m.test(reply.text), `${replica}'s metrics count no request`);
+    check(/^process_resident_memory_bytes \d/m.test(reply.text) && /^delivery_queue_due \d/m.test(reply.text), `${replica}'s metrics lack memory or the delivery queue`);
+    print(`  ok    ${replica}'s /metrics through the balancer's metrics port (${reply.text.split("\n").filter((line) => line && !line.startsWith("#")).length} samples)`);
+  }
+  const status = await metrics.request("/nginx_status");
+  check(status.status === 200 && /Active connections: \d+/.test(status.text), `the balancer's status answered ${status.status}`);
+  print("  ok    the balancer's own status on its metrics port");
+  const outside = await lb.request("/metrics");
+  check(outside.status === 404, `/metrics through the public port answered ${outside.status}, expected 404`);
+  print("  ok    /metrics is not on the public port (404)");
+}

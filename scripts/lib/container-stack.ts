@@ -46,6 +46,8 @@ export interface Stack {
   lbPort: number;
   /** app1's operations console on this machine's loopback. */
   adminPort: number;
+  /** The balancer's metrics port (each replica's /metrics) on this machine's loopback. */
+  metricsPort: number;
   backendPrefix: string;
   imagesBefore: Set<string>;
   /** The buyer stub's bundle, the buyers file and their compose variables (removed with the stack). */
@@ -97,6 +99,7 @@ export async function createStack(): Promise<Stack> {
   const imagesBefore = await imageIds();
   const lbPort = await getPort({ host: "127.0.0.1" });
   const adminPort = await getPort({ host: "127.0.0.1" });
+  const metricsPort = await getPort({ host: "127.0.0.1" });
   const backendPrefix = await pickBackendPrefix();
   const delivery = await prepareDelivery();
   const env = {
@@ -107,12 +110,14 @@ export async function createStack(): Promise<Stack> {
     LB_PORT: String(lbPort),
     // app1's operations console, published on this machine's loopback.
     ADMIN_HOST_PORT: String(adminPort),
+    // Each replica's metrics through the balancer's metrics port, on this machine's loopback.
+    METRICS_HOST_PORT: String(metricsPort),
     BACKEND_NET_PREFIX: backendPrefix,
     // Fresh secrets prove the variables reach the services (and no default is relied on).
     CSRF_SECRET: randomBytes(32).toString("base64url"),
     POSTGRES_PASSWORD: randomBytes(16).toString("hex"),
   };
-  return { engine, compose, imagesBefore, lbPort, adminPort, backendPrefix, env, delivery };
+  return { engine, compose, imagesBefore, lbPort, adminPort, metricsPort, backendPrefix, env, delivery };
 }
 
 export function composeRun(stack: Stack, args: string[], options: { allowFailure?: boolean; timeoutMs?: number } = {}): Promise<RunResult> {
