@@ -24,7 +24,7 @@ import { randomBytes } from "node:crypto";
 import { createLeadCapture } from "./leads/capture";
 import { loadBuyersFile } from "./delivery/buyers";
 import { openSettingsDirectory, type SettingsDirectory } from "./settings/directory";
-import { watchQueue } from "./metrics";
+import { watchEventWriter, watchQueue } from "./metrics";
 import { importSettings, settingsEmpty } from "./settings/store";
 import { createDelivery } from "./delivery/setup";
 import { buyerReturnsOver } from "./api/buyer-returns";
@@ -193,6 +193,7 @@ async function main(): Promise<void> {
   });
   // The delivery queue's depth and the request pool's connections, read when /metrics is scraped.
   watchQueue(db.builder, db.poolStats ? () => db.poolStats!() : undefined);
+  if (analytics) watchEventWriter(() => analytics.writer.stats());
   // About 50 ms and 5 MB of heap, once.
   const vehicles = loadVehicleCatalog(vehicleDataFileFrom(import.meta.url));
   const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, vehicles, buyerReturns: buyerReturnsOver(db, buyers, analytics?.writer), ...(analytics ? { analytics: analytics.writer } : {}), rateLimits: budgetStoresFor(db, secret, logger) });

@@ -117,3 +117,16 @@ export function watchQueue(db: Builder, pool?: () => { total: number; idle: numb
     });
   }
 }
+
+/**
+ * The funnel events' writer (server/analytics/writer.ts), read when scraped: events waiting in
+ * memory, and totals written, dropped (its buffer full while the database was away) and failed
+ * batch writes. Counters in Prometheus' sense: they only grow for the life of the process.
+ */
+export function watchEventWriter(stats: () => { buffered: number; written: number; dropped: number; failedWrites: number }): void {
+  for (const name of ["analytics_events_buffered", "analytics_events_written_total", "analytics_events_dropped_total", "analytics_write_failures_total"]) registry.removeSingleMetric(name);
+  new Gauge({ name: "analytics_events_buffered", help: "Funnel events waiting in memory to be written.", registers: [registry], collect() { this.set(stats().buffered); } });
+  new Counter({ name: "analytics_events_written_total", help: "Funnel events written to the database.", registers: [registry], collect() { this.reset(); this.inc(stats().written); } });
+  new Counter({ name: "analytics_events_dropped_total", help: "Funnel events dropped: the buffer was full while the database was away.", registers: [registry], collect() { this.reset(); this.inc(stats().dropped); } });
+  new Counter({ name: "analytics_write_failures_total", help: "Batch writes of funnel events that failed (their events were kept and tried again).", registers: [registry], collect() { this.reset(); this.inc(stats().failedWrites); } });
+}

@@ -12,7 +12,7 @@ import { createAdminApp } from "../../server/admin/app";
 import { analyticsReports } from "../../server/admin/reports";
 import { renderAdminFrom } from "../../server/admin/render-source";
 import { loadProductionBuild } from "../../server/render-source";
-import { watchQueue } from "../../server/metrics";
+import { watchEventWriter, watchQueue } from "../../server/metrics";
 import { createTestApp, type TestApp } from "../support/app";
 import { captureLogs } from "../support/log-capture";
 import { embeddedStore, type TestDatabase } from "../support/databases";
@@ -89,6 +89,12 @@ describe("GET /metrics", () => {
     const refused = await postLead(site.app, session, leadBody(session, { consentVersion: 999 }));
     expect(refused.status).toBe(409);
     expect((sample(await scrape(), "leads_refused_total", reason) ?? 0) - before).toBe(1);
+  });
+
+  it("has the funnel events' writer: buffered, written, dropped and failed writes, as it reports them", async () => {
+    watchEventWriter(() => ({ buffered: 7, written: 120, dropped: 3, failedWrites: 2 }));
+    const text = await scrape();
+    expect([sample(text, "analytics_events_buffered"), sample(text, "analytics_events_written_total"), sample(text, "analytics_events_dropped_total"), sample(text, "analytics_write_failures_total")]).toEqual([7, 120, 3, 2]);
   });
 
   it("has the process's memory and event-loop delay, and the delivery queue read from the database", async () => {
