@@ -15,7 +15,7 @@ export interface SettingsDirectory {
   current(): BusinessSettings;
   /** Reloads when the stored version moved on (after a change here, or on a poll). */
   refresh(): Promise<void>;
-  /** Called with the new settings after each reload, in order; a listener's failure is logged, not thrown. */
+  /** Called with the new settings after each reload, in order; a listener's failure is logged, not thrown, and every listener is called again at the next poll (so each must be idempotent). */
   onChange(listener: (settings: BusinessSettings, previous: BusinessSettings) => void | Promise<void>): void;
   start(): void;
   stop(): void;
@@ -38,24 +38,35 @@ export async function openSettingsDirectory({ db, logger, pollMs }: SettingsDire
   const listeners: Array<(next: BusinessSettings, previous: BusinessSettings) => void | Promise<void>> = [];
   let timer: NodeJS.Timeout | undefined;
   let failing = false;
+  /** A listener failed (the database blinked while it wrote): the next poll tells them all again. */
+  let listenersOwed = false;
   // One reload at a time: a refresh asked for during one runs after it.
   let running: Promise<void> = Promise.resolve();
 
+  async function notify(next: BusinessSettings, previous: BusinessSettings): Promise<void> {
+    listenersOwed = false;
+    for (const listener of listeners) {
+      try {
+        await listener(next, previous);
+      } catch (error) {
+        listenersOwed = true;
+        log.error({ event: "settings_listener_failed", err: error }, "a settings listener failed; it is called again at the next poll");
+      }
+    }
+  }
+
   async function reload(): Promise<void> {
     const version = await settingsVersion(db);
-    if (version === settings.version) return;
+    if (version === settings.version) {
+      if (listenersOwed) await notify(settings, settings);
+      return;
+    }
     const loaded = await loadSettings(db);
     warnInvalid(loaded.invalid);
     const previous = settings;
     settings = withoutInvalid(loaded);
     log.info({ event: "settings_reloaded", version: settings.version, previousVersion: previous.version, buyers: settings.buyers.length, sources: settings.sources.length }, "business settings reloaded");
-    for (const listener of listeners) {
-      try {
-        await listener(settings, previous);
-      } catch (error) {
-        log.error({ event: "settings_listener_failed", err: error }, "a settings listener failed");
-      }
-    }
+    await notify(settings, previous);
   }
 
   const refresh = () => {

@@ -132,6 +132,20 @@ describe.each(allStores())("business settings ($kind)", (store) => {
     expect(here.current().buyers[0]!.status).toBe("paused");
   });
 
+  it("calls a listener that failed (the database blinked) again at the next poll", async () => {
+    const replica = await directory(40);
+    let calls = 0;
+    replica.onChange(() => {
+      calls += 1;
+      if (calls === 1) throw new Error("the database went away");
+    });
+    replica.start();
+    await createBuyer(db.builder, input(), "console:alice");
+    await expect.poll(() => calls, { timeout: 5_000, interval: 20 }).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(calls).toBe(2); // and not again once it succeeded
+  });
+
   it("leaves out, with an error in the log, an entry this release cannot read, and runs on the others", async () => {
     await createBuyer(db.builder, input(), "console:alice");
     await createBuyer(db.builder, input({ id: "beta", name: "Beta Auto" }), "console:alice");
