@@ -201,7 +201,7 @@ describe("retention: every period the policy states has the job that applies it"
       "Records of the steps of a visit": [`${Math.round((analyticsDays * 12) / 365)} months`, () => expect(usage).toContain("analytics events older than ANALYTICS_RETENTION_DAYS")],
       "Server logs": ["30 days", () => {
         expect(compose).toMatch(/x-logging: &logging[\s\S]*max-size: 20m[\s\S]*max-file: "5"/);
-        expect(compose.match(/logging: \*logging/g)).toHaveLength(3);
+        expect(compose.match(/logging: \*logging/g)).toHaveLength(4); // the app, the balancer, PostgreSQL and Prometheus
         expect(deployment).toContain("### Log retention (30 days)");
         expect(deployment).toContain("MaxRetentionSec=30day");
       }],
