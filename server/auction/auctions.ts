@@ -296,7 +296,8 @@ export interface Auctioneer {
 
 /** The buyers that may be offered this lead (server/delivery/offer.ts: named in its disclosure, of the lead's kind, taking its state and its answers, open), its facts worked out once. */
 export function eligibleBuyers(buyers: BuyersFile, named: ReadonlySet<string>, facts: OfferFacts, now: Date): Buyer[] {
-  return buyers.buyers.filter((buyer) => mayOffer(buyer, facts, named, now) && !(buyer.caps !== undefined && Object.values(buyer.caps).includes(0)));
+  // A cap of 0 takes nothing; its budgets are checked against the winning bid when it is known.
+  return buyers.buyers.filter((buyer) => mayOffer(buyer, facts, named, now) && !shutByLimits(buyer, 0));
 }
 
 export function createAuctioneer(options: AuctioneerOptions): Auctioneer {

@@ -31,7 +31,7 @@ import { sampleDrivers, sampleNewLead } from "../../tools/lead-session";
 import { allStores, type TestDatabase } from "../support/databases";
 import type { LogLine } from "../support/app";
 import { captureLogs } from "../support/log-capture";
-import { capturingRenderAdmin, cookieHeader, csrfOf, jar, remember, type Agent } from "../support/admin-agent";
+import { capturingRenderAdmin, cookieHeader, csrfOf, jar, remember, type Agent, addUsers } from "../support/admin-agent";
 import { compiledPolicy, cookieOf, policyTable } from "../support/privacy-policy";
 import { fixedSettings } from "../support/settings";
 
@@ -102,9 +102,7 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
   beforeAll(async () => {
     db = await store.open();
     await registerDisclosure(db.builder, disclosureFor(undefined));
-    const users = adminUserRepository(db);
-    await users.create({ name: OPS.name, role: "ops", passwordHash: await hashPassword(OPS.password) });
-    await users.create({ name: ANALYST.name, role: "analyst", passwordHash: await hashPassword(ANALYST.password) });
+    await addUsers(db, [{ ...OPS, role: "ops" }, { ...ANALYST, role: "analyst" }]);
     const captured = captureLogs({ LOG_LEVEL: "debug", NODE_ENV: "production" });
     const logger = captured.logger;
     logs = captured.lines;

@@ -13,8 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../server/admin/app";
 import { analyticsReports } from "../../server/admin/reports";
 import { renderAdminFrom } from "../../server/admin/render-source";
-import { adminUserRepository } from "../../server/admin/users";
-import { hashPassword } from "../../server/admin/passwords";
 import { loadProductionBuild } from "../../server/render-source";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
@@ -29,7 +27,7 @@ import { sampleNewLead } from "../../tools/lead-session";
 import { allStores, type TestDatabase } from "../support/databases";
 import type { LogLine } from "../support/app";
 import { captureLogs } from "../support/log-capture";
-import { capturingRenderAdmin, cookieHeader, csrfOf, jar, remember, type Agent } from "../support/admin-agent";
+import { capturingRenderAdmin, cookieHeader, csrfOf, jar, remember, type Agent, addUsers } from "../support/admin-agent";
 
 const SECRET = "settings-test-secret-settings-test-secret";
 const OPS = { name: "olivia", password: "olivia's long password" };
@@ -105,9 +103,7 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
   beforeAll(async () => {
     db = await store.open();
     await registerDisclosure(db.builder, disclosureFor(undefined));
-    const users = adminUserRepository(db);
-    await users.create({ name: OPS.name, role: "ops", passwordHash: await hashPassword(OPS.password) });
-    await users.create({ name: ANALYST.name, role: "analyst", passwordHash: await hashPassword(ANALYST.password) });
+    await addUsers(db, [{ ...OPS, role: "ops" }, { ...ANALYST, role: "analyst" }]);
     const captured = captureLogs({ LOG_LEVEL: "debug", NODE_ENV: "production" });
     logs = captured.lines;
     rawLogs = captured.raw;

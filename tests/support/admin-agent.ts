@@ -5,7 +5,10 @@
  */
 import type request from "supertest";
 import { parse as parseHtml } from "node-html-parser";
-import type { AdminView, RenderAdmin } from "../../shared/admin-views";
+import type { AdminRole, AdminView, RenderAdmin } from "../../shared/admin-views";
+import type { Database } from "../../server/db/database";
+import { adminUserRepository } from "../../server/admin/users";
+import { hashPassword } from "../../server/admin/passwords";
 
 export type Agent = { cookies: Map<string, string> };
 
@@ -45,4 +48,10 @@ export function capturingRenderAdmin(real: () => Promise<RenderAdmin>, views: Ad
       return render(view, options);
     };
   };
+}
+
+/** Console users stored as `npm run admin -- add-user` stores them (a scrypt hash of the password). */
+export async function addUsers(db: Database, users: ReadonlyArray<{ name: string; password: string; role: AdminRole }>): Promise<void> {
+  const repository = adminUserRepository(db);
+  for (const user of users) await repository.create({ name: user.name, role: user.role, passwordHash: await hashPassword(user.password) });
 }
