@@ -334,12 +334,6 @@ async function writeAuction(tx: Tx, auction: AuctionSettings, actor: Actor, acti
   return true;
 }
 
-/** The auction's rules (how many share a lead, how long a bid holds). */
-export async function saveAuction(db: Builder, auction: AuctionSettings, actor: Actor): Promise<void> {
-  const checked = buyersFileSchema.parse({ buyers: [], auction }).auction;
-  await db.transaction().execute((tx) => writeAuction(tx, checked, actor, "update"));
-}
-
 /** What an import did, entry by entry. */
 export interface ImportReport {
   created: string[];
