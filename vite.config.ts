@@ -30,6 +30,8 @@ const serverBuild: BuildEnvironmentOptions = {
       report: "server/cli/report.ts",
       admin: "server/cli/admin.ts",
       buyers: "server/cli/buyers.ts",
+      // The embedded store's database process (decision 033), started by the server.
+      "embedded-database": "server/db/embedded-main.ts",
     },
     output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
   },

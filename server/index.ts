@@ -14,7 +14,9 @@ import { createAppServer } from "./http/app-server";
 import { createLifecycle, type Lifecycle } from "./lifecycle";
 import { loadProductionBuild } from "./render-source";
 import { staticAssets } from "./static";
-import { openDatabase, type Database } from "./db/database";
+import path from "node:path";
+import { connectEmbedded, openDatabase, type Database } from "./db/database";
+import { embeddedMainScript, startEmbeddedProcess, type EmbeddedProcess } from "./db/embedded-process";
 import { migrate } from "./db/migrate";
 import { createPrivacyService } from "./privacy/service";
 import { salesAllowed, suppressionList } from "./privacy/suppression";
@@ -99,11 +101,24 @@ function handleShutdown(server: http.Server, config: Config, logger: Logger, lif
   process.once("SIGINT", (signal) => void shutdown(signal));
 }
 
-async function openStore(config: Config, logger: Logger): Promise<Database> {
-  const db = await openDatabase({ ...config, applicationName: "quote-site" });
+/**
+ * PostgreSQL, or the embedded store served by a database process of its own (decision 033):
+ * PGlite's memory and its statements' CPU stay out of the process that answers visitors, and the
+ * ops commands reach the same store through its socket while the site runs.
+ */
+async function openStore(config: Config, logger: Logger): Promise<{ db: Database; embedded?: EmbeddedProcess }> {
+  let embedded: EmbeddedProcess | undefined;
+  let db: Database;
+  if (config.DATABASE_URL) {
+    db = await openDatabase({ ...config, applicationName: "quote-site" });
+  } else {
+    const dataDir = path.resolve(config.DATA_DIR);
+    embedded = await startEmbeddedProcess({ script: embeddedMainScript(import.meta.url), dataDir, logger });
+    db = await connectEmbedded(dataDir, config.DATABASE_POOL_SIZE, "quote-site");
+  }
   const applied = await migrate(db);
   logger.info({ event: "database_ready", store: db.kind, migrationsApplied: applied }, `database ready (${db.kind})`);
-  return db;
+  return { db, ...(embedded ? { embedded } : {}) };
 }
 
 function csrfSecret(config: Config, logger: Logger): string | Buffer {
@@ -150,7 +165,7 @@ async function main(): Promise<void> {
   const lifecycle = createLifecycle();
   // A bad BUYERS_FILE stops the start before anything else is opened.
   const file = config.BUYERS_FILE ? loadBuyersFile(config.BUYERS_FILE) : undefined;
-  const db = await openStore(config, logger);
+  const { db, embedded } = await openStore(config, logger);
   const settings = await openSettings(config, db, logger, file);
   const buyers = () => settings.current();
   const rendering = await buildRendering(config);
@@ -215,6 +230,7 @@ async function main(): Promise<void> {
     analytics?.stopRetention();
     await analytics?.writer.stop();
     await db.close();
+    await embedded?.stop();
   });
   // The worker and the auction poll the database only once there is a buyer to send to (one
   // added from the console starts them); the settings poll runs from the start.

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import getPort from "get-port";
 import pg from "pg";
-import { isAlive } from "../server/db/database";
+import { isAlive } from "../server/db/embedded-store";
 
 const POSTGRES_ROOT = "/usr/lib/postgresql";
 const DIR_PREFIX = "quote-site-pg-";

@@ -8,13 +8,14 @@
  * (column names in camelCase in TypeScript, snake_case in SQL). `query`/`transaction` take plain
  * SQL, for migrations and tests.
  */
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
 import { CamelCasePlugin, Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
 import type { Tables } from "./schema";
+import { EMBEDDED_SOCKET_PORT, embeddedSocketPath, lockDirectory, openPGlite, StoreInUseError } from "./embedded-store";
+
 
 export interface QueryResult<Row> {
   rows: Row[];
@@ -47,10 +48,28 @@ export interface DatabaseOptions {
   applicationName?: string;
 }
 
+/**
+ * PostgreSQL at DATABASE_URL; otherwise the embedded store in DATA_DIR: opened in this process
+ * when no other process has it, or reached through the socket of the database process a running
+ * server started (decision 033), so the ops commands work while the site runs.
+ */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.DATABASE_URL
-    ? openPostgres(options.DATABASE_URL, options.DATABASE_POOL_SIZE ?? 10, options.applicationName)
-    : openEmbedded(path.resolve(options.DATA_DIR));
+  if (options.DATABASE_URL) return openPostgres({ connectionString: options.DATABASE_URL }, options.DATABASE_POOL_SIZE ?? 10, options.applicationName);
+  const dataDir = path.resolve(options.DATA_DIR);
+  let unlock: () => void;
+  try {
+    unlock = lockDirectory(dataDir);
+  } catch (error) {
+    if (error instanceof StoreInUseError && existsSync(embeddedSocketPath(dataDir))) return connectEmbedded(dataDir, options.DATABASE_POOL_SIZE ?? 1, options.applicationName);
+    throw error;
+  }
+  return openEmbedded(dataDir, unlock);
+}
+
+/** The embedded store through its database process's socket (server/db/embedded-relay.ts). */
+export async function connectEmbedded(dataDir: string, poolSize: number, applicationName?: string): Promise<Database> {
+  const database = await openPostgres({ host: dataDir, port: EMBEDDED_SOCKET_PORT, user: "postgres", database: "postgres" }, poolSize, applicationName);
+  return { ...database, kind: "embedded" };
 }
 
 /** PostgreSQL's `date` (a calendar day: a date of birth) stays "YYYY-MM-DD": no time zone may shift it. */
@@ -97,9 +116,9 @@ function overPool(kind: Database["kind"], pool: PostgresPool, onClose: () => Pro
   };
 }
 
-async function openPostgres(connectionString: string, max: number, applicationName: string | undefined): Promise<Database> {
+async function openPostgres(target: pg.PoolConfig, max: number, applicationName: string | undefined): Promise<Database> {
   const pool = new pg.Pool({
-    connectionString,
+    ...target,
     max,
     ...(applicationName ? { application_name: applicationName } : {}),
     connectionTimeoutMillis: 10_000,
@@ -148,76 +167,10 @@ function singleSessionPool(db: PGlite): PostgresPool {
   };
 }
 
-/**
- * PGlite is one PostgreSQL backend inside this process: two processes must never open the same
- * directory. A lock file holding our pid guards it (a stale lock from a dead process is taken over).
- */
-const lockedHere = new Set<string>();
-
-function lockDirectory(dataDir: string): () => void {
-  if (lockedHere.has(dataDir)) throw new Error(`The embedded database in ${dataDir} is already open in this process.`);
-  mkdirSync(dataDir, { recursive: true });
-  const lockPath = path.join(dataDir, "quote-site.lock");
-  const inUse = (holder: string, cause?: unknown) =>
-    new Error(`The embedded database in ${dataDir} is in use by process ${holder}. Stop it first, or set DATABASE_URL.`, { cause });
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    try {
-      const fd = openSync(lockPath, "wx");
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      lockedHere.add(dataDir);
-      return () => {
-        lockedHere.delete(dataDir);
-        rmSync(lockPath, { force: true });
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const holder = readFileSync(lockPath, "utf8").trim();
-      const pid = Number(holder);
-      // Our own pid here means a previous run with the same pid (pid 1 in a container): stale.
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw inUse(holder, error);
-      // Stale. Move it aside atomically and check it is still the lock judged stale: another
-      // process may have taken it over in between, and its fresh lock must survive.
-      const aside = `${lockPath}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
-      try {
-        renameSync(lockPath, aside);
-      } catch (renameError) {
-        if ((renameError as NodeJS.ErrnoException).code === "ENOENT") continue;
-        throw renameError;
-      }
-      const moved = readFileSync(aside, "utf8").trim();
-      if (moved !== holder) {
-        // Put the other process's lock back (link never overwrites) and give way.
-        try {
-          linkSync(aside, lockPath);
-        } finally {
-          rmSync(aside, { force: true });
-        }
-        throw inUse(moved, error);
-      }
-      rmSync(aside, { force: true });
-    }
-  }
-  throw new Error(`Could not lock ${dataDir}`);
-}
-
-/** Whether a process with this pid exists (EPERM: it exists, but belongs to another user). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-async function openEmbedded(dataDir: string): Promise<Database> {
-  const unlock = lockDirectory(dataDir);
+async function openEmbedded(dataDir: string, unlock: () => void): Promise<Database> {
   let db: PGlite;
   try {
-    // Loaded only here: a server on PostgreSQL never loads PGlite's WebAssembly module.
-    const { PGlite, types: pgliteTypes } = await import("@electric-sql/pglite");
-    db = await PGlite.create(path.join(dataDir, "pglite"), { parsers: { [pgliteTypes.DATE]: (value: string) => value } });
+    db = await openPGlite(dataDir);
   } catch (error) {
     unlock();
     throw error;

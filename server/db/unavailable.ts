@@ -54,9 +54,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 function check(error: unknown, depth: number): boolean {
   if (typeof error !== "object" || error === null || depth > MAX_DEPTH) return false;
-  const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  const { code, message, cause, errors, syscall } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown; syscall?: unknown };
   if (typeof code === "string") {
     if (UNAVAILABLE_SQLSTATES.has(code) || CONNECTION_EXCEPTION.test(code) || UNAVAILABLE_SOCKET_CODES.has(code)) return true;
+    // The embedded store's socket is missing while its database process starts again (decision 033).
+    if (code === "ENOENT" && syscall === "connect") return true;
   } else if (typeof message === "string" && UNAVAILABLE_DRIVER_MESSAGES.has(message)) {
     return true;
   }

@@ -33,7 +33,7 @@ async function storedUser(location: CommandStore, name: string) {
   }
 }
 
-describe.each(commandStores())("npm run admin ($kind)", ({ make }) => {
+describe.each(commandStores({}, { running: true }))("npm run admin ($kind)", ({ make }) => {
   let location: CommandStore;
   beforeAll(async () => {
     location = await make();

@@ -126,6 +126,9 @@ describe("isDatabaseUnavailable, on what pg really raises", { timeout: 60_000 },
     expect(isDatabaseUnavailable(databaseError("08P01", "protocol violation"))).toBe(true);
     const refused = (address: string) => Object.assign(new Error(`connect ECONNREFUSED ${address}`), { code: "ECONNREFUSED", syscall: "connect" });
     expect(isDatabaseUnavailable(Object.assign(new AggregateError([refused("::1:5432"), refused("127.0.0.1:5432")]), { code: "ECONNREFUSED" }))).toBe(true);
+    // The embedded store's socket while its database process starts again; any other missing file is ours.
+    expect(isDatabaseUnavailable(Object.assign(new Error("connect ENOENT /data/.s.PGSQL.5432"), { code: "ENOENT", syscall: "connect" }))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error("ENOENT: no such file or directory, open 'x'"), { code: "ENOENT", syscall: "open" }))).toBe(false);
     expect(isDatabaseUnavailable(new AggregateError([refused("::1:5432"), refused("127.0.0.1:5432")]))).toBe(true);
     expect(isDatabaseUnavailable(new Error("wrapped", { cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }) }))).toBe(true);
   });

@@ -61,7 +61,7 @@ const COLUMNS = [
 
 type Location = CommandStore;
 
-const LOCATIONS = commandStores();
+const LOCATIONS = commandStores({}, { running: true });
 
 /** Opens the store, works with the repository, and closes it again (before the command opens it). */
 async function withRepository<T>(location: Location, work: (repo: LeadRepository) => Promise<T>): Promise<T> {

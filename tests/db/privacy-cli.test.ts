@@ -8,7 +8,7 @@ import { migrate } from "../../server/db/migrate";
 import { privacyRequestRepository, type PrivacyRequestRecord } from "../../server/db/privacy-requests";
 import { dueDate } from "../../server/privacy/deadlines";
 import { PRIVACY_REFERENCE_PATTERN } from "../../shared/privacy-request";
-import { freshDataDir, freshPostgresUrl } from "../support/databases";
+import { commandStores } from "../support/databases";
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "privacy-cli-"));
 const env = { DATA_DIR: dataDir };
@@ -102,22 +102,7 @@ describe("formatRows", () => {
 });
 
 /** A store the command reaches through its environment (as in production), and how to remove it. */
-const LOCATIONS: { kind: string; make(): Promise<{ env: NodeJS.ProcessEnv; remove(): Promise<void> }> }[] = [
-  {
-    kind: "embedded",
-    async make() {
-      const data = await freshDataDir();
-      return { env: { DATA_DIR: data.dir }, remove: data.remove };
-    },
-  },
-  {
-    kind: "postgres",
-    async make() {
-      const database = await freshPostgresUrl();
-      return { env: { DATABASE_URL: database.url, DATA_DIR: "unused" }, remove: database.drop };
-    },
-  },
-];
+const LOCATIONS = commandStores({}, { running: true });
 
 describe.each(LOCATIONS)("npm run privacy-requests -- record and suppressed ($kind)", ({ make }) => {
   let location: { env: NodeJS.ProcessEnv; remove(): Promise<void> };

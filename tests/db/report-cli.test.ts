@@ -38,7 +38,7 @@ async function runReport(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code
   return { code, text };
 }
 
-describe.each(commandStores({ REPORT_TIME_ZONE: TIME_ZONE }))("npm run report ($kind)", ({ make }) => {
+describe.each(commandStores({ REPORT_TIME_ZONE: TIME_ZONE }, { running: true }))("npm run report ($kind)", ({ make }) => {
   let store: CommandStore;
   const today = () => dayIn(new Date(), TIME_ZONE);
 
@@ -137,6 +137,7 @@ describe.each(commandStores({ REPORT_TIME_ZONE: TIME_ZONE }))("npm run report ($
     const script = (...argv: string[]) =>
       spawnSync(process.execPath, ["--import", "tsx", SCRIPT, ...argv], { cwd: projectRoot, env: { PATH: process.env.PATH, ...store.env }, encoding: "utf8", timeout: 30_000 });
     const done = script(...range, "--by", "sid", "--format", "csv");
+    expect(done.stderr).toBe("");
     expect(done.status).toBe(0);
     expect(done.stdout.split("\r\n")[2]).toBe(",a1,1,1,0,1,0,1,0,1,0,20.00,8.00,12.00,1.0000,20.00,1,20.00,20.00");
     const mistake = script("--since", "2026-11-31");

@@ -13,11 +13,16 @@ export interface ConsoleUser {
   password: string;
 }
 
-/** `npm run admin -- add-user NAME --role ROLE` with the password piped on stdin (the built command: run `npm run build` first). */
-export function addConsoleUser(databaseUrl: string, user: ConsoleUser, role: "ops" | "analyst"): void {
+/**
+ * `npm run admin -- add-user NAME --role ROLE` with the password piped on stdin (the built
+ * command: run `npm run build` first), on PostgreSQL (a URL) or the embedded store ({ DATA_DIR }).
+ */
+export function addConsoleUser(store: string | { DATA_DIR: string }, user: ConsoleUser, role: "ops" | "analyst"): void {
+  const { DATABASE_URL: _unused, ...inherited } = process.env;
+  const location = typeof store === "string" ? { DATABASE_URL: store } : { DATA_DIR: store.DATA_DIR };
   const result = spawnSync(process.execPath, [path.join(projectRoot, "dist", "server", "admin.js"), "add-user", user.name, "--role", role], {
     cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
+    env: { ...inherited, ...location, LOG_LEVEL: "warn" },
     input: `${user.password}\n`,
     encoding: "utf8",
     timeout: 30_000,

@@ -18,6 +18,8 @@ import { inject } from "vitest";
 import { openDatabase, type Database, type DatabaseOptions, type Queryable } from "../../server/db/database";
 import { migrate } from "../../server/db/migrate";
 import { createTestDatabase } from "../../tools/postgres";
+import { startEmbeddedProcess, type EmbeddedProcess } from "../../server/db/embedded-process";
+import { createLogger } from "../../server/logger";
 
 export interface OpenOptions {
   /** Apply the migrations (default true). */
@@ -151,9 +153,49 @@ export async function withCommandStore<T>(store: Pick<CommandStore, "options">, 
   }
 }
 
-/** Both stores for the ops commands' tests (describe.each); `extraEnv` goes into each command's environment. */
-export function commandStores(extraEnv: NodeJS.ProcessEnv = {}): { kind: "embedded" | "postgres"; make(): Promise<CommandStore> }[] {
+/** The database process's source, run under tsx: these tests need no build. */
+const EMBEDDED_MAIN = path.join(import.meta.dirname, "..", "..", "server", "db", "embedded-main.ts");
+
+/**
+ * A DATA_DIR held as a running site holds it (decision 033): its database process serves it, so
+ * every opener, an ops command or the test itself, goes through its socket. remove() stops the
+ * process, then deletes the directory.
+ */
+export async function servedDataDir(): Promise<FreshDataDir & { process: EmbeddedProcess }> {
+  const data = await freshDataDir();
+  const logger = createLogger({ LOG_LEVEL: "warn", NODE_ENV: "production" });
+  try {
+    const served = await startEmbeddedProcess({ script: EMBEDDED_MAIN, dataDir: data.dir, logger });
+    return {
+      dir: data.dir,
+      process: served,
+      async remove() {
+        await served.stop();
+        await data.remove();
+      },
+    };
+  } catch (error) {
+    await data.remove();
+    throw error;
+  }
+}
+
+export type CommandStoreKind = "embedded" | "postgres" | "embedded, site running";
+
+/**
+ * The stores for the ops commands' tests (describe.each); `extraEnv` goes into each command's
+ * environment. With `running`, also the embedded store while a site holds it.
+ */
+export function commandStores(extraEnv: NodeJS.ProcessEnv = {}, options: { running?: boolean } = {}): { kind: CommandStoreKind; make(): Promise<CommandStore> }[] {
+  const running = {
+    kind: "embedded, site running" as const,
+    async make(): Promise<CommandStore> {
+      const data = await servedDataDir();
+      return { env: { DATA_DIR: data.dir, ...extraEnv }, options: { DATA_DIR: data.dir }, remove: data.remove };
+    },
+  };
   return [
+    ...(options.running ? [running] : []),
     {
       kind: "embedded",
       async make() {
