@@ -11,6 +11,7 @@ import { legalMarkdown } from "./build/legal-markdown.ts";
 import { staticPageWithoutNonce } from "./build/static-page.ts";
 import { quoteFormMarkupPlugin } from "./build/quote-form-markup.ts";
 import { inlineStylesheet } from "./build/inline-stylesheet.ts";
+import { withoutCspNonceMeta } from "./build/without-csp-nonce-meta.ts";
 import { hydrateAfterPaint } from "./build/hydrate-after-paint.ts";
 import { reactRouterProduction } from "./build/react-router-production.ts";
 import { precompressAssets } from "./build/precompress.ts";
@@ -52,6 +53,7 @@ export default defineConfig(({ isSsrBuild }) => ({
   // legalMarkdown: `content/legal/*.md?legal` imports are compiled to HTML at build time.
   // staticPageWithoutNonce: rapidfire.html is served as a file, so it keeps no nonce placeholder.
   // quoteFormMarkupPlugin: rapidfire.html carries the quote form's markup; its script adopts it.
+  // withoutCspNonceMeta: Vite's <meta property="csp-nonce"> goes (invalid HTML, and no script needs it).
   // inlineStylesheet: the landing CSS arrives in the page's own bytes, so it does not block rendering.
   // reactRouterProduction: the browser bundle gets React Router's production build, its unused parts tree-shaken.
   // hydrateAfterPaint: the server-rendered page works before its hydration bundle, which is requested once the page has painted.
@@ -60,6 +62,7 @@ export default defineConfig(({ isSsrBuild }) => ({
     legalMarkdown(),
     reactRouterProduction(),
     react(),
+    withoutCspNonceMeta(),
     staticPageWithoutNonce("rapidfire.html"),
     quoteFormMarkupPlugin("rapidfire.html"),
     inlineStylesheet("index.html"),

@@ -314,7 +314,7 @@ export function compileLegalMarkdown(source: string, options: CompileOptions): L
         const align = (cell: Tokens.TableCell) => (cell.align ? ` class="legal-align-${cell.align}"` : "");
         const caption = this.parser.parseInline(captions.get(token) ?? []);
         const head = token.header
-          .map((cell) => `<th scope="col" role="columnheader"${align(cell)}>${this.parser.parseInline(cell.tokens)}</th>`)
+          .map((cell) => `<th scope="col"${align(cell)}>${this.parser.parseInline(cell.tokens)}</th>`)
           .join("");
         const rows = token.rows
           .map((row) => {
@@ -322,17 +322,18 @@ export function compileLegalMarkdown(source: string, options: CompileOptions): L
               const label = ` data-label="${escapeHtml(labels[column] ?? "")}"`;
               const content = this.parser.parseInline(cell.tokens);
               return column === 0
-                ? `<th scope="row" role="rowheader"${label}${align(cell)}>${content}</th>`
-                : `<td role="cell"${label}${align(cell)}>${content}</td>`;
+                ? `<th scope="row"${label}${align(cell)}>${content}</th>`
+                : `<td${label}${align(cell)}>${content}</td>`;
             });
-            return `<tr role="row">${cells.join("")}</tr>\n`;
+            return `<tr>${cells.join("")}</tr>\n`;
           })
           .join("");
-        // Explicit roles keep the table's meaning for screen readers when the phone layout
-        // changes the cells' CSS display (some browsers drop table semantics then).
+        // No ARIA roles: HTML forbids a role on a native table's rows and cells (ARIA in HTML), and
+        // browsers keep a table's semantics when the phone layout makes its cells blocks (Chromium's
+        // accessibility tree is checked in tests/e2e/legal.test.ts).
         return (
-          `<table class="legal-table" role="table">\n<caption>${caption}</caption>\n` +
-          `<thead role="rowgroup"><tr role="row">${head}</tr></thead>\n<tbody role="rowgroup">\n${rows}</tbody>\n</table>\n`
+          `<table class="legal-table">\n<caption>${caption}</caption>\n` +
+          `<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}</tbody>\n</table>\n`
         );
       },
     },

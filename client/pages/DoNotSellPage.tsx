@@ -250,7 +250,7 @@ export function DoNotSellPage() {
             Give an email address, a phone number, or both: the ones you used with us.
           </p>
           <ContactInput field="email" label="Email address" type="email" autoComplete="email" maxLength={EMAIL_MAX_LENGTH} values={values} errors={errors} />
-          <ContactInput field="phone" label="Phone number" type="tel" autoComplete="tel-national" maxLength={20} values={values} errors={errors} />
+          <ContactInput field="phone" label="Phone number" type="tel" autoComplete="tel" maxLength={20} values={values} errors={errors} />
           <div className="field">
             <label htmlFor="privacy-state">State (optional)</label>
             <select

@@ -24,6 +24,27 @@ export interface ConsentText {
   showPhone(): void;
 }
 
+/**
+ * The box is ticked by the visitor only, never by the browser. A browser restores form controls
+ * on a reload or Back (before or after this script runs: unticked now, and again at `pageshow`,
+ * which follows the restore, unless the visitor has ticked it since), and a page shown again from
+ * the back/forward cache (`persisted`) comes back as it was left: unticked then too, as HTML resets
+ * a control whose autofill is "off" (§4.10.18.7.1) — what the box's `autocomplete="off"` did
+ * until it had to go (HTML allows that attribute on text-like inputs only).
+ */
+function keepUntickedByTheBrowser(box: HTMLInputElement): void {
+  let tickedByVisitor = false;
+  box.addEventListener("change", () => {
+    tickedByVisitor = box.checked;
+  });
+  box.checked = false;
+  window.addEventListener("pageshow", (event) => {
+    if (!event.persisted && tickedByVisitor) return;
+    box.checked = false;
+    tickedByVisitor = false;
+  });
+}
+
 export function createConsentText(view: View): ConsentText {
   const box = view.controlsOf("consent")[0] as HTMLInputElement;
   const label = view.blockOf("consent").querySelector("label")!;
@@ -37,6 +58,7 @@ export function createConsentText(view: View): ConsentText {
   }
   phone.addEventListener("input", showPhone);
   showPhone();
+  keepUntickedByTheBrowser(box);
   let version: number | undefined;
   let shown = disclosureText(CONSENT_DISCLOSURE.parts);
   return {

@@ -156,9 +156,10 @@ export function fieldMarkup(field: string, info: LeadFieldInfo, options: FieldMa
       return block(
         { class: "rf-field rf-consent" },
         "div",
-        // autocomplete off: a browser must not tick the box again by itself on a reload or Back
-        // (HTML §4.10.18.7.1); consent is the visitor's act, on the words shown now.
-        element("input", { type: "checkbox", id: idOf(field), name: field, autocomplete: "off", "aria-describedby": errorIdOf(field) }),
+        // A browser must not tick the box again by itself on a reload or Back: consent is the
+        // visitor's act, on the words shown now. consent.ts unticks what a browser restores (HTML
+        // allows `autocomplete` on a checkbox only through its form, where "off" would reset every answer).
+        element("input", { type: "checkbox", id: idOf(field), name: field, "aria-describedby": errorIdOf(field) }),
         // The bundle's text until the session brings the stored one (consent.ts).
         element("label", { for: idOf(field) }, disclosureMarkup(CONSENT_DISCLOSURE.parts)),
         errorSlot(field),

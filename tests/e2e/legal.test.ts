@@ -213,6 +213,27 @@ describe("tables on a phone", () => {
     const card = page.locator("table tbody tr", { hasText: "Biometric information" });
     await expect(card.locator("th").textContent()).resolves.toBe("Biometric information");
     await expect(card.locator('td[data-label="Sold or shared"]').textContent()).resolves.toBe("No");
+    // Blocks on screen, still a table to assistive technology: Chromium's accessibility tree
+    // gives the native elements their table roles (the markup carries no ARIA role; HTML forbids
+    // one on a native table's rows and cells).
+    await page.evaluate(() => {
+      const categories = [...document.querySelectorAll("table")].find((candidate) => candidate.caption?.textContent?.includes("past 12 months"))!;
+      categories.setAttribute("data-test-table", "categories");
+    });
+    const cdp = await page.context().newCDPSession(page);
+    const { root } = await cdp.send("DOM.getDocument", { depth: 0 });
+    const roleOf = async (selector: string) => {
+      const { nodeId } = await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector });
+      const { nodes } = await cdp.send("Accessibility.getPartialAXTree", { nodeId, fetchRelatives: false });
+      return nodes[0]?.role?.value;
+    };
+    const table = '[data-test-table="categories"]';
+    await expect(roleOf(table)).resolves.toBe("table");
+    await expect(roleOf(`${table} thead th`)).resolves.toBe("columnheader");
+    await expect(roleOf(`${table} tbody tr`)).resolves.toBe("row");
+    await expect(roleOf(`${table} tbody th`)).resolves.toBe("rowheader");
+    await expect(roleOf(`${table} tbody td`)).resolves.toBe("cell");
+    await cdp.detach();
     await page.close();
   });
 

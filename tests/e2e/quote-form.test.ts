@@ -323,6 +323,57 @@ describe("the quote form on a phone, from the landing page with a campaign", () 
     await visit.context.close();
   });
 
+  it("never ticks the consent box by itself: after a reload of the form, Back to it within the frame, or Back to the quote page", async () => {
+    const visit = await arrive();
+    const { form, page } = visit;
+    await form.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
+    await fillQuote(form, { vehicles: 1, drivers: 1 });
+    await fillContact(form);
+    const screen = await screenShown(form);
+    const ticked = () => form.getByRole("checkbox").isChecked();
+    /** Ticks the box, as the visitor does, and waits until the page shown again has its form back on that screen. */
+    const tickThen = async (leave: () => Promise<unknown>, comeBack: () => Promise<unknown>) => {
+      await form.getByRole("checkbox").check();
+      await expect(ticked()).resolves.toBe(true);
+      await leave();
+      await comeBack();
+      await form.locator("#rf-form").waitFor();
+      await onScreen(form, screen);
+      // Past `pageshow`, when the browser has put back whatever it restores.
+      await expect.poll(() => visit.frame().evaluate(() => document.readyState)).toBe("complete");
+    };
+
+    // A reload of the form: the answers come back, the box does not.
+    await tickThen(
+      () => visit.frame().evaluate(() => window.location.reload()),
+      () => page.waitForFunction(() => document.querySelector("iframe")?.contentDocument?.readyState === "complete"),
+    );
+    await expect(ticked(), "ticked again after a reload").resolves.toBe(false);
+
+    // Away to the terms inside the frame, then Back (the frame's own history).
+    await tickThen(
+      async () => {
+        await visit.frame().evaluate(() => window.location.assign("/terms-of-use"));
+        await page.waitForFunction(() => document.querySelector("iframe")?.contentWindow?.location.pathname === "/terms-of-use");
+      },
+      // The joint session history's Back, which here is the frame's.
+      () => page.evaluate(() => window.history.back()),
+    );
+    await expect(ticked(), "ticked again after Back within the frame").resolves.toBe(false);
+
+    // Away from the quote page, then Back to it (the back/forward cache, where the browser may use it).
+    await tickThen(
+      () => page.goto(stored.harness.url("/terms-of-use")),
+      () => page.goBack(),
+    );
+    await expect(ticked(), "ticked again after Back to the quote page").resolves.toBe(false);
+
+    // The visitor ticks it again, and it holds.
+    await form.getByRole("checkbox").check();
+    await expect(ticked()).resolves.toBe(true);
+    await visit.context.close();
+  });
+
   it("asks again, politely, for a ZIP code that does not exist, and takes a corrected one", async () => {
     const context = await stored.harness.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
     const page = await context.newPage();

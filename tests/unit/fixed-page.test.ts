@@ -12,10 +12,10 @@ const NONCE = "n0nceN0nce+/==";
 const sha = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
 describe("withoutNonce", () => {
-  it("takes the nonce out of the tags and Vite's nonce tag, and hashes each inline script's text", () => {
+  it("takes the nonce out of the tags, and hashes each inline script's text", () => {
     const loader = "(()=>{import(\"/assets/index.js\")})()";
     const data = 'window.__data = JSON.parse("{\\"a\\":\\"é\\"}");';
-    const html = `<head><meta property="csp-nonce" nonce="${NONCE}"><script nonce="${NONCE}">${loader}</script></head><body><p>nonce</p><script nonce="${NONCE}">${data}</script><script type="module" src="/assets/x.js" nonce="${NONCE}"></script><script nonce="${NONCE}">${loader}</script></body>`;
+    const html = `<head><script nonce="${NONCE}">${loader}</script></head><body><p>nonce</p><script nonce="${NONCE}">${data}</script><script type="module" src="/assets/x.js" nonce="${NONCE}"></script><script nonce="${NONCE}">${loader}</script></body>`;
     const text = withoutNonce(html, NONCE)!;
     expect(text.html).toBe(`<head><script>${loader}</script></head><body><p>nonce</p><script>${data}</script><script type="module" src="/assets/x.js"></script><script>${loader}</script></body>`);
     // The same script twice is one source; a script with src needs none ('self' allows it).

@@ -29,7 +29,8 @@ function CloseForm({ request, session }: { request: PrivacyRequestView; session:
       <input type="hidden" name="reference" value={request.reference} />
       <div className="field">
         <label htmlFor={`outcome-${id}`}>Outcome</label>
-        <select id={`outcome-${id}`} name="outcome" required defaultValue="completed">
+        {/* Not `required`: one of the two is always chosen (HTML allows `required` only with a placeholder first option). */}
+        <select id={`outcome-${id}`} name="outcome" defaultValue="completed">
           <option value="completed">Completed</option>
           <option value="denied">Denied</option>
         </select>
