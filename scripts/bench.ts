@@ -17,7 +17,7 @@ import path from "node:path";
 import { OVERALL_DEADLINE_MS, parseBenchArgs, USAGE } from "./lib/bench-options";
 import { benchPages, stopPageServers } from "./lib/bench-pages";
 import { benchLeads } from "./lib/bench-leads";
-import { benchRss, rssReport, rssVerdicts, type RssBench } from "./lib/bench-rss";
+import { benchRss, rssReport, rssVerdicts, type RssRuns } from "./lib/bench-rss";
 import { benchDelivery } from "./lib/bench-delivery";
 import { deliveryVerdicts, leadVerdicts, pageRatios, pageVerdicts } from "./lib/bench-verdicts";
 import { printDeliveryReport, printLeadsReport, printPagesReport, printReport, type Environment } from "./lib/bench-report";
@@ -58,7 +58,7 @@ async function main(deliveryConcurrencies: Array<number | undefined>): Promise<n
     // 1–3. The pages; the page servers are gone when it returns, so the lead load has the machine to itself.
     const pages = await benchPages(log);
     const figures = pageRatios(pages.aggregates);
-    // Memory across 100,000 ad clicks, on a server of its own.
+    // Memory across 100,000 ad clicks, on PostgreSQL and then on the embedded store, each on a server of its own.
     const rss = await benchRss(log);
     // 4. Quote requests.
     const leads = await benchLeads(log);
@@ -86,11 +86,11 @@ async function pagesOnly(): Promise<number> {
   return 0;
 }
 
-function printRss(rss: RssBench): void {
+function printRss(rss: RssRuns): void {
   process.stdout.write(`\n${rssReport(rss).join("\n")}\n`);
 }
 
-/** `npm run bench -- --rss-only`: just the memory run (about 2 minutes). */
+/** `npm run bench -- --rss-only`: just the memory run, on both stores (a few minutes). */
 async function rssOnly(): Promise<number> {
   const rss = await benchRss(log);
   printRss(rss);

@@ -8,7 +8,7 @@ import { CONNECTIONS, PRODUCTION_LOG_LEVEL, REQUEST_TIMEOUT_SECONDS, ROUND_SECON
 import type { LeadBench } from "./bench-leads";
 import type { DeliveryBench } from "./bench-delivery";
 import type { PageBench } from "./bench-pages";
-import type { RssBench } from "./bench-rss";
+import type { RssRuns } from "./bench-rss";
 import type { Environment } from "./bench-report";
 import type { PageRatios, Verdict } from "./bench-verdicts";
 
@@ -20,7 +20,7 @@ export async function writeResults(results: {
   environment: Environment;
   pages: PageBench;
   figures: PageRatios;
-  rss: RssBench;
+  rss: RssRuns;
   leads: LeadBench;
   delivery: DeliveryBench;
   verdicts: Verdict[];
@@ -53,7 +53,9 @@ export async function writeResults(results: {
     ratios: figures.ratios,
     ssrToStaticCpuPerRequestRatio: figures.cpuRatio ?? null,
     javascript: pages.js,
-    memory: results.rss,
+    // PostgreSQL's run where it always was (its database figures added), the embedded store's beside it.
+    memory: results.rss.postgresql,
+    memoryEmbedded: results.rss.embedded,
     leads: results.leads,
     delivery: results.delivery,
     verdicts: results.verdicts,
