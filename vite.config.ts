@@ -33,6 +33,8 @@ const serverBuild: BuildEnvironmentOptions = {
       buyers: "server/cli/buyers.ts",
       // The embedded store's database process (decision 033), started by the server.
       "embedded-database": "server/db/embedded-main.ts",
+      // The background worker process (decision 034): the delivery worker and the auction.
+      background: "server/workers/main.ts",
     },
     output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
   },

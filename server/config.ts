@@ -98,6 +98,11 @@ export const configSchema = z.object({
   DELIVERY_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(250),
   /** The ping/post auction's whole ping round, in ms: answers after it count as no bid (server/auction/). */
   AUCTION_DEADLINE_MS: z.coerce.number().int().min(50).max(10_000).default(750),
+  /**
+   * The background worker process's niceness (0-19; higher yields the CPU sooner): the auction and
+   * the delivery worker give way to the process answering visitors (decision 034).
+   */
+  BACKGROUND_NICENESS: z.coerce.number().int().min(0).max(19).default(10),
   /** The operations console's own listener (never the public port): 127.0.0.1 keeps it off the network. */
   ADMIN_HOST: z.string().min(1).default("127.0.0.1"),
   /** The console's port; "off" runs no console on this replica. */

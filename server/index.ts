@@ -19,16 +19,15 @@ import { connectEmbedded, openDatabase, type Database } from "./db/database";
 import { embeddedMainScript, startEmbeddedProcess, type EmbeddedProcess } from "./db/embedded-process";
 import { migrate } from "./db/migrate";
 import { createPrivacyService } from "./privacy/service";
-import { salesAllowed, suppressionList } from "./privacy/suppression";
-import { createAuctioneer, type Auctioneer } from "./auction/auctions";
 import { createCsrf } from "./csrf";
 import { randomBytes } from "node:crypto";
 import { createLeadCapture } from "./leads/capture";
+import { backgroundMainScript, startBackgroundProcess } from "./workers/process";
+import { createWakeups } from "./workers/wakeups";
 import { loadBuyersFile } from "./delivery/buyers";
 import { openSettingsDirectory, type SettingsDirectory } from "./settings/directory";
 import { watchEventWriter, watchQueue } from "./metrics";
 import { importSettings, settingsEmpty } from "./settings/store";
-import { createDelivery } from "./delivery/setup";
 import { buyerReturnsOver } from "./api/buyer-returns";
 import { createEventWriter, type EventWriter } from "./analytics/writer";
 import { scheduleAnalyticsRetention } from "./analytics/retention";
@@ -170,41 +169,23 @@ async function main(): Promise<void> {
   const buyers = () => settings.current();
   const rendering = await buildRendering(config);
   const secret = csrfSecret(config, logger);
-  // A revocation's consent.revoked webhooks go out at once: the delivery worker (made below) is nudged.
-  const privacy = { service: createPrivacyService(db, { onQueued: () => worker?.nudge() }), csrf: createCsrf(secret) };
-  const suppression = suppressionList(db);
+  const wakeups = createWakeups();
+  // A revocation's consent.revoked webhooks go out at once.
+  const privacy = { service: createPrivacyService(db, { onQueued: () => wakeups.wake("deliveries") }), csrf: createCsrf(secret) };
   const analytics = eventStore(config, db, logger);
-  // On PostgreSQL the delivery worker and the auction use connections of their own
-  // (DATABASE_BACKGROUND_POOL_SIZE): hundreds of auctions settling at once never make a visitor's
-  // quote request wait for a connection. The embedded store is one session: shared.
-  const background =
-    db.kind === "postgres" ? await openDatabase({ ...config, DATABASE_POOL_SIZE: config.DATABASE_BACKGROUND_POOL_SIZE, applicationName: "quote-site-background" }) : db;
-  const backgroundSuppression = background === db ? suppression : suppressionList(background);
-  // The auction (ping/post buyers) queues its winners' posts for the delivery worker, which reports each post's end back.
-  const auctions: { auctioneer?: Auctioneer } = {};
-  const worker = createDelivery({
-    config,
-    db: background,
+  // The delivery worker and the auction run in a process of their own, at a lower CPU priority,
+  // with their own database connections (decision 034): auctions settling never slow a page.
+  const background = await startBackgroundProcess({
+    script: backgroundMainScript(import.meta.url),
     logger,
-    buyers,
-    csrfSecret: secret,
-    suppression: backgroundSuppression,
-    ...(analytics ? { analytics: analytics.writer } : {}),
-    onAuctionPost: (delivery, status) => auctions.auctioneer?.postSettled(delivery, status) ?? Promise.resolve(),
+    secret,
+    wakeups,
+    niceness: config.BACKGROUND_NICENESS,
+    stopTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
-  const auctioneer = createAuctioneer({
-    db: background,
-    buyers,
-    logger,
-    deadlineMs: config.AUCTION_DEADLINE_MS,
-    salesAllowed: async (lead) => (await salesAllowed([lead], backgroundSuppression))[0] ?? false,
-    onQueued: () => worker.nudge(),
-    ...(analytics ? { analytics: analytics.writer } : {}),
-  });
-  auctions.auctioneer = auctioneer;
   const leads = await createLeadCapture(db, secret, config, settings, () => {
-    worker.nudge();
-    auctioneer.nudge();
+    wakeups.wake("deliveries");
+    wakeups.wake("auctions");
   });
   // The delivery queue's depth and the request pool's connections, read when /metrics is scraped.
   watchQueue(db.builder, db.poolStats ? () => db.poolStats!() : undefined);
@@ -223,24 +204,13 @@ async function main(): Promise<void> {
     await admin.console?.close();
     await rendering.close();
     // Sends in flight finish (each within its buyer's timeout) before the database closes.
-    await auctioneer.stop();
-    await worker.stop();
-    if (background !== db) await background.close();
+    await background.stop();
     // Every event of the requests and deliveries just finished is written before the database closes.
     analytics?.stopRetention();
     await analytics?.writer.stop();
     await db.close();
     await embedded?.stop();
   });
-  // The worker and the auction poll the database only once there is a buyer to send to (one
-  // added from the console starts them); the settings poll runs from the start.
-  const startSending = () => {
-    if (buyers().buyers.length === 0) return;
-    worker.start();
-    auctioneer.start();
-  };
-  startSending();
-  settings.onChange(startSending);
   settings.start();
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
@@ -256,7 +226,7 @@ async function main(): Promise<void> {
     secret,
     reports: analyticsReports,
     settings,
-    nudge: () => worker.nudge(),
+    nudge: () => wakeups.wake("deliveries"),
     ...(analytics ? { analytics: analytics.writer } : {}),
   });
 }

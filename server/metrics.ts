@@ -9,13 +9,34 @@
  * list, a configured buyer's id; never a tid, a lead reference or an address.
  */
 import type { RequestHandler } from "express";
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from "prom-client";
 import { sql } from "kysely";
 import type { Builder } from "./db/database";
 import { paths } from "../shared/routes";
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+
+export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
+
+/** Other processes' metrics, read at each scrape: the background worker's (server/workers/). */
+const sources = new Set<() => Promise<MetricsJson>>();
+
+export function addMetricsSource(source: () => Promise<MetricsJson>): () => void {
+  sources.add(source);
+  return () => sources.delete(source);
+}
+
+/**
+ * GET /metrics' text: this process's registry, and the other processes' (their series carry a
+ * `process` label of their own, so none is summed with this one's). A source that does not
+ * answer is left out of that scrape.
+ */
+export async function metricsText(): Promise<string> {
+  if (sources.size === 0) return registry.metrics();
+  const others = await Promise.all([...sources].map((source) => source().catch((): MetricsJson => [])));
+  return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...others]).metrics();
+}
 
 const httpRequests = new Counter({ name: "http_requests_total", help: "HTTP requests answered, by route pattern, method and status.", labelNames: ["route", "method", "status"] as const, registers: [registry] });
 const httpDuration = new Histogram({

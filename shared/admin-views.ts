@@ -148,7 +148,7 @@ export interface QuoteFactsView {
 
 /** One lead's auction (server/auction/): how it ended, and every buyer's ping with its bid. */
 export interface AuctionView {
-  status: "pending" | "pinging" | "decided" | "sold" | "unsold";
+  status: "pending" | "pinging" | "decided" | "cascading" | "sold" | "unsold";
   saleType: "exclusive" | "shared" | null;
   reason: string | null;
   test: boolean;

@@ -27,7 +27,7 @@ import { createFlashStore } from "./flash";
 import { createRenderView, type RenderView } from "./render";
 import { SIGN_IN_RATE_LIMITED, signInRoutes } from "./sign-in-routes";
 import { requireRole, requireSession, requireSessionCsrf, sessionOf } from "./session-guard";
-import { registry } from "../metrics";
+import { metricsText, registry } from "../metrics";
 import { createActions } from "./actions";
 import type { AdminReports } from "./reports";
 import { reportCsvFor, reportView } from "./report-view";
@@ -104,7 +104,7 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
   // public port, and the figures hold no personal data (docs/metrics.md).
   app.get(adminPaths.metrics, async (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    res.type(registry.contentType).send(await registry.metrics());
+    res.type(registry.contentType).send(await metricsText());
   });
 
   const signInCsrf = createCsrf(keyFor(deps.secret, "sign-in"));

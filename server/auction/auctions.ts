@@ -15,7 +15,7 @@ import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import type { AuctionStatus, Tables } from "../db/schema";
 import { leadRepository, type LeadRecord, type NewAuction } from "../db/leads";
-import { scheduleDeliveries, type DeliveryRecord } from "../db/deliveries";
+import { scheduleDeliveries } from "../db/deliveries";
 import { capPeriods, isLimited, shutByLimits, type Buyer, type BuyersFile } from "../delivery/buyers";
 import { evaluateOffer, mayOffer, offerFacts, priceFor, type OfferFacts } from "../delivery/offer";
 import { capKeysOf, reserveCounters, type CapReservation } from "../db/buyer-counters";
@@ -118,13 +118,18 @@ export function auctionRepository(db: Database) {
       return row ? toRecord(row) : undefined;
     },
 
-    /** Claims up to `limit` auctions to run: pending ones, and pinging ones whose lease ran out (a replica died). */
+    /**
+     * Claims up to `limit` auctions to run: pending ones; cascading ones (a winner's post was
+     * refused or failed: the delivery worker marked it, server/db/deliveries.ts); and pinging or
+     * cascading ones whose lease ran out (a replica died).
+     */
     async claimDue(limit: number, leaseMs: number, now: Date): Promise<AuctionRecord[]> {
       const { rows } = await sql<Record<string, unknown>>`
-        UPDATE auctions SET status = 'pinging', locked_until = ${new Date(now.getTime() + leaseMs)}::timestamptz
+        UPDATE auctions SET status = CASE WHEN status = 'cascading' THEN 'cascading' ELSE 'pinging' END,
+          locked_until = ${new Date(now.getTime() + leaseMs)}::timestamptz
         WHERE id IN (
           SELECT id FROM auctions
-          WHERE status = 'pending' OR (status = 'pinging' AND locked_until < ${now}::timestamptz)
+          WHERE status = 'pending' OR (status IN ('pinging', 'cascading') AND coalesce(locked_until, '-infinity') < ${now}::timestamptz)
           ORDER BY created_at LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
         RETURNING id, lead_id AS "leadId", lead_reference AS "leadReference", ping_id AS "pingId", test, floor, status,
@@ -152,7 +157,22 @@ export function auctionRepository(db: Database) {
         const row = await tx.selectFrom("auctions").selectAll().where("id", "=", auctionId).forUpdate().executeTakeFirst();
         if (!row) return { outcome: "unchanged", why: "no such auction" };
         const auction = toRecord(row);
-        if (auction.status !== "pinging" && auction.status !== "decided") return { outcome: "unchanged", why: `already ${auction.status}` };
+        if (auction.status !== "pinging" && auction.status !== "decided" && auction.status !== "cascading") return { outcome: "unchanged", why: `already ${auction.status}` };
+        const settlement = await decide(tx, auction, options);
+        // A cascade that changed nothing (another winner's post is still live) leaves it decided.
+        if (auction.status === "cascading" && settlement.outcome === "unchanged") {
+          await tx.updateTable("auctions").set({ status: "decided", lockedUntil: null }).where("id", "=", auctionId).where("status", "=", "cascading").execute();
+        }
+        return settlement;
+      });
+    },
+  };
+}
+
+/** The settlement's decision, inside settle's transaction with the auction's row locked. */
+async function decide(tx: Transaction<Tables>, auction: AuctionRecord, options: SettleOptions): Promise<Settlement> {
+        const auctionId = auction.id;
+        {
         const first = auction.status === "pinging";
         const round = first ? options.pings : undefined;
         if (round) {
@@ -252,14 +272,7 @@ export function auctionRepository(db: Database) {
           return { outcome: "decided", sale, queued: queued.length };
         }
         return unsold("every bidder's cap or budget is reached");
-      });
-    },
-
-    /** A winner accepted its post: the lead is sold. */
-    async markSold(auctionId: string): Promise<void> {
-      await builder.updateTable("auctions").set({ status: "sold" }).where("id", "=", auctionId).where("status", "=", "decided").execute();
-    },
-  };
+        }
 }
 
 export type AuctionRepository = ReturnType<typeof auctionRepository>;
@@ -271,8 +284,8 @@ export interface AuctioneerOptions {
   logger: Logger;
   /** AUCTION_DEADLINE_MS: the whole ping round's limit. */
   deadlineMs: number;
-  /** Whether the lead may be sold now (GPC, the suppression list), checked before pinging. */
-  salesAllowed?: (lead: LeadRecord) => Promise<boolean>;
+  /** Whether each lead may be sold now (GPC, the suppression list), for a claimed batch at once; one answer per lead, in order. */
+  salesAllowed?: (leads: readonly LeadRecord[]) => Promise<boolean[]>;
   /** Posts were queued: the delivery worker should look at once. */
   onQueued?: () => void;
   /** Where each ping's outcome is counted for the report (buyer_pinged; never for a test lead). */
@@ -290,8 +303,6 @@ export interface Auctioneer {
   /** Runs what is due once; resolves with how many auctions it ran. */
   runOnce(): Promise<number>;
   nudge(): void;
-  /** The delivery worker's report on an auction's post. */
-  postSettled(delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed"): Promise<void>;
 }
 
 /** The buyers that may be offered this lead (server/delivery/offer.ts: named in its disclosure, of the lead's kind, taking its state and its answers, open), its facts worked out once. */
@@ -350,14 +361,26 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
     }
   }
 
-  async function run(auction: AuctionRecord): Promise<void> {
+  /** A winner's post was refused or failed (the delivery worker marked the auction cascading): the next best bids. */
+  async function cascade(auction: AuctionRecord, saleAllowed: boolean): Promise<void> {
+    const settlement = await settle(auction, saleAllowed);
+    if (settlement.outcome === "decided") {
+      const refused = await db.builder.selectFrom("deliveries").select("target").where("auctionId", "=", auction.id).where("status", "in", ["rejected", "failed"]).orderBy("id").execute();
+      log.info({ event: "auction_cascaded", reference: auction.leadReference, after: refused.map((delivery) => delivery.target), saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "post refused: the lead goes to the next best bid");
+      options.onQueued?.();
+    } else if (settlement.outcome === "unsold") {
+      log.info({ event: "auction_unsold", reference: auction.leadReference, reason: settlement.reason }, "auction ended unsold");
+    }
+  }
+
+  /** One claimed auction, its lead and whether it may be sold read for the whole batch (claimAndStart). */
+  async function run(auction: AuctionRecord, lead: LeadRecord | undefined, saleAllowed: boolean): Promise<void> {
+    if (auction.status === "cascading") return cascade(auction, saleAllowed);
     const buyers = options.buyers();
-    const lead = await leads.findByReference(auction.leadReference);
     if (!lead) {
       await settle(auction, false);
       return;
     }
-    const saleAllowed = options.salesAllowed ? await options.salesAllowed(lead) : !lead.gpc;
     const at = now();
     // The drivers' ages at the time of offer, the incident totals: once for every buyer.
     const facts = offerFacts({ ...lead, test: auction.test }, at);
@@ -430,16 +453,23 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
 
   /** Auctions running now: most of each one's time is waiting for bids, so many run at once. */
   const inFlight = new Set<Promise<void>>();
-  const runGuarded = (auction: AuctionRecord) =>
-    run(auction).catch((error: unknown) => log.error({ event: "auction_error", reference: auction.leadReference, err: error }, "auction failed; its lease runs out and it runs again"));
+  const runGuarded = (auction: AuctionRecord, lead: LeadRecord | undefined, saleAllowed: boolean) =>
+    run(auction, lead, saleAllowed).catch((error: unknown) => log.error({ event: "auction_error", reference: auction.leadReference, err: error }, "auction failed; its lease runs out and it runs again"));
 
   /** Claims as many due auctions as there is room for and starts them; resolves with them (not when they end). */
   async function claimAndStart(): Promise<Promise<void>[]> {
     const room = concurrency - inFlight.size;
     if (room <= 0) return [];
     const claimed = await repository.claimDue(room, leaseMs, now());
+    if (claimed.length === 0) return [];
+    // The batch's leads, and whether each may be sold, in two statements for all of them.
+    const found = await leads.findByReferences(claimed.map((auction) => auction.leadReference));
+    const present = claimed.flatMap((auction) => found.get(auction.leadReference) ?? []);
+    const allowed = options.salesAllowed ? await options.salesAllowed(present) : present.map((lead) => !lead.gpc);
+    const allowedOf = new Map(present.map((lead, index) => [lead.reference, allowed[index] ?? false]));
     return claimed.map((auction) => {
-      const running = runGuarded(auction).finally(() => {
+      const lead = found.get(auction.leadReference);
+      const running = runGuarded(auction, lead, lead ? (allowedOf.get(lead.reference) ?? false) : false).finally(() => {
         inFlight.delete(running);
         wake?.();
       });
@@ -492,24 +522,6 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
     nudge() {
       nudged = true;
       wake?.();
-    },
-    async postSettled(delivery, status) {
-      if (delivery.auctionId === null) return;
-      if (status === "accepted") {
-        await repository.markSold(delivery.auctionId);
-        return;
-      }
-      const auction = await repository.find(delivery.leadReference);
-      if (!auction) return;
-      const lead = await leads.findByReference(delivery.leadReference);
-      const saleAllowed = lead ? (options.salesAllowed ? await options.salesAllowed(lead) : !lead.gpc) : false;
-      const settlement = await settle(auction, saleAllowed);
-      if (settlement.outcome === "decided") {
-        log.info({ event: "auction_cascaded", reference: delivery.leadReference, after: delivery.target, saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "post refused: the lead goes to the next best bid");
-        options.onQueued?.();
-      } else if (settlement.outcome === "unsold") {
-        log.info({ event: "auction_unsold", reference: delivery.leadReference, reason: settlement.reason }, "auction ended unsold");
-      }
     },
   };
 }

@@ -5,8 +5,8 @@
  *   npm run admin -- disable-user NAME                   no more sign-ins; open sessions end
  *   npm run admin -- enable-user NAME
  *   npm run admin -- list-users [--format table|json]
- * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, which only
- * one process can open: stop the server first, or use PostgreSQL). Passwords are stored only as
+ * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, through the
+ * running server's database process when there is one: decision 033). Passwords are stored only as
  * scrypt hashes and never printed or logged.
  */
 import { parseArgs } from "node:util";

@@ -8,7 +8,7 @@
  * Export leaves secrets out unless --with-secrets, so its output can go into a ticket or a review,
  * and importing it back keeps every secret. Each change is in the settings history as `cli`, and
  * running servers apply it within SETTINGS_POLL_MS. Same configuration as the server (DATABASE_URL,
- * or the embedded store in DATA_DIR, which only one process can open: stop the server first).
+ * or the embedded store in DATA_DIR, through the running server's database process: decision 033).
  */
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";

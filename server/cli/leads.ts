@@ -6,8 +6,8 @@
  *   npm run leads -- retry LD-… [--buyer ID]    dead-lettered deliveries back in the queue
  *   npm run leads -- return LD-… --buyer ID --reason "…"   a buyer's return: revenue reversed
  *   npm run leads -- test-link [--hours 24] [--zip 90210] [--sid SID]   a link whose leads are tests
- * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, which only
- * one process can open: stop the server first, or use PostgreSQL; BUYERS_FILE for `return`).
+ * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, through the
+ * running server's database process when there is one, decision 033; BUYERS_FILE for `return`).
  * Output goes to stdout; an export holds personal information, so write it only where such data
  * may live (the deliveries list holds none: references, buyers, prices, statuses).
  */

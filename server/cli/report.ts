@@ -6,8 +6,8 @@
  *   npm run report -- screens [--since 2026-11-01] [--until …] [--format table|csv|json] [--bots] [--sid SID]
  * Without --since, each covers the console's default range: the 30 days up to --until (today included).
  *   npm run report -- tid CLK123 [--format table|json] [--limit N]
- * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, which only
- * one process can open: stop the server first, or use PostgreSQL; REPORT_TIME_ZONE for the days).
+ * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, through the
+ * running server's database process when there is one, decision 033; REPORT_TIME_ZONE for the days).
  * Nothing it prints is personal: campaign ids, visit ids, lead references, counts and money.
  */
 import { parseArgs } from "node:util";

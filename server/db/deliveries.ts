@@ -234,7 +234,9 @@ export function deliveryRepository(db: Database) {
     /**
      * Records attempts and their results, any number in one statement (so atomically, in one
      * round trip): each delivery's new state, its attempt row, a refused buyer's cap slot given
-     * back, and its `followUp` queued (a source's postback once a buyer accepts). Only a claim that
+     * back, its `followUp` queued (a source's postback once a buyer accepts), and an auction's
+     * post's end on the auction: accepted marks it sold, refused or failed marks it `cascading`
+     * for the auctioneer to sell to the next best bids (migration 18). Only a claim that
      * is still current may finish (status "sending", same attempt): false for one taken over
      * meanwhile. One answer per item, in order.
      */
@@ -264,7 +266,14 @@ export function deliveryRepository(db: Database) {
             completed_at = CASE WHEN done.status = 'pending' THEN d.completed_at ELSE done.attempted_at END
           FROM done
           WHERE d.id = done.id AND d.status = 'sending' AND d.attempts = done.attempts
-          RETURNING d.id, d.lead_id, d.lead_reference, d.target, d.cap_keys, d.cap_spend, done.release_slot),
+          RETURNING d.id, d.lead_id, d.lead_reference, d.target, d.cap_keys, d.cap_spend, done.release_slot, d.auction_id, d.status),
+        ended AS (
+          SELECT auction_id, bool_or(status = 'accepted') AS sold FROM updated
+          WHERE auction_id IS NOT NULL AND status IN ('accepted', 'rejected', 'failed') GROUP BY auction_id),
+        auctioned AS (
+          UPDATE auctions a SET status = CASE WHEN ended.sold THEN 'sold' ELSE 'cascading' END, locked_until = NULL
+          FROM ended
+          WHERE a.id = ended.auction_id AND (a.status = 'decided' OR (ended.sold AND a.status = 'cascading'))),
         attempt AS (
           INSERT INTO delivery_attempts (delivery_id, attempted_at, http_status, latency_ms, outcome, excerpt)
           SELECT done.id, done.attempted_at, done.http_status, done.latency_ms, done.outcome, done.excerpt

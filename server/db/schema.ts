@@ -148,7 +148,7 @@ export interface DeliveriesTable {
   priceReason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-export type AuctionStatus = "pending" | "pinging" | "decided" | "sold" | "unsold";
+export type AuctionStatus = "pending" | "pinging" | "decided" | "cascading" | "sold" | "unsold";
 
 export interface AuctionsTable {
   id: Identity;

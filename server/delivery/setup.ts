@@ -10,7 +10,7 @@ import { salesAllowed, type SuppressionList } from "../privacy/suppression";
 import type { BuyersFile } from "./buyers";
 import { createDeliveryWorker, type DeliveryWorker } from "./worker";
 import type { EventRecorder } from "../analytics/writer";
-import type { DeliveryRecord } from "../db/deliveries";
+import type { Wakeups } from "../workers/wakeups";
 
 export interface DeliverySetup {
   config: Config;
@@ -22,8 +22,8 @@ export interface DeliverySetup {
   csrfSecret: string | Buffer;
   suppression: SuppressionList;
   analytics?: EventRecorder;
-  /** The auction's hook for its posts (server/auction/auctions.ts). */
-  onAuctionPost?: (delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed") => Promise<void>;
+  /** Wakes the auction when one of its posts was refused or failed (server/workers/wakeups.ts). */
+  wakeups?: Wakeups;
 }
 
 /**
@@ -38,7 +38,7 @@ function linkOrigin(config: Config, logger: Logger): string {
   return origin;
 }
 
-export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression, analytics, onAuctionPost }: DeliverySetup): DeliveryWorker {
+export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression, analytics, wakeups }: DeliverySetup): DeliveryWorker {
   const key = { secret: certificateSecret(config, csrfSecret), baseUrl: linkOrigin(config, logger) };
   return createDeliveryWorker({
     db,
@@ -49,6 +49,6 @@ export function createDelivery({ config, db, logger, buyers, csrfSecret, suppres
     certificateUrl: (lead, buyerId) => (lead.consent?.certificateId ? certificateUrl(lead.consent.certificateId, buyerId, key) : null),
     salesAllowed: (leads) => salesAllowed(leads, suppression),
     ...(analytics ? { analytics } : {}),
-    ...(onAuctionPost ? { onAuctionPost } : {}),
+    ...(wakeups ? { wakeups } : {}),
   });
 }

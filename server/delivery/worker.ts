@@ -18,6 +18,7 @@ import { isTestLead } from "../auction/sandbox";
 import { send, type SendResult } from "./http-send";
 import type { EventRecorder } from "../analytics/writer";
 import { createZipDirectory } from "../zip-codes";
+import type { Wakeups } from "../workers/wakeups";
 
 export interface RetryPolicy {
   /** Tries before a delivery is dead-lettered ("failed"). */
@@ -58,8 +59,11 @@ export interface DeliveryWorkerOptions {
   /** Where sales, refusals, failures and postbacks are stored for the report (server/analytics/). */
   analytics?: EventRecorder;
   now?: () => Date;
-  /** An auction's post ended (server/auction/auctions.ts): accepted marks the lead sold; refused or failed cascades to the next bid. */
-  onAuctionPost?: (delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed") => Promise<void>;
+  /**
+   * Wakes the auction when an auction's post was refused or failed: recording it marked the
+   * auction cascading (server/db/deliveries.ts), which the auction claims from its table.
+   */
+  wakeups?: Wakeups;
 }
 
 export interface DeliveryWorker {
@@ -164,12 +168,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     return { ...base, status: "pending", nextAttemptAt: new Date(at.getTime() + delay), error };
   }
 
-  /** Tells the auction how its post ended; an error there is logged, the delivery is recorded already. */
-  function auctionPost(delivery: DeliveryRecord, status: "accepted" | "rejected" | "failed"): Promise<void> {
-    if (delivery.auctionId === null || !options.onAuctionPost) return Promise.resolve();
-    return options.onAuctionPost(delivery, status).catch((error: unknown) => log.error({ event: "auction_error", reference: delivery.leadReference, err: error }, "could not settle the auction after its post"));
-  }
-
   async function deliverToBuyer(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord, saleAllowed: boolean): Promise<void> {
     const sale = delivery.sale && saleAllowed;
     const payload = deliveryPayload(lead, {
@@ -208,7 +206,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (!recorded) return;
       deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "accepted" });
       log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
-      await auctionPost(delivery, "accepted");
       // Delivered as the visitor directed but not sold (GPC, opt-out) earns nothing: not a sale.
       if (sale && !test) analytics?.record({ name: "lead_sold", at, leadReference: lead.reference, target: buyer.id, revenue: price, payout: sourcePayout(settings().sources, lead.sid) });
       return;
@@ -220,7 +217,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (!recorded) return;
       deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "rejected" });
       log.info({ event: "lead_rejected_by_buyer", ...facts, reason }, "buyer rejected the lead");
-      await auctionPost(delivery, "rejected");
+      if (delivery.auctionId !== null) options.wakeups?.wake("auctions");
       analytics?.record({ name: "buyer_rejected", at, leadReference: lead.reference, target: buyer.id, detail: reason });
       return;
     }
@@ -230,7 +227,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (completion.status === "failed") {
       deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "failed" });
       log.error({ event: "lead_delivery_failed", ...facts, error: completion.error }, "delivery dead-lettered after its last try");
-      await auctionPost(delivery, "failed");
+      if (delivery.auctionId !== null) options.wakeups?.wake("auctions");
       analytics?.record({ name: "delivery_failed", at, leadReference: lead.reference, target: buyer.id, detail: completion.outcome });
     } else {
       deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "retry" });

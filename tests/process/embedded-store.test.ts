@@ -6,9 +6,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { parse } from "node-html-parser";
 import { afterEach, describe, expect, it } from "vitest";
+import { isRunning, until } from "../support/processes";
 import { projectRoot, startProductionServer, type RunningServer } from "../../tools/production-server";
 import { embeddedSocketPath } from "../../server/db/embedded-store";
 import { freshDataDir } from "../support/databases";
@@ -53,23 +53,7 @@ async function requestOptOut(server: RunningServer, email: string): Promise<Resp
   });
 }
 
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
-async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await sleep(100);
-  }
-  return check();
-}
 
 describe("the site on the embedded store", { timeout: 120_000 }, () => {
   it("serves the store from a database process of its own, on a socket in DATA_DIR", async () => {

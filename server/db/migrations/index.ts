@@ -20,6 +20,7 @@ import { auctionReport } from "./014-auction-report";
 import { testLeads } from "./015-test-leads";
 import { clickKeyBot } from "./016-click-key-bot";
 import { businessSettings } from "./017-business-settings";
+import { auctionCascade } from "./018-auction-cascade";
 
 export type { Migration };
 
@@ -41,4 +42,5 @@ export const migrations: Migration[] = [
   testLeads,
   clickKeyBot,
   businessSettings,
+  auctionCascade,
 ];
