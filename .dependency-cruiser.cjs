@@ -35,8 +35,8 @@ module.exports = {
       to: { path: "^server/" },
     },
     {
-      // The server loads the built React entry at run time by file path (server/render-source.ts)
-      // or through Vite in development (server/dev.ts): never by import, so no exception is needed.
+      // The server loads the built React entry at run time by file path (server/pages/render-source.ts)
+      // or through Vite in development (server/pages/dev.ts): never by import, so no exception is needed.
       // The types between the two are in shared/render-contract.ts.
       name: "server-not-to-client",
       severity: "error",

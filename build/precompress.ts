@@ -2,7 +2,7 @@
  * The hashed files under dist/client/assets are compressed once, at build time, at the strongest
  * settings: brotli at quality 11 (`x.js.br`) and gzip by Zopfli (`x.js.gz`, about 3% smaller than
  * `gzip -9`, still plain gzip to every browser). The server sends the variant the browser accepts
- * (express-static-gzip in server/static.ts), so an asset costs no compression per request and
+ * (express-static-gzip in server/pages/static.ts), so an asset costs no compression per request and
  * travels smaller than on-the-fly compression makes it (issue 12; docs/decisions/021).
  *
  * Files under 1 KB, and any whose compressed form is not smaller, are left as they are; each

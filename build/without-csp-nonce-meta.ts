@@ -5,7 +5,7 @@
  * style-src 'self', server/security.ts), as the legal pages and the quote form, served without the
  * tag, show. And the tag is invalid HTML (a `<meta>` needs `content`; the Nu HTML checker says so
  * on every page, tests/http/html-validity.test.ts), so it goes, in development and in the build.
- * The nonce attributes Vite writes on the page's own tags stay (server/template.ts).
+ * The nonce attributes Vite writes on the page's own tags stay (server/pages/template.ts).
  */
 import type { Plugin } from "vite";
 

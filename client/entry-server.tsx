@@ -1,6 +1,6 @@
 /**
  * The React server entry: runs the data router for a request and streams the matched page.
- * The server (server/render.ts) owns HTTP; this module owns React.
+ * The server (server/pages/render.ts) owns HTTP; this module owns React.
  */
 import { StrictMode } from "react";
 import { renderToPipeableStream } from "react-dom/server";

@@ -3,7 +3,7 @@
  * pages pass on: the ZIP form's hidden inputs, the quote frame's address. They reach the page
  * through a route loader so the server's HTML, the router's hydration data and the server's
  * events all hold the same values: on the server the loader returns the visit id
- * server/render.ts chose (ServerContext.visitId), and hydration reuses that data without running
+ * server/pages/render.ts chose (ServerContext.visitId), and hydration reuses that data without running
  * the loader again. So the zod schemas that validate the address (shared/campaign.ts) are not
  * part of the page's first JavaScript: the loader imports them when it runs in the browser, for
  * a navigation inside the site (issue 12). The visit id for such a navigation: the address's

@@ -12,8 +12,8 @@ import { createLogger, type Logger } from "./logger";
 import { createApp } from "./app";
 import { createAppServer } from "./http/app-server";
 import { createLifecycle, type Lifecycle } from "./lifecycle";
-import { loadProductionBuild } from "./render-source";
-import { staticAssets } from "./static";
+import { loadProductionBuild } from "./pages/render-source";
+import { staticAssets } from "./pages/static";
 import path from "node:path";
 import { connectEmbedded, openDatabase, type Database } from "./db/database";
 import { embeddedMainScript, startEmbeddedProcess, type EmbeddedProcess } from "./db/embedded-process";
@@ -54,7 +54,7 @@ async function buildRendering(config: Config) {
   // it runs from server/ and the project root is one folder up.
   const up = fileURLToPath(new URL("..", import.meta.url));
   if (config.NODE_ENV === "development") {
-    const { createDevRendering } = await import("./dev");
+    const { createDevRendering } = await import("./pages/dev");
     return createDevRendering(up);
   }
   const build = await loadProductionBuild(up);

@@ -80,7 +80,7 @@ export interface SecurityHeaders {
   handler: RequestHandler;
   /**
    * The same CSP with these sources (`'sha256-…'`) in place of the nonce: the policy of a page
-   * whose bytes are the same for everyone (decision 026, server/fixed-page.ts).
+   * whose bytes are the same for everyone (decision 026, server/pages/fixed.ts).
    */
   policyFor(scriptSources: readonly string[]): string;
 }

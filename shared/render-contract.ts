@@ -39,7 +39,7 @@ export interface ServerContext {
   /**
    * This page view's visit id (shared/campaign.ts, `vid`): the address's when it carried a valid
    * one, else minted for this render. The landing and quote pages pass it on (the ZIP form's
-   * hidden input, the frame's address). Set by server/render.ts for every render; optional
+   * hidden input, the frame's address). Set by server/pages/render.ts for every render; optional
    * because the services above are built before it is known.
    */
   visitId?: string;

@@ -60,7 +60,7 @@ export function printReport(report: {
         ]
       : [`  - The app runs with LOG_LEVEL=${appLogLevel} (production: ${PRODUCTION_LOG_LEVEL}), written to a pipe this process drains.`]),
     "  - SSR /zipcode?sid=a1&tid=b2 repeats one address, so after the first render it is served from the page",
-    "    cache (server/page-cache.ts); 'unique tid each' gives every request a new address, as ad visitors' click",
+    "    cache (server/pages/cache.ts); 'unique tid each' gives every request a new address, as ad visitors' click",
     "    ids are unique: the page cache keeps pages by shape (ids as slots), so it is answered from the cache too.",
     `  - 'static in app' is the landing page's bytes as a file under ${IN_APP_STATIC_PATH}, served by the app's`,
     "    express.static through the same middleware (request id, access log, helmet, compression): the target's",

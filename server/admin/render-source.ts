@@ -3,7 +3,7 @@
  * dist/server/entry-server.js in production, Vite's module in development) exports renderAdmin.
  */
 import type { RenderAdmin } from "../../shared/admin-views";
-import type { RenderSource } from "../render-source";
+import type { RenderSource } from "../pages/render-source";
 
 export function renderAdminFrom(source: RenderSource): () => Promise<RenderAdmin> {
   return async () => {

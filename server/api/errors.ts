@@ -13,7 +13,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { HttpError, clientErrorStatus } from "../http/http-error";
 import { noStore, requestPath } from "../http/guards";
-import { errorMessage } from "../error-pages";
+import { errorMessage } from "../pages/error-page";
 import { logNotFound } from "../events";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import type { ApiError, ApiInvalid } from "../../shared/api-envelope";

@@ -14,7 +14,7 @@ import express, { type Request, type RequestHandler, type Response } from "expre
 import { requireCsrf, tokenFromHeader, type Csrf } from "../csrf";
 import { HttpError } from "../http/http-error";
 import { isJsonObject, noStoreAnswers, parsedBody, requestPath, requireType, sameOriginOnly } from "../http/guards";
-import { errorMessage } from "../error-pages";
+import { errorMessage } from "../pages/error-page";
 import { truncate } from "../logger";
 import { SIGNATURE_HEADER, verifySignature } from "../delivery/signature";
 

@@ -12,7 +12,7 @@ import type { ClientBudgets } from "../http/rate-limit";
 import { HttpError } from "../http/http-error";
 import { hasGpc } from "../http/gpc";
 import { noStore } from "../http/guards";
-import { errorMessage } from "../error-pages";
+import { errorMessage } from "../pages/error-page";
 import { jsonFields, type Endpoint } from "./pipeline";
 import { paths } from "../../shared/routes";
 

@@ -2,7 +2,7 @@
  * The consent certificate as a plain HTML page (the error pages' style: no scripts, nothing
  * inline to run, readable on a phone): what the visitor saw and did, the contact details masked.
  */
-import { escapeHtml } from "../template";
+import { escapeHtml } from "../pages/template";
 import { site } from "../../shared/site";
 import { PHONE_PLACEHOLDER } from "../../shared/consent-disclosure";
 import type { ConsentCertificate } from "./records";

@@ -6,7 +6,7 @@
  */
 import express from "express";
 import type { Request, Response } from "express";
-import { errorPageHtml } from "../error-pages";
+import { errorPageHtml } from "../pages/error-page";
 import { CERTIFICATE_PATH } from "./certificate";
 import { certificatePageHtml } from "./page";
 import type { ConsentCertificates } from "./service";

@@ -4,7 +4,7 @@
  */
 import type { Request, RequestHandler, Response } from "express";
 import { HttpError, clientErrorStatus } from "./http-error";
-import { errorMessage } from "../error-pages";
+import { errorMessage } from "../pages/error-page";
 
 export function noStore(res: Response): Response {
   return res.setHeader("Cache-Control", "no-store");

@@ -9,7 +9,7 @@ import { rateLimit } from "express-rate-limit";
 import type { Config } from "../config";
 import { HttpError } from "./http-error";
 import { requestPath } from "./guards";
-import { errorMessage } from "../error-pages";
+import { errorMessage } from "../pages/error-page";
 import type { BudgetStoreOptions, BudgetStores } from "./rate-limit-store";
 
 const RATE_WINDOW_MS = 10 * 60_000;

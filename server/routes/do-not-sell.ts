@@ -9,7 +9,7 @@ import express, { type ErrorRequestHandler, type RequestHandler } from "express"
 import { requireCsrf, tokenFromField, type Csrf } from "../csrf";
 import { HttpError } from "../http/http-error";
 import { noStore, parsedBody, requireType } from "../http/guards";
-import { errorMessage, errorPageHtml } from "../error-pages";
+import { errorMessage, errorPageHtml } from "../pages/error-page";
 import { PRIVACY_BODY_LIMIT } from "../api/privacy";
 import { paths } from "../../shared/routes";
 

@@ -14,7 +14,7 @@ import { adminUserRepository } from "../../server/admin/users";
 import { hashPassword } from "../../server/admin/passwords";
 import { SIGN_IN_REFUSED } from "../../server/admin/sign-in-routes";
 import { tokenDigest } from "../../server/admin/sessions";
-import { loadProductionBuild } from "../../server/render-source";
+import { loadProductionBuild } from "../../server/pages/render-source";
 import { loadBuyersFile } from "../../server/delivery/buyers";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";

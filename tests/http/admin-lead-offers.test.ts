@@ -13,7 +13,7 @@ import { analyticsReports } from "../../server/admin/reports";
 import { renderAdminFrom } from "../../server/admin/render-source";
 import { adminUserRepository } from "../../server/admin/users";
 import { hashPassword } from "../../server/admin/passwords";
-import { loadProductionBuild } from "../../server/render-source";
+import { loadProductionBuild } from "../../server/pages/render-source";
 import { buyersFileSchema } from "../../server/delivery/buyers";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";

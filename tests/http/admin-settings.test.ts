@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../server/admin/app";
 import { analyticsReports } from "../../server/admin/reports";
 import { renderAdminFrom } from "../../server/admin/render-source";
-import { loadProductionBuild } from "../../server/render-source";
+import { loadProductionBuild } from "../../server/pages/render-source";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { leadRepository } from "../../server/db/leads";

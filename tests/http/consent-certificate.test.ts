@@ -15,7 +15,7 @@ import { certificateSecret, certificateSignature, certificateUrl } from "../../s
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, disclosureText } from "../../shared/consent-disclosure";
-import { escapeHtml } from "../../server/template";
+import { escapeHtml } from "../../server/pages/template";
 
 /** The key the test app signs with: no CERTIFICATE_SECRET, so derived from its CSRF secret. */
 const KEY = { secret: certificateSecret({}, TEST_SECRET), baseUrl: "" };

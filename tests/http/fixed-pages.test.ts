@@ -1,5 +1,5 @@
 /**
- * Pages that are the same bytes for every visitor (decision 026, server/fixed-page.ts): once kept
+ * Pages that are the same bytes for every visitor (decision 026, server/pages/fixed.ts): once kept
  * and compressed, the legal pages go without a nonce, their inline scripts allowed by hash, as one
  * precompressed text with a strong ETag per encoding. Pages whose text holds an id keep the nonce.
  */

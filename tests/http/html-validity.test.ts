@@ -31,7 +31,7 @@ import { createTestApp, type TestApp } from "../support/app";
 import { createAdminApp } from "../../server/admin/app";
 import { analyticsReports } from "../../server/admin/reports";
 import { renderAdminFrom } from "../../server/admin/render-source";
-import { loadProductionBuild } from "../../server/render-source";
+import { loadProductionBuild } from "../../server/pages/render-source";
 import { loadBuyersFile } from "../../server/delivery/buyers";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../server/admin/app";
 import { analyticsReports } from "../../server/admin/reports";
 import { renderAdminFrom } from "../../server/admin/render-source";
-import { loadProductionBuild } from "../../server/render-source";
+import { loadProductionBuild } from "../../server/pages/render-source";
 import { watchEventWriter, watchQueue } from "../../server/metrics";
 import { createTestApp, type TestApp } from "../support/app";
 import { captureLogs } from "../support/log-capture";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import request from "supertest";
 import { createTestApp } from "../support/app";
-import { PageCache } from "../../server/page-cache";
+import { PageCache } from "../../server/pages/cache";
 
 /** The real built app; `renders()` counts how often the React router is asked to render. */
 async function countingApp(env: Record<string, string> = {}) {

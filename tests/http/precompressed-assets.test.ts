@@ -1,6 +1,6 @@
 /**
  * Hashed files are sent in the form the build compressed them to (build/precompress.ts, served by
- * server/static.ts): brotli to a browser that accepts it, Zopfli's gzip to one that accepts only
+ * server/pages/static.ts): brotli to a browser that accepts it, Zopfli's gzip to one that accepts only
  * gzip, the file itself to one that accepts neither. The bytes on the wire are checked against
  * the files on disk, so on-the-fly compression could not pass for the build's.
  */

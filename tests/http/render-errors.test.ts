@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import { connect, type AddressInfo } from "node:net";
 import { createServer } from "node:http";
-import { visitorSignal } from "../../server/render";
+import { visitorSignal } from "../../server/pages/render";
 import { describe, expect, it } from "vitest";
 import request from "supertest";
 import type { PipeableStream } from "react-dom/server";
@@ -14,9 +14,9 @@ import { testServices } from "../support/services";
 import { loadConfig } from "../../server/config";
 import { captureLogs } from "../support/log-capture";
 import { createLifecycle } from "../../server/lifecycle";
-import type { RenderSource } from "../../server/render-source";
+import type { RenderSource } from "../../server/pages/render-source";
 import type { EntryServer, RenderCallbacks } from "../../shared/render-contract";
-import { APP_MARKER, HEAD_MARKER } from "../../server/template";
+import { APP_MARKER, HEAD_MARKER } from "../../server/pages/template";
 
 const TEMPLATE = `<html><head>${HEAD_MARKER}</head><body><div id="root">${APP_MARKER}</div></body></html>`;
 

@@ -1,12 +1,12 @@
 /**
- * Pages that are one text for everyone (server/fixed-page.ts, decision 026): the nonce comes out
+ * Pages that are one text for everyone (server/pages/fixed.ts, decision 026): the nonce comes out
  * only where it is an attribute, every inline script gets its hash, and each text is compressed
  * once, whatever number of addresses ask for it.
  */
 import { createHash } from "node:crypto";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { FixedPages, windowBits, withoutNonce, type FixedPage } from "../../server/fixed-page";
+import { FixedPages, windowBits, withoutNonce, type FixedPage } from "../../server/pages/fixed";
 
 const NONCE = "n0nceN0nce+/==";
 const sha = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;

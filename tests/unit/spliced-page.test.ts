@@ -1,11 +1,11 @@
 /**
- * SplicedPage (server/spliced-page.ts): a page with slots, sent as text or as gzip built from
+ * SplicedPage (server/pages/spliced.ts): a page with slots, sent as text or as gzip built from
  * segments compressed once. Whatever the page and the values, gunzip gives exactly the text.
  */
 import { crc32, gunzipSync } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { crc32Combine, crc32Shift, SplicedPage, type SlotName } from "../../server/spliced-page";
+import { crc32Combine, crc32Shift, SplicedPage, type SlotName } from "../../server/pages/spliced";
 
 const TOKENS = new Map<string, SlotName>([
   ["TOKnonceTOK", "nonce"],

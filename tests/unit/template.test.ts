@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { APP_MARKER, HEAD_MARKER, escapeHtml, fillTemplate, renderHead } from "../../server/template";
-import { isSafeRelativeLocation } from "../../server/render-redirects";
+import { APP_MARKER, HEAD_MARKER, escapeHtml, fillTemplate, renderHead } from "../../server/pages/template";
+import { isSafeRelativeLocation } from "../../server/pages/redirects";
 import { CSP_NONCE_PLACEHOLDER } from "../../shared/csp-nonce";
 import { formatLegalDate, formatPostalAddress } from "../../shared/site";
 

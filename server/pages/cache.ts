@@ -18,8 +18,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import { SplicedPage, type SlotName, type SlotValues } from "./spliced-page";
-import { withoutNonce, type FixedPage, type FixedPages } from "./fixed-page";
+import { SplicedPage, type SlotName, type SlotValues } from "./spliced";
+import { withoutNonce, type FixedPage, type FixedPages } from "./fixed";
 
 /** Addresses longer than this are rendered every time (and cannot crowd the cache). */
 const MAX_KEY_LENGTH = 512;

@@ -3,7 +3,7 @@
  * production); we fill its markers per request, and swap the nonce placeholder Vite wrote
  * (shared/csp-nonce.ts, which vite.config.ts uses too) for the response's nonce.
  */
-import { CSP_NONCE_PLACEHOLDER } from "../shared/csp-nonce";
+import { CSP_NONCE_PLACEHOLDER } from "../../shared/csp-nonce";
 
 export const HEAD_MARKER = "<!--app-head-->";
 export const APP_MARKER = "<!--app-html-->";

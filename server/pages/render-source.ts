@@ -1,12 +1,12 @@
 /**
  * Where the HTML template and the React server entry come from. This is the one dev/prod
  * split (docs/architecture.md, convention 1): production reads the built template once and imports the built
- * entry at boot; development (server/dev.ts) asks Vite for both on every request.
+ * entry at boot; development (server/pages/dev.ts) asks Vite for both on every request.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { EntryServer } from "../shared/render-contract";
+import type { EntryServer } from "../../shared/render-contract";
 import { APP_MARKER } from "./template";
 
 export interface RenderSource {

@@ -11,24 +11,24 @@
 import { Writable } from "node:stream";
 import type { ServerResponse } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
-import { isBotUserAgent } from "./http/bot-agent";
-import { visitIdOf } from "../shared/campaign";
-import { API_PREFIX } from "../shared/routes";
-import { randomId } from "../shared/random-id";
-import type { Config } from "./config";
+import { isBotUserAgent } from "../http/bot-agent";
+import { visitIdOf } from "../../shared/campaign";
+import { API_PREFIX } from "../../shared/routes";
+import { randomId } from "../../shared/random-id";
+import type { Config } from "../config";
 import type { RenderSource } from "./render-source";
-import type { PreparedPage, ServerContext } from "../shared/render-contract";
-import { errorPageHtml } from "./error-pages";
+import type { PreparedPage, ServerContext } from "../../shared/render-contract";
+import { errorPageHtml } from "./error-page";
 import { fillTemplate, renderHead, type DocumentParts } from "./template";
-import { logNotFound, logPageEvents, type Visit } from "./events";
-import { isSafeRelativeLocation } from "./render-redirects";
-import { PageCache, type CachedPage, type Shape } from "./page-cache";
-import type { SlotValues } from "./spliced-page";
-import { createNonce } from "./security";
+import { logNotFound, logPageEvents, type Visit } from "../events";
+import { isSafeRelativeLocation } from "./redirects";
+import { PageCache, type CachedPage, type Shape } from "./cache";
+import type { SlotValues } from "./spliced";
+import { createNonce } from "../security";
 import { ASSETS_PATH } from "./static";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
-import { FixedPages, type Coding, type FixedPage } from "./fixed-page";
+import { FixedPages, type Coding, type FixedPage } from "./fixed";
 
 /** This page view's visit: the address's valid vid, else a new one (`entry`: the visit starts here). */
 export function visitFor(url: URL): Visit {

@@ -4,8 +4,8 @@
  */
 import { STATUS_CODES } from "node:http";
 import { escapeHtml } from "./template";
-import { site } from "../shared/site";
-import { paths } from "../shared/routes";
+import { site } from "../../shared/site";
+import { paths } from "../../shared/routes";
 
 const MESSAGES: Record<number, string> = {
   400: "We could not understand that address. Please check the link and try again.",

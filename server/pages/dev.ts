@@ -7,10 +7,10 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { RequestHandler } from "express";
 import { createServer } from "vite";
-import type { EntryServer } from "../shared/render-contract";
+import type { EntryServer } from "../../shared/render-contract";
 import type { RenderSource } from "./render-source";
-import { CSP_NONCE_PLACEHOLDER } from "../shared/csp-nonce";
-import { paths } from "../shared/routes";
+import { CSP_NONCE_PLACEHOLDER } from "../../shared/csp-nonce";
+import { paths } from "../../shared/routes";
 
 export interface DevRendering {
   source: RenderSource;
