@@ -42,7 +42,7 @@ describe.each(allStores())("the leads list ($kind)", (store) => {
     leads[name] = { reference: result.reference, phone: input.lead.phone, email: input.lead.email };
   }
 
-  const list = () => leadListRepository(db);
+  const list = () => leadListRepository(db, { testPhone: TEST_LEAD_PHONE });
   const names = (references: readonly string[]) => references.map((reference) => Object.entries(leads).find(([, lead]) => lead.reference === reference)?.[0]);
   const page = async (filter: LeadListFilter, limit = 50, after?: string) => names((await list().page(filter, limit, after)).rows.map((row) => row.reference));
 
