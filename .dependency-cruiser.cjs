@@ -79,6 +79,18 @@ module.exports = {
       to: { path: "^scripts/" },
     },
     {
+      // Rules live in the domain, SQL in repositories (docs/architecture.md, "Imports"): the
+      // database layer stores and reads what it is given. Whether a lead is a test or a duplicate,
+      // what a contact's suppression hashes are, a buyer's caps: the domain decides and passes
+      // plain values (server/leads/store.ts, server/privacy/suppression.ts), so no business rule
+      // hides in a statement and the repositories can be read without the wings above them.
+      name: "db-not-to-domain",
+      severity: "error",
+      comment: "server/db/ never imports the domain or the web layer (leads, privacy, consent, auction, delivery, settings, analytics, admin, api, cli, routes, http, pages, vehicles).",
+      from: { path: "^server/db/" },
+      to: { path: "^server/(leads|privacy|consent|auction|delivery|settings|analytics|admin|api|cli|routes|http|pages|vehicles)/" },
+    },
+    {
       // tools/ is what tests and scripts share: it depends on neither, or the split is moot.
       name: "tools-not-to-tests-or-scripts",
       severity: "error",

@@ -10,7 +10,7 @@ import request from "supertest";
 import { CSRF_HEADER } from "../shared/routes";
 import type { Driver, Lead } from "../shared/lead/fields";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../shared/consent-disclosure";
-import type { NewLead } from "../server/db/leads";
+import type { NewLead } from "../server/leads/store";
 
 /** What supertest accepts: an Express app, or an http.Server (one listening server for bulk tests). */
 export type Target = Parameters<typeof request>[0];

@@ -10,6 +10,10 @@ import { leadsCsv, type Column } from "../leads/export-columns";
 import type { AdminRole, LeadListQuery, LeadListRowView, LeadListView } from "../../shared/admin-views";
 import { adminPaths } from "../../shared/admin-views";
 import { leadListSearch } from "./lead-list-query";
+import { TEST_LEAD_PHONE } from "../auction/sandbox";
+
+/** A lead with the sandbox's test number is a test (server/auction/sandbox.ts), whatever its deliveries. */
+const STATUS_RULES = { testPhone: TEST_LEAD_PHONE };
 
 /** A page of 50: a phone screen scrolls through it, and the query stays one index range scan. */
 export const LEAD_PAGE_SIZE = 50;
@@ -52,7 +56,7 @@ export async function leadListView(
   parsed: { query: LeadListQuery; filter: LeadListFilter; after?: string | undefined },
   options: { role: AdminRole; buyers: readonly string[] },
 ): Promise<LeadListView> {
-  const repository = leadListRepository(db);
+  const repository = leadListRepository(db, STATUS_RULES);
   const [page, total] = await Promise.all([repository.page(parsed.filter, LEAD_PAGE_SIZE, parsed.after), repository.count(parsed.filter)]);
   const last = page.rows.at(-1);
   const ops = options.role === "ops";
@@ -85,7 +89,7 @@ export type LeadCsv = { kind: "csv"; fileName: string; body: string; rows: numbe
 
 /** The filtered list as the export's CSV, newest first; too many rows is refused, not cut short. */
 export async function leadListCsv(db: Database, parsed: { query: LeadListQuery; filter: LeadListFilter }): Promise<LeadCsv> {
-  const list = leadListRepository(db);
+  const list = leadListRepository(db, STATUS_RULES);
   const total = await list.count(parsed.filter);
   if (total > LEAD_CSV_MAX_ROWS) return { kind: "too_many", total };
   const { rows } = await list.page(parsed.filter, LEAD_CSV_MAX_ROWS);

@@ -10,15 +10,27 @@
  */
 import { sql, type RawBuilder } from "kysely";
 import type { Builder } from "./database";
-import type { Budget, CapPeriods, Caps } from "../delivery/buyers";
+
+/** A buyer's current periods in its own time zone (server/delivery/buyers.ts capPeriods works them out). */
+export interface CapPeriods {
+  hour: string;
+  day: string;
+  week: string;
+  month: string;
+}
+
+/** The most leads a buyer takes per period, as its settings say (server/delivery/buyers.ts). */
+export type CapLimits = Partial<Record<keyof CapPeriods, number>>;
+/** The most dollars a buyer spends per day and month, as its settings say. */
+export type BudgetLimits = Partial<Record<"day" | "month", number>>;
 
 /** One buyer's sale to count: its periods, the price reserved, and the limits in force. */
 export interface CapReservation {
   buyerId: string;
   periods: CapPeriods;
   price: number;
-  caps?: Caps | undefined;
-  budget?: Budget | undefined;
+  caps?: CapLimits | undefined;
+  budget?: BudgetLimits | undefined;
 }
 
 /** What deliveries.cap_keys holds: the periods, "hour|day|week|month". */

@@ -5,14 +5,14 @@
  *
  * A lead's status, from the stored rows (docs/operations-console.md repeats it):
  *   test     — ops marked it (leads.test, a test link) or it came with the test phone number
- *              (server/auction/sandbox.ts): never billed, so never "sold" whatever its deliveries;
+ *              (`testPhone`, passed in: server/auction/sandbox.ts decides it): never billed, so never
+ *              "sold" whatever its deliveries;
  *   sold     — a buyer delivery that was a sale (deliveries.sale) was accepted and not returned;
  *   returned — a buyer accepted it as a sale and returned it, and no buyer keeps it;
  *   unsold   — anything else: not offered, refused, still pending, a duplicate, sent not for sale.
  */
 import { sql, type Expression, type SqlBool } from "kysely";
 import type { Database } from "./database";
-import { TEST_LEAD_PHONE } from "../auction/sandbox";
 import type { LeadStatus } from "../../shared/admin-views";
 
 export interface LeadListFilter {
@@ -47,12 +47,17 @@ export interface LeadListRow {
   purchases: LeadPurchase[];
 }
 
-const isTest = sql<boolean>`(leads.test OR leads.phone = ${TEST_LEAD_PHONE})`;
 const saleIn = (status: "accepted" | "returned") =>
   sql<boolean>`EXISTS (SELECT 1 FROM deliveries d WHERE d.lead_id = leads.id AND d.kind = 'buyer' AND d.sale AND d.status = ${status})`;
-const statusOf = sql<LeadStatus>`CASE WHEN ${isTest} THEN 'test' WHEN ${saleIn("accepted")} THEN 'sold' WHEN ${saleIn("returned")} THEN 'returned' ELSE 'unsold' END`;
+/** What the domain decides for the statuses: the phone number that makes a lead a test. */
+export interface LeadStatusRules {
+  testPhone: string;
+}
 
-function filtered(db: Database, filter: LeadListFilter) {
+const statusOf = ({ testPhone }: LeadStatusRules) =>
+  sql<LeadStatus>`CASE WHEN (leads.test OR leads.phone = ${testPhone}) THEN 'test' WHEN ${saleIn("accepted")} THEN 'sold' WHEN ${saleIn("returned")} THEN 'returned' ELSE 'unsold' END`;
+
+function filtered(db: Database, rules: LeadStatusRules, filter: LeadListFilter) {
   const { since, until, sid, state, status, buyer, phone, email } = filter;
   return db.builder
     .selectFrom("leads")
@@ -62,7 +67,7 @@ function filtered(db: Database, filter: LeadListFilter) {
     .$if(state !== undefined, (query) => query.where("leads.state", "=", state!))
     .$if(phone !== undefined, (query) => query.where("leads.phone", "=", phone!))
     .$if(email !== undefined, (query) => query.where("leads.email", "=", email!))
-    .$if(status !== undefined, (query) => query.where((eb) => eb(statusOf, "=", status!)))
+    .$if(status !== undefined, (query) => query.where((eb) => eb(statusOf(rules), "=", status!)))
     .$if(buyer !== undefined, (query) =>
       query.where(
         sql<SqlBool>`EXISTS (SELECT 1 FROM deliveries d WHERE d.lead_id = leads.id AND d.kind = 'buyer' AND d.sale AND d.status IN ('accepted', 'returned') AND d.target = ${buyer!})`,
@@ -75,7 +80,7 @@ export class UnknownCursorError extends Error {}
 
 const money = (value: string | number | null) => (value === null ? null : Number(value));
 
-export function leadListRepository(db: Database) {
+export function leadListRepository(db: Database, rules: LeadStatusRules) {
   return {
     /**
      * One page, newest first: received_at, then id, both descending, so leads received in the
@@ -84,7 +89,7 @@ export function leadListRepository(db: Database) {
      * `limit` to know whether an older page exists.
      */
     async page(filter: LeadListFilter, limit: number, after?: string): Promise<{ rows: LeadListRow[]; more: boolean }> {
-      let query = filtered(db, filter);
+      let query = filtered(db, rules, filter);
       if (after !== undefined) {
         const cursor = await db.builder.selectFrom("leads").select(["id", "receivedAt"]).where("reference", "=", after).executeTakeFirst();
         if (!cursor) throw new UnknownCursorError(`No lead ${after} to continue from.`);
@@ -93,7 +98,7 @@ export function leadListRepository(db: Database) {
         query = query.where("leads.receivedAt", "<=", cursor.receivedAt).where(older);
       }
       const found = await query
-        .select(["leads.id", "leads.reference", "leads.receivedAt", "leads.sid", "leads.state", "leads.phone", "leads.email", statusOf.as("status")])
+        .select(["leads.id", "leads.reference", "leads.receivedAt", "leads.sid", "leads.state", "leads.phone", "leads.email", statusOf(rules).as("status")])
         .orderBy("leads.receivedAt", "desc")
         .orderBy("leads.id", "desc")
         .limit(limit + 1)
@@ -127,7 +132,7 @@ export function leadListRepository(db: Database) {
 
     /** How many leads match (for the page's heading and the CSV's size limit). */
     async count(filter: LeadListFilter): Promise<number> {
-      const row = await filtered(db, filter).select((eb) => eb.fn.countAll<string | number>().as("count")).executeTakeFirstOrThrow();
+      const row = await filtered(db, rules, filter).select((eb) => eb.fn.countAll<string | number>().as("count")).executeTakeFirstOrThrow();
       return Number(row.count);
     },
   };

@@ -1,19 +1,22 @@
 /**
  * The leads, lead_consents and consent_disclosures tables: the one place that reads and writes
  * them (the API, the ops command and the tests all come through here).
+ *
+ * It stores what it is given and decides nothing (docs/architecture.md, "Rules live in the
+ * domain"): whether a lead is a test, where its duplicate window starts, the contact's hashes on
+ * the suppression list's terms, its certificate id and its follow-up are the lead service's
+ * (server/leads/store.ts), passed in as plain values.
  */
 import { sql, type Selectable } from "kysely";
 import type { Builder, Database } from "./database";
 import { newReference } from "./references";
 import { JSON_COLUMNS, LEAD_ANSWER_COLUMNS, answerColumns, type LeadAnswerColumns } from "./lead-rows";
 import type { Lead } from "../../shared/lead/fields";
-import { DUPLICATE_WINDOW_DAYS } from "../leads/policy";
-import { newCertificateId } from "../consent/certificate-id";
 import { outboxForNewLead, type NewDelivery } from "./deliveries";
-import { hashContact } from "../privacy/suppression";
-import { isTestLead } from "../auction/sandbox";
+import { addSuppressions, type ContactHashes } from "./suppressions";
 
-export interface ConsentEvidence {
+/** The consent record's facts, as the lead service gathered and decided them. */
+export interface ConsentRow {
   disclosureVersion: number;
   disclosureSha256: string;
   checkboxChecked: boolean;
@@ -21,38 +24,30 @@ export interface ConsentEvidence {
   userAgent: string;
   formUrl: string;
   pageUrl: string;
-  /** When the form opened (its signed token's time); the lead service always knows it. */
   formOpenedAt?: Date | undefined;
-  /** The Terms of Use and Privacy Policy revisions the form linked ("2023-05-24"). */
   termsVersion?: string | undefined;
   privacyVersion?: string | undefined;
+  /** The consent certificate's id (GET /consent/:id). */
+  certificateId: string;
 }
 
-export interface NewLead {
+/** A new lead as it is written: every decision already made by the lead service (server/leads/store.ts). */
+export interface LeadInsert {
   lead: Lead;
   location: { city: string; state: string };
   idempotencyKey: string;
   sid?: string | undefined;
   tid?: string | undefined;
-  /** The visit the form was opened in (shared/campaign.ts, `vid`), so the lead joins its visit's events. */
   visitId?: string | undefined;
   gpc: boolean;
   receivedAt: Date;
-  consent: ConsentEvidence;
-  /** Ops marked it a test (a test link, server/leads/test-link.ts): sandbox buyers only, never billed. */
-  test?: boolean;
-}
-
-/** A new lead as its follow-up is planned: its reference is drawn, it is not written yet. */
-export interface PlannedLead {
-  reference: string;
-  state: string;
-  /** The traffic source's sid: its floor price applies in the auction. */
-  sid: string | null;
-  /** A test lead (server/auction/sandbox.ts): for sandbox buyers only. */
+  /** The leads.test column: ops marked it a test (a test link). */
   test: boolean;
-  /** Its checked answers, which the buyers' filters read (server/delivery/offer.ts). */
-  answers: Lead;
+  consent: ConsentRow;
+  /** The earliest lead with the same phone or email received since then is what this one duplicates (a time after receivedAt: never a duplicate). */
+  duplicateWindowStart: Date;
+  /** The contact's hashes on the suppression list's terms (server/privacy/suppression.ts), looked up in the same statement and, with `suppressContact`, added. */
+  contactHashes: ContactHashes;
 }
 
 /** A new lead's auction row (server/auction/auctions.ts runs it). */
@@ -79,7 +74,8 @@ export interface LeadFollowUp {
   auction?: NewAuction;
 }
 
-export type PlanFollowUp = (lead: PlannedLead) => LeadFollowUp;
+/** The follow-up of a lead once its reference is drawn (a new reference per attempt). */
+export type FollowUpFor = (reference: string) => LeadFollowUp;
 
 export type CreateLeadResult =
   /** `deliveries`: how many were queued with it; `auctions`: 1 when it goes to auction. */
@@ -148,27 +144,19 @@ function fromRow(row: Row): LeadRecord {
 /** Thrown at start-up when a disclosure version is already stored with other wording. */
 export class DisclosureMismatchError extends Error {}
 
-const DAY_MS = 86_400_000;
-
 export function leadRepository(db: Database) {
   const builder = db.builder;
   return {
     /**
      * Stores the lead and its consent record in one transaction. The same idempotency key again
-     * stores nothing and reports the first lead; the same phone or email within 30 days is stored
-     * as a duplicate of the earliest such lead.
+     * stores nothing and reports the first lead; the same phone or email since
+     * `duplicateWindowStart` is stored as a duplicate of the earliest such lead.
      */
-    async create(input: NewLead, followUp?: PlanFollowUp): Promise<CreateLeadResult> {
-      const { lead, consent } = input;
-      const hashes = hashContact({ email: lead.email, phone: lead.phone });
-      const hashOf = (kind: "email" | "phone") => hashes.find((hash) => hash.kind === kind)?.hash ?? null;
-      // A test lead (server/auction/sandbox.ts) is never a duplicate: a buyer trying its integration
-      // sends the test number again and again, and each must flow (a window starting tomorrow is empty).
-      const test = isTestLead({ phone: lead.phone, test: input.test });
-      const since = test ? new Date(input.receivedAt.getTime() + DAY_MS) : new Date(input.receivedAt.getTime() - DUPLICATE_WINDOW_DAYS * DAY_MS);
+    async create(input: LeadInsert, followUp?: FollowUpFor): Promise<CreateLeadResult> {
+      const { lead, consent, contactHashes } = input;
       for (let attempt = 0; attempt < 5; attempt += 1) {
         const reference = newReference("LD");
-        const plan = followUp?.({ reference, state: input.location.state, sid: input.sid ?? null, test, answers: lead }) ?? {};
+        const plan = followUp?.(reference) ?? {};
         const { reserved, scheduled } = outboxForNewLead(plan.deliveries ?? []);
         const row = {
           ...answerColumns(lead),
@@ -181,7 +169,7 @@ export function leadRepository(db: Database) {
           tid: input.tid ?? null,
           visitId: input.visitId ?? null,
           gpc: input.gpc,
-          test: input.test === true,
+          test: input.test,
         };
         // One statement, so one round trip and its own transaction. `checked` (migration 6) locks
         // the phone and email, then reads: the same submission already stored, the first lead of
@@ -193,7 +181,7 @@ export function leadRepository(db: Database) {
           .with("checked", () =>
             sql<{ sameKey: string | null; duplicateOf: string | null; suppressed: boolean }>`(
               SELECT * FROM lead_check(${[`lead:phone:${lead.phone}`, `lead:email:${lead.email}`]}::text[], ${input.idempotencyKey}::uuid,
-                ${lead.phone}::text, ${lead.email}::text, ${since}::timestamptz, ${hashOf("email")}::text, ${hashOf("phone")}::text))`,
+                ${lead.phone}::text, ${lead.email}::text, ${input.duplicateWindowStart}::timestamptz, ${contactHashes.email}::text, ${contactHashes.phone}::text))`,
           )
           .with("lead", (db) =>
             db
@@ -220,19 +208,11 @@ export function leadRepository(db: Database) {
               first_name, last_name, zip)
             SELECT id, reference, ${consent.disclosureVersion}::int, ${consent.disclosureSha256}::text, ${consent.checkboxChecked}::boolean,
               ${input.receivedAt}::timestamptz, ${lead.phone}::text, ${lead.email}::text, ${consent.ip}::text, ${consent.userAgent}::text,
-              ${consent.formUrl}::text, ${consent.pageUrl}::text, ${newCertificateId()}::text, ${consent.formOpenedAt ?? null}::timestamptz,
+              ${consent.formUrl}::text, ${consent.pageUrl}::text, ${consent.certificateId}::text, ${consent.formOpenedAt ?? null}::timestamptz,
               ${consent.termsVersion ?? null}::text, ${consent.privacyVersion ?? null}::text, ${row.firstName}::text, ${row.lastName}::text,
               ${lead.zip}::text
             FROM lead)`)
-          .with("optout", () =>
-            plan.suppressContact && hashes.length > 0
-              ? sql`(
-                INSERT INTO suppressions (kind, hash, source, request_reference)
-                SELECT v.kind, v.hash, 'gpc', lead.reference
-                FROM lead, (VALUES ${sql.join(hashes.map(({ kind, hash }) => sql`(${kind}::text, ${hash}::text)`))}) AS v (kind, hash)
-                ON CONFLICT (kind, hash) DO NOTHING)`
-              : sql`(SELECT 1 WHERE false)`,
-          )
+          .with("optout", () => (plan.suppressContact ? sql`${addSuppressions(contactHashes, "gpc")}` : sql`(SELECT 1 WHERE false)`))
           // The deliveries' lead: this one if it is an original, with whether it may be sold.
           .with("original", () => sql`(SELECT lead.id, lead.reference, checked.suppressed FROM lead, checked WHERE checked.duplicate_of IS NULL)`)
           .with("reserved", () => sql`(${reserved})`)

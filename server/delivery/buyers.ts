@@ -11,6 +11,7 @@ import { campaignIdSchema } from "../../shared/campaign";
 import { US_STATES } from "../../shared/privacy-request";
 import { dateTimeFormat } from "../../shared/formatters";
 import { filtersSchema } from "./filter-schema";
+import type { CapPeriods } from "../db/buyer-counters";
 
 /** `active` buyers are offered leads; `paused` ones are not, for now; `archived` ones no more (kept for their history). */
 export const BUYER_STATUSES = ["active", "paused", "archived"] as const;
@@ -243,12 +244,7 @@ export function buyerDay(buyer: Pick<Buyer, "timeZone" | "schedule">, now: Date)
  * ("2026-11-27T13"), day ("2026-11-27"), week (the Monday it starts on, "2026-11-23") and month
  * ("2026-11"). Caps and budgets are kept per period (server/db/buyer-counters.ts).
  */
-export interface CapPeriods {
-  hour: string;
-  day: string;
-  week: string;
-  month: string;
-}
+export type { CapPeriods };
 export function capPeriods(buyer: Pick<Buyer, "timeZone" | "schedule">, now: Date): CapPeriods {
   const parts = dateTimeFormat("en-CA", { timeZone: buyerTimeZone(buyer), year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", hourCycle: "h23" }).formatToParts(now);
   const get = (type: string) => parts.find((part) => part.type === type)?.value ?? "";

@@ -9,7 +9,7 @@
  * sends a suppressed contact's lead as not for sale (server/db/leads.ts). docs/lead-delivery.md.
  */
 import type { NewDelivery } from "../db/deliveries";
-import type { PlannedLead } from "../db/leads";
+import type { PlannedLead } from "../leads/store";
 import { capPeriods, isLimited, shutByLimits, type BuyersFile } from "./buyers";
 import { mayOffer, offerFacts, priceFor, type OfferFacts } from "./offer";
 

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { NewDelivery } from "../db/deliveries";
-import type { NewAuction, PlannedLead } from "../db/leads";
+import type { NewAuction } from "../db/leads";
+import type { PlannedLead } from "../leads/store";
 import { plannedFacts, type DeliveryPlanner } from "./plan";
 import type { BuyersFile } from "./buyers";
 import { mayOffer } from "./offer";

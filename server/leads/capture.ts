@@ -7,6 +7,7 @@
 import { createLeadMatches, type LeadMatches } from "./matches";
 import type { Database } from "../db/database";
 import { leadRepository } from "../db/leads";
+import { leadStore } from "./store";
 import { createZipDirectory, type ZipDirectory } from "../zip-codes";
 import { createFormTokens, type FormTokens } from "./form-token";
 import { createLeadService, type LeadService } from "./service";
@@ -67,14 +68,14 @@ export async function createLeadCapture(
     disclosure = await registerDisclosure(db.builder, draft);
     shown = { version: disclosure.version, parts: disclosure.parts };
   });
-  const repository = leadRepository(db);
+  const store = leadStore(leadRepository(db));
   const zipCodes = createZipDirectory();
   const formTokens = createFormTokens(secret, config.LEAD_MIN_FILL_MS);
   const buyersNow = settings ? () => settings.current() : undefined;
   const routing = buyersNow ? createLeadRouting({ planner: createDeliveryPlanner(buyersNow), namedBuyerIds: () => disclosure.buyerIds, buyers: buyersNow }) : undefined;
   return {
     service: createLeadService({
-      repository,
+      store,
       zipCodes,
       formTokens,
       disclosure: () => disclosure,

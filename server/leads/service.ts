@@ -6,7 +6,7 @@
 import type { Request } from "express";
 import { HONEYPOT_FIELD, leadEnvelopeSchema } from "../../shared/lead/api";
 import { validateLead, type LeadErrors, type RawLead } from "../../shared/lead/fields";
-import type { LeadRepository } from "../db/leads";
+import type { LeadStore } from "./store";
 import type { ZipDirectory } from "../zip-codes";
 import type { FormTokens } from "./form-token";
 import type { CurrentDisclosure } from "./disclosure";
@@ -29,7 +29,7 @@ export interface LeadService {
 }
 
 export interface LeadServiceOptions {
-  repository: LeadRepository;
+  store: LeadStore;
   zipCodes: ZipDirectory;
   formTokens: FormTokens;
   /** The disclosure visitors consent to now (it changes when a buyer is added, renamed or archived). */
@@ -54,7 +54,7 @@ function isFormAddress(formUrl: string, pageUrl: string): boolean {
   return form.pathname === paths.quoteForm && page.origin === form.origin;
 }
 
-export function createLeadService({ repository, zipCodes, formTokens, disclosure: currentDisclosure, routing, onStored, isTestPage }: LeadServiceOptions): LeadService {
+export function createLeadService({ store, zipCodes, formTokens, disclosure: currentDisclosure, routing, onStored, isTestPage }: LeadServiceOptions): LeadService {
   return {
     async submit(req, body) {
       const envelope = leadEnvelopeSchema.safeParse(body);
@@ -98,7 +98,7 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
       const lead = checked.value;
       const gpc = hasGpc(req);
       const test = isTestPage?.(meta.pageUrl, receivedAt) ?? false;
-      const result = await repository.create({
+      const result = await store.create({
         lead,
         location,
         test,
@@ -127,8 +127,8 @@ export function createLeadService({ repository, zipCodes, formTokens, disclosure
         return {
           // A browser's opt-out signal is an opt-out of sale for this person from now on (decision 011).
           suppressContact: gpc,
-          // Never sold with GPC (nor, as the repository sees to, with a contact on the suppression
-          // list): sent as the visitor asked, flagged.
+          // Never sold with GPC (nor, as the lead's statement sees to, with a contact on the suppression
+          // list: server/privacy/suppression.ts salesAllowed): sent as the visitor asked, flagged.
           deliveries: auction ? [] : (routing?.deliveries(planned, !gpc, receivedAt) ?? []),
           ...(auction ? { auction } : {}),
         };

@@ -10,22 +10,18 @@
  * to, as the visitor directed. The list is kept at least 5 years: nothing deletes from it.
  */
 import { createHash } from "node:crypto";
-import type { ExpressionBuilder, Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "../db/database";
-import type { SuppressionSource, Tables } from "../db/schema";
+import type { Tables } from "../db/schema";
+import { suppressionRepository, type ContactHashes, type HashedContact, type SuppressionEntry, type SuppressionSource } from "../db/suppressions";
 import { normalizeUsPhone } from "../../shared/contact";
 
-export type { SuppressionSource };
+export type { ContactHashes, HashedContact, SuppressionEntry, SuppressionSource };
 
 /** An email address and/or a phone number, as typed or as stored; either may be missing. */
 export interface Contact {
   email?: string | null | undefined;
   phone?: string | null | undefined;
-}
-
-export interface HashedContact {
-  kind: "email" | "phone";
-  hash: string;
 }
 
 const sha256 = (value: string) => createHash("sha256").update(value, "utf8").digest("hex");
@@ -49,6 +45,17 @@ export function hashContact(contact: Contact): HashedContact[] {
   return hashes;
 }
 
+/**
+ * A new lead's hashes for its own statement (server/db/leads.ts), which checks them against the
+ * list with `lead_check` (the same rule as `areSuppressed`: either hash listed) and, for a GPC
+ * signal, adds them.
+ */
+export function contactHashes(contact: Contact): ContactHashes {
+  const hashes = hashContact(contact);
+  const of = (kind: HashedContact["kind"]) => hashes.find((hash) => hash.kind === kind)?.hash ?? null;
+  return { email: of("email"), phone: of("phone") };
+}
+
 export interface SuppressionList {
   /**
    * Puts the contact's email and phone on the list (idempotent: one already there keeps the date
@@ -63,53 +70,29 @@ export interface SuppressionList {
   entries(contact: Contact): Promise<SuppressionEntry[]>;
 }
 
-export interface SuppressionEntry extends HashedContact {
-  source: SuppressionSource;
-  requestReference: string | null;
-  addedAt: Date;
-}
-
-/** WHERE (kind, hash) is one of these (false for none). */
-const onSuppressionList = (hashes: readonly HashedContact[]) => (where: ExpressionBuilder<Tables, "suppressions">) =>
-  where.or(hashes.map(({ kind, hash }) => where.and([where("kind", "=", kind), where("hash", "=", hash)])));
-
 /**
  * The list over the database, or over a transaction (`suppressionList(tx)`) to add or check in
- * the same transaction as a privacy request or a lead.
+ * the same transaction as a privacy request. The SQL is server/db/suppressions.ts's.
  */
 export function suppressionList(db: Database | Kysely<Tables>): SuppressionList {
-  const builder: Kysely<Tables> = "builder" in db ? db.builder : db;
+  const table = suppressionRepository("builder" in db ? db.builder : db);
+  /** The rule: a contact is suppressed when its email's or its phone's hash is on the list. */
   async function areSuppressed(contacts: readonly Contact[]): Promise<boolean[]> {
     const hashed = contacts.map(hashContact);
-    const all = hashed.flat();
-    if (all.length === 0) return contacts.map(() => false);
-    const listed = await builder.selectFrom("suppressions").select(["kind", "hash"]).where(onSuppressionList(all)).execute();
-    const onList = new Set(listed.map(({ kind, hash }) => `${kind}:${hash}`));
-    return hashed.map((hashes) => hashes.some(({ kind, hash }) => onList.has(`${kind}:${hash}`)));
+    const listed = await table.listed(hashed.flat());
+    return hashed.map((hashes) => hashes.some(({ kind, hash }) => listed.has(`${kind}:${hash}`)));
   }
   return {
     async add(contact, source, reference = null) {
       if (contact.email && !normalizeEmail(contact.email)) throw new Error("Cannot suppress a blank email address");
       if (contact.phone && !normalizeUsPhone(contact.phone)) throw new Error("Cannot suppress a phone number that is not a US number");
-      const hashes = hashContact(contact);
-      if (hashes.length === 0) return 0;
-      const added = await builder
-        .insertInto("suppressions")
-        .values(hashes.map(({ kind, hash }) => ({ kind, hash, source, requestReference: reference })))
-        .onConflict((conflict) => conflict.columns(["kind", "hash"]).doNothing())
-        .returning("kind")
-        .execute();
-      return added.length;
+      return table.add(hashContact(contact), source, reference);
     },
 
     isSuppressed: async (contact) => (await areSuppressed([contact]))[0] ?? false,
     areSuppressed,
 
-    async entries(contact) {
-      const hashes = hashContact(contact);
-      if (hashes.length === 0) return [];
-      return builder.selectFrom("suppressions").select(["kind", "hash", "source", "requestReference", "addedAt"]).where(onSuppressionList(hashes)).orderBy("kind").execute();
-    },
+    entries: (contact) => table.entries(hashContact(contact)),
   };
 }
 
@@ -117,7 +100,11 @@ export function suppressionList(db: Database | Kysely<Tables>): SuppressionList 
  * Whether each lead may be sold: not when the visitor's browser sent Global Privacy Control, nor
  * when the email or phone is on the suppression list (one query for them all). A lead that may
  * not be sold still goes to the buyers named in its consent disclosure, with `"sale": false`, no
- * price and no revenue. Checked at submit (in the lead's own statement) and again before each delivery.
+ * price and no revenue. Checked again before each delivery and before an auction's pings (the
+ * delivery worker and the auction call this). At submit the same rule runs inside the lead's own
+ * statement: `lead_check` answers whether a hash from `contactHashes` is listed, and the outbox
+ * writes a delivery as a sale only when the service asked for one (no GPC) and it is not
+ * (server/db/deliveries.ts, `outboxForNewLead`).
  */
 export async function salesAllowed(leads: readonly { gpc: boolean; email?: string | null; phone?: string | null }[], suppression: Pick<SuppressionList, "areSuppressed">): Promise<boolean[]> {
   const suppressed = await suppression.areSuppressed(leads.map((lead) => (lead.gpc ? {} : { email: lead.email, phone: lead.phone })));

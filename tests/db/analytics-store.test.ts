@@ -7,6 +7,7 @@ import { insertEvents, type EventInput } from "../../server/analytics/store";
 import { analyticsCutoff, countExpiredAnalytics, purgeAnalytics } from "../../server/analytics/retention";
 import { createEventWriter } from "../../server/analytics/writer";
 import { leadRepository } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import { allStores, type TestDatabase } from "../support/databases";
 import { sampleNewLead } from "../../tools/lead-session";
 import pino from "pino";
@@ -130,7 +131,7 @@ describe.each(allStores())("the analytics event store ($kind)", (store) => {
   });
 
   it("takes a lead's sid, tid and visit from the lead for its sales and returns, and nets revenue and payout of returns", async () => {
-    const stored = await leadRepository(db).create(sampleNewLead({ sid: "src9", tid: "clk9", visitId: "visit9" }));
+    const stored = await leadStore(leadRepository(db)).create(sampleNewLead({ sid: "src9", tid: "clk9", visitId: "visit9" }));
     if (!stored.created) throw new Error("lead not stored");
     const reference = stored.reference;
     await insertEvents(db, [

@@ -17,6 +17,7 @@ import { createDeliveryWorker } from "../../server/delivery/worker";
 import { signBody, verifySignature } from "../../server/delivery/signature";
 import { deliveryRepository } from "../../server/db/deliveries";
 import { leadRepository } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
@@ -95,7 +96,7 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     const disclosure = await registerDisclosure(db.builder, disclosureFor(file.buyers));
     const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((one) => one.id), buyers: () => file });
     const now = new Date();
-    const result = await leadRepository(db).create(
+    const result = await leadStore(leadRepository(db)).create(
       sampleNewLead({ receivedAt: now, sid: "a1", ...overrides, consent: { disclosureVersion: disclosure.version, disclosureSha256: disclosure.sha256 } }),
       (lead) => {
         const auction = routing.auction(lead, true, now);

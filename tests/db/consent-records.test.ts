@@ -9,7 +9,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../server/db/database";
 import { migrate } from "../../server/db/migrate";
 import { migrations } from "../../server/db/migrations";
-import { DisclosureMismatchError, leadRepository, type LeadRepository, type NewLead } from "../../server/db/leads";
+import { DisclosureMismatchError, leadRepository, type LeadRepository } from "../../server/db/leads";
+import { leadStore, type NewLead } from "../../server/leads/store";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { certificateIdOf, findCertificateForBuyer } from "../../server/consent/records";
 import { CERTIFICATE_ID_PATTERN } from "../../server/consent/certificate-id";
@@ -75,7 +76,7 @@ describe.each(allStores())("consent records and disclosures ($kind)", (store) =>
       (row) => ({ ...row, version: Number(row.version) }),
     );
   const created = async (input: NewLead) => {
-    const result = await repo.create(input);
+    const result = await leadStore(repo).create(input);
     if (!result.created) throw new Error("expected a new lead");
     return result.reference;
   };

@@ -15,6 +15,7 @@ import { createDeliveryWorker } from "../../server/delivery/worker";
 import { verifySignature } from "../../server/delivery/signature";
 import { deliveryRepository, scheduleDeliveries } from "../../server/db/deliveries";
 import { leadRepository } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { findCertificateForBuyer } from "../../server/consent/records";
@@ -52,7 +53,7 @@ describe.each(allStores())("consent revocation ($kind)", (store) => {
 
   /** A lead with an accepted delivery to acme and one to zenith not yet sent. */
   async function soldLead(phone: string): Promise<string> {
-    const created = await leadRepository(db).create(sampleNewLead({ lead: { phone } }));
+    const created = await leadStore(leadRepository(db)).create(sampleNewLead({ lead: { phone } }));
     if (!created.created) throw new Error("expected a new lead");
     const { id } = await db.builder.selectFrom("leads").select("id").where("reference", "=", created.reference).executeTakeFirstOrThrow();
     await db.builder.transaction().execute((tx) =>

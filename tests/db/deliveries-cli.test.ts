@@ -15,6 +15,7 @@ import { UsageError } from "../../server/cli/common";
 import { openDatabase, type Database } from "../../server/db/database";
 import { migrate } from "../../server/db/migrate";
 import { leadRepository } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import { deliveryRepository, type Completion, type DeliveryRecord } from "../../server/db/deliveries";
 import { commandStores, type CommandStore } from "../support/databases";
 import { sampleNewLead } from "../../tools/lead-session";
@@ -59,7 +60,7 @@ async function withStore<T>(location: Location, work: (db: Database) => Promise<
 
 /** Stores a lead from the example's source fb01 with a click id, its deliveries to these buyers scheduled in the same transaction. */
 async function leadFor(db: Database, buyerIds: string[], tid = "click-1"): Promise<string> {
-  const result = await leadRepository(db).create(sampleNewLead({ sid: "fb01", tid }), (lead) => ({
+  const result = await leadStore(leadRepository(db)).create(sampleNewLead({ sid: "fb01", tid }), (lead) => ({
     deliveries: buyerIds.map((buyerId) => ({ kind: "buyer" as const, target: buyerId, idempotencyKey: `${lead.reference}:${buyerId}`, sale: true, price: buyerId === "summit" ? 18.5 : 12, url: null, capDay: null })),
   }));
   if (!result.created) throw new Error("expected a new lead");

@@ -8,7 +8,8 @@ import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { leadRepository, type NewLead } from "../../server/db/leads";
+import { leadRepository } from "../../server/db/leads";
+import { leadStore, type NewLead } from "../../server/leads/store";
 import { deliveryRepository } from "../../server/db/deliveries";
 import { createDeliveryPlanner } from "../../server/delivery/plan";
 import { createLeadRouting } from "../../server/delivery/routing";
@@ -55,7 +56,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
   async function storeLead(file: BuyersFile, overrides: NewLeadOverrides = {}, sale = true): Promise<string> {
     const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
     const input: NewLead = sampleNewLead({ receivedAt: clock, ...overrides });
-    const result = await leadRepository(db).create(input, (lead) => ({ deliveries: routing.deliveries(lead, sale, clock) }));
+    const result = await leadStore(leadRepository(db)).create(input, (lead) => ({ deliveries: routing.deliveries(lead, sale, clock) }));
     if (!result.created) throw new Error("not created");
     return result.reference;
   }
@@ -306,7 +307,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
   it("says how many deliveries each new lead queued (the replica's worker is woken only when there are some)", async () => {
     const file = buyersFile();
     const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
-    const create = (overrides: NewLeadOverrides) => leadRepository(db).create(sampleNewLead({ receivedAt: clock, ...overrides }), (lead) => ({ deliveries: routing.deliveries(lead, true, clock) }));
+    const create = (overrides: NewLeadOverrides) => leadStore(leadRepository(db)).create(sampleNewLead({ receivedAt: clock, ...overrides }), (lead) => ({ deliveries: routing.deliveries(lead, true, clock) }));
     const counts = [
       await create({ lead: { phone: "+14155550166" } }),
       await create({ lead: { phone: "+14155550166" } }),

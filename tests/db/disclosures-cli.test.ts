@@ -16,6 +16,7 @@ import { run } from "../../server/cli/privacy-requests";
 import type { Database } from "../../server/db/database";
 import { deliveryRepository, scheduleDeliveries, type NewDelivery } from "../../server/db/deliveries";
 import { leadRepository } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import { commandStores, withCommandStore, type CommandStore } from "../support/databases";
 import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
@@ -47,7 +48,7 @@ const PERSON = { email: "ana.person@example.com", phone: "+14155550111" };
 
 /** Stores a lead (the shared sample, with these answers) and returns its reference. */
 async function storeLead(db: Database, overrides: NewLeadOverrides): Promise<string> {
-  const result = await leadRepository(db).create(sampleNewLead(overrides));
+  const result = await leadStore(leadRepository(db)).create(sampleNewLead(overrides));
   if (!result.created) throw new Error("expected a new lead");
   return result.reference;
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { leadRepository } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import { deliveryRepository, type Completion } from "../../server/db/deliveries";
 import { leadListRepository, UnknownCursorError, type LeadListFilter } from "../../server/db/lead-list";
 import { TEST_LEAD_PHONE } from "../../server/auction/sandbox";
@@ -27,7 +28,7 @@ describe.each(allStores())("the leads list ($kind)", (store) => {
   /** A lead with buyer deliveries answered as `answers` says, each at `price`; returned buyers afterwards. */
   async function seed(name: string, overrides: NewLeadOverrides, answers: Record<string, Answer> = {}, returned: string[] = []) {
     const input = sampleNewLead(overrides);
-    const result = await leadRepository(db).create(input, (lead) => ({
+    const result = await leadStore(leadRepository(db)).create(input, (lead) => ({
       deliveries: Object.keys(answers).map((buyer) => ({ kind: "buyer" as const, target: buyer, idempotencyKey: `${lead.reference}:${buyer}`, sale: true, price: buyer === "summit" ? 18.5 : 7.25, url: null, capDay: null })),
     }));
     if (!result.created) throw new Error("expected a new lead");
@@ -42,7 +43,7 @@ describe.each(allStores())("the leads list ($kind)", (store) => {
     leads[name] = { reference: result.reference, phone: input.lead.phone, email: input.lead.email };
   }
 
-  const list = () => leadListRepository(db);
+  const list = () => leadListRepository(db, { testPhone: TEST_LEAD_PHONE });
   const names = (references: readonly string[]) => references.map((reference) => Object.entries(leads).find(([, lead]) => lead.reference === reference)?.[0]);
   const page = async (filter: LeadListFilter, limit = 50, after?: string) => names((await list().page(filter, limit, after)).rows.map((row) => row.reference));
 

@@ -15,7 +15,8 @@ import { UsageError } from "../../server/cli/common";
 import { openDatabase } from "../../server/db/database";
 import { insertEvents } from "../../server/analytics/store";
 import { migrate } from "../../server/db/migrate";
-import { leadRepository, type LeadRepository, type NewLead } from "../../server/db/leads";
+import { leadRepository, type LeadRepository } from "../../server/db/leads";
+import { leadStore, type NewLead } from "../../server/leads/store";
 import { currentDisclosure } from "../../server/leads/disclosure";
 import { retentionCutoffs } from "../../server/leads/retention";
 import { commandStores, withCommandStore, type CommandStore } from "../support/databases";
@@ -90,7 +91,7 @@ const CONSENT: NewLead["consent"] = {
 const newLead = (receivedAt: Date, overrides: NewLeadOverrides = {}): NewLead => sampleNewLead({ receivedAt, consent: CONSENT, ...overrides });
 
 async function create(repo: LeadRepository, input: NewLead): Promise<string> {
-  const result = await repo.create(input);
+  const result = await leadStore(repo).create(input);
   if (!result.created) throw new Error("expected a new lead");
   return result.reference;
 }

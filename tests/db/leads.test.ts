@@ -7,7 +7,8 @@ import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DisclosureMismatchError, leadRepository, type LeadRecord, type LeadRepository, type NewLead } from "../../server/db/leads";
+import { DisclosureMismatchError, leadRepository, type LeadRecord, type LeadRepository } from "../../server/db/leads";
+import { leadStore, type NewLead } from "../../server/leads/store";
 import { createLeadCapture } from "../../server/leads/capture";
 import { currentDisclosure } from "../../server/leads/disclosure";
 import { CONSENT_TEMPLATE } from "../../shared/consent-disclosure";
@@ -28,7 +29,7 @@ const days = (n: number, from: Date = T0) => new Date(from.getTime() + n * DAY_M
 const newLead = (overrides: NewLeadOverrides = {}): NewLead => sampleNewLead({ receivedAt: T0, ...overrides });
 
 async function createdRef(repo: LeadRepository, input: NewLead): Promise<{ reference: string; duplicateOf: string | null }> {
-  const result = await repo.create(input);
+  const result = await leadStore(repo).create(input);
   if (!result.created) throw new Error(`expected a new lead, got the existing ${result.existingReference}`);
   return { reference: result.reference, duplicateOf: result.duplicateOf };
 }
@@ -91,7 +92,7 @@ describe.each(allStores())("leads ($kind)", (store) => {
         receivedAt: new Date("2026-03-01T23:59:59.999Z"),
         consent: { ip: "2001:db8::7", userAgent: 'Mozilla/5.0 "quoted", with commas', formUrl: "http://localhost:3000/rapidfire.html?zip=00601", pageUrl: "http://localhost:3000/zipcode?zip=00601" },
       });
-      const result = await repo.create(input);
+      const result = await leadStore(repo).create(input);
       expect(result).toEqual({ created: true, reference: expect.stringMatching(LEAD_REFERENCE_PATTERN), duplicateOf: null, deliveries: 0, auctions: 0 });
       const reference = result.created ? result.reference : "";
 
@@ -182,9 +183,9 @@ describe.each(allStores())("leads ($kind)", (store) => {
       const idempotencyKey = randomUUID();
       const { reference } = await createdRef(repo, newLead({ idempotencyKey }));
       const someone = { ...sampleNewLead().lead.drivers[0]!, firstName: "Someone" };
-      const again = await repo.create(newLead({ idempotencyKey, lead: { drivers: [someone], email: "else@example.com" }, receivedAt: days(1) }));
+      const again = await leadStore(repo).create(newLead({ idempotencyKey, lead: { drivers: [someone], email: "else@example.com" }, receivedAt: days(1) }));
       expect(again).toEqual({ created: false, existingReference: reference });
-      const upperCase = await repo.create(newLead({ idempotencyKey: idempotencyKey.toUpperCase() }));
+      const upperCase = await leadStore(repo).create(newLead({ idempotencyKey: idempotencyKey.toUpperCase() }));
       expect(upperCase).toEqual({ created: false, existingReference: reference });
       expect(await repo.counts()).toEqual({ leads: 1, consents: 1, duplicates: 0 });
       expect(await repo.findByReference(reference)).toMatchObject({ firstName: "Ana", receivedAt: T0 });
@@ -240,7 +241,7 @@ describe.each(allStores())("leads ($kind)", (store) => {
     it("stores exactly one lead when the same submission arrives 100 times at once", async () => {
       const input = newLead();
       await warmUp();
-      const results = await Promise.all(Array.from({ length: 100 }, () => repo.create({ ...input })));
+      const results = await Promise.all(Array.from({ length: 100 }, () => leadStore(repo).create({ ...input })));
       const winners = results.flatMap((result) => (result.created ? [result.reference] : []));
       expect(winners).toHaveLength(1);
       for (const result of results) if (!result.created) expect(result.existingReference).toBe(winners[0]);
@@ -250,7 +251,7 @@ describe.each(allStores())("leads ($kind)", (store) => {
     it("stores exactly one lead for 100 simultaneous requests with one idempotency key, even with different contact details", async () => {
       const idempotencyKey = randomUUID();
       await warmUp();
-      const results = await Promise.all(Array.from({ length: 100 }, () => repo.create(newLead({ idempotencyKey }))));
+      const results = await Promise.all(Array.from({ length: 100 }, () => leadStore(repo).create(newLead({ idempotencyKey }))));
       const winners = results.flatMap((result) => (result.created ? [result.reference] : []));
       expect(winners).toHaveLength(1);
       for (const result of results) if (!result.created) expect(result.existingReference).toBe(winners[0]);
@@ -258,17 +259,17 @@ describe.each(allStores())("leads ($kind)", (store) => {
     });
 
     it("stores nothing when the consent names a disclosure version that was never registered", async () => {
-      await expect(repo.create(newLead({ consent: { disclosureVersion: DISCLOSURE.version + 1000 } }))).rejects.toMatchObject({ code: "23503" });
+      await expect(leadStore(repo).create(newLead({ consent: { disclosureVersion: DISCLOSURE.version + 1000 } }))).rejects.toMatchObject({ code: "23503" });
       expect(await repo.counts()).toEqual({ leads: 0, consents: 0, duplicates: 0 });
     });
 
     it("stores nothing that breaks the table's rules (an insurer for someone not insured, an unknown choice)", async () => {
-      await expect(repo.create(newLead({ lead: { currentlyInsured: false, currentInsurer: "GEICO" } }))).rejects.toMatchObject({ code: "23514" });
+      await expect(leadStore(repo).create(newLead({ lead: { currentlyInsured: false, currentInsurer: "GEICO" } }))).rejects.toMatchObject({ code: "23514" });
       const vehicle = sampleNewLead().lead.vehicles[0]!;
-      await expect(repo.create(newLead({ lead: { vehicles: [{ ...vehicle, ownership: "stolen" as Vehicle["ownership"] }] } }))).rejects.toMatchObject({ code: "23514" });
-      await expect(repo.create(newLead({ lead: { coverage: "gold" as Lead["coverage"] } }))).rejects.toMatchObject({ code: "23514" });
+      await expect(leadStore(repo).create(newLead({ lead: { vehicles: [{ ...vehicle, ownership: "stolen" as Vehicle["ownership"] }] } }))).rejects.toMatchObject({ code: "23514" });
+      await expect(leadStore(repo).create(newLead({ lead: { coverage: "gold" as Lead["coverage"] } }))).rejects.toMatchObject({ code: "23514" });
       // Five vehicles never reach the table (the schema allows 4; the table's rule says so too).
-      await expect(repo.create(newLead({ lead: { vehicles: [vehicle, vehicle, vehicle, vehicle, vehicle] } }))).rejects.toMatchObject({ code: "23514" });
+      await expect(leadStore(repo).create(newLead({ lead: { vehicles: [vehicle, vehicle, vehicle, vehicle, vehicle] } }))).rejects.toMatchObject({ code: "23514" });
       expect(await repo.counts()).toEqual({ leads: 0, consents: 0, duplicates: 0 });
     });
   });

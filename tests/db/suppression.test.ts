@@ -7,7 +7,7 @@ import type { Request } from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { migrate } from "../../server/db/migrate";
 import { migrations } from "../../server/db/migrations";
-import type { NewLead } from "../../server/db/leads";
+import type { NewLead } from "../../server/leads/store";
 import { answerColumns } from "../../server/db/lead-rows";
 import { newReference } from "../../server/db/references";
 import { privacyRequestRepository, type NewPrivacyRequest } from "../../server/db/privacy-requests";

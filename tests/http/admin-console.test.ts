@@ -19,6 +19,7 @@ import { loadBuyersFile } from "../../server/delivery/buyers";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { leadRepository } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import { deliveryRepository, type Completion } from "../../server/db/deliveries";
 import { privacyRequestRepository } from "../../server/db/privacy-requests";
 import { auctionRepository } from "../../server/auction/auctions";
@@ -87,7 +88,7 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
     answers: Record<string, Omit<Completion, "attemptedAt" | "latencyMs" | "excerpt">>,
     input: ReturnType<typeof sampleNewLead> = sampleNewLead({ sid: "fb01", tid: `click-${Math.random().toString(36).slice(2)}` }),
   ): Promise<string> {
-    const result = await leadRepository(db).create(input, (lead) => ({
+    const result = await leadStore(leadRepository(db)).create(input, (lead) => ({
       deliveries: Object.keys(answers).map((buyerId) => ({ kind: "buyer" as const, target: buyerId, idempotencyKey: `${lead.reference}:${buyerId}`, sale: true, price: 18.5, url: null, capDay: null })),
     }));
     if (!result.created) throw new Error("expected a new lead");
@@ -337,7 +338,7 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
     });
 
     it("shows one lead's auction: how it ended, every buyer's ping and bid, the winner marked", async () => {
-      const created = await leadRepository(db).create(sampleNewLead({ sid: "fb01", tid: "auction-click" }), () => ({ auction: { pingId: "console-ping", test: false, floor: 5 } }));
+      const created = await leadStore(leadRepository(db)).create(sampleNewLead({ sid: "fb01", tid: "auction-click" }), () => ({ auction: { pingId: "console-ping", test: false, floor: 5 } }));
       if (!created.created) throw new Error("expected a new lead");
       const auctions = auctionRepository(db);
       const auction = (await auctions.find(created.reference))!;
@@ -611,7 +612,7 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
     it("pages 50 at a time, newest first, by keyset: the older page continues after the last lead shown", async () => {
       const many: string[] = [];
       for (let i = 0; i < 52; i += 1) {
-        const result = await leadRepository(db).create(sampleNewLead({ sid: "pg01", receivedAt: new Date(Date.now() - (i + 1) * 60_000) }));
+        const result = await leadStore(leadRepository(db)).create(sampleNewLead({ sid: "pg01", receivedAt: new Date(Date.now() - (i + 1) * 60_000) }));
         if (result.created) many.push(result.reference);
       }
       const first = await get(ops.agent, "/leads?sid=pg01");

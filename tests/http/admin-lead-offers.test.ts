@@ -18,6 +18,7 @@ import { buyersFileSchema } from "../../server/delivery/buyers";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { leadRepository } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import type { AdminView, LeadsView } from "../../shared/admin-views";
 import { projectRoot } from "../../tools/production-server";
 import { sampleNewLead } from "../../tools/lead-session";
@@ -66,7 +67,7 @@ describe.each(allStores())("the lead page's offers by buyer ($kind)", (store) =>
   it("shows each buyer offered or excluded, the rule in ops' words, and what the records show", async () => {
     // The visitor agreed to a disclosure naming acme, bolt and crest (never the sandbox buyer; echo came later).
     const disclosure = await registerDisclosure(db.builder, disclosureFor(BUYERS.buyers.filter((one) => ["acme", "bolt", "crest"].includes(one.id))));
-    const created = await leadRepository(db).create(sampleNewLead({ consent: { disclosureVersion: disclosure.version, disclosureSha256: disclosure.sha256 } }), (lead) => ({
+    const created = await leadStore(leadRepository(db)).create(sampleNewLead({ consent: { disclosureVersion: disclosure.version, disclosureSha256: disclosure.sha256 } }), (lead) => ({
       deliveries: [{ kind: "buyer", target: "crest", idempotencyKey: `${lead.reference}:crest`, sale: true, price: 10, url: null, capDay: null }],
     }));
     if (!created.created) throw new Error("expected a new lead");

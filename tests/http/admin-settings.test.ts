@@ -17,6 +17,7 @@ import { loadProductionBuild } from "../../server/pages/render-source";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { leadRepository } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import { openSettingsDirectory, type SettingsDirectory } from "../../server/settings/directory";
 import { secretFingerprint } from "../../server/settings/store";
 import { activeSecrets } from "../../server/delivery/buyers";
@@ -303,7 +304,7 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
   describe("pause, resume and archive", () => {
     it("pauses and resumes at once, and archives only after saying how many deliveries are still in flight", async () => {
       await createBuyer("ridge", { "caps.day": "50" });
-      const lead = await leadRepository(db).create(sampleNewLead({ sid: "fb01", tid: "t-ridge" }), (created) => ({
+      const lead = await leadStore(leadRepository(db)).create(sampleNewLead({ sid: "fb01", tid: "t-ridge" }), (created) => ({
         deliveries: ["ridge", "ridge-2"].map((key) => ({
           kind: "buyer" as const,
           target: "ridge",

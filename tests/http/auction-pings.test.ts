@@ -13,6 +13,7 @@ import { selectWinners } from "../../server/auction/select";
 import { buyerSchema, type Buyer } from "../../server/delivery/buyers";
 import { signBody, verifySignature } from "../../server/delivery/signature";
 import { leadRepository, type LeadRecord } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { embeddedStore, type TestDatabase } from "../support/databases";
@@ -82,7 +83,7 @@ async function stubBuyer(id: string, behaviour: Behaviour, extra: Record<string,
 beforeAll(async () => {
   db = await embeddedStore().open();
   await registerDisclosure(db.builder, disclosureFor(undefined));
-  const created = await leadRepository(db).create(sampleNewLead({ tid: "click-7f3k9q2z" }));
+  const created = await leadStore(leadRepository(db)).create(sampleNewLead({ tid: "click-7f3k9q2z" }));
   if (!created.created) throw new Error("expected a new lead");
   lead = (await leadRepository(db).findByReference(created.reference))!;
 });

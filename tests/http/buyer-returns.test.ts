@@ -14,6 +14,7 @@ import { loadBuyersFile } from "../../server/delivery/buyers";
 import { signBody } from "../../server/delivery/signature";
 import { deliveryRepository } from "../../server/db/deliveries";
 import { leadRepository } from "../../server/db/leads";
+import { leadStore } from "../../server/leads/store";
 import type { Database } from "../../server/db/database";
 import type { DeliveryStatus } from "../../server/db/schema";
 import { BUYER_RETURNS_RATE_LIMIT } from "../../server/api/buyer-returns";
@@ -68,7 +69,7 @@ function report(t: TestApp, body: unknown, { buyer = "summit", secret, at = new 
  * ended as given, as the worker leaves them; returns its reference.
  */
 async function leadDeliveredTo(db: Database, outcomes: Partial<Record<string, DeliveryStatus>>, overrides: { tid?: string } = {}): Promise<string> {
-  const result = await leadRepository(db).create(sampleNewLead({ sid: "fb01", tid: overrides.tid ?? "click-1" }), (lead) => ({
+  const result = await leadStore(leadRepository(db)).create(sampleNewLead({ sid: "fb01", tid: overrides.tid ?? "click-1" }), (lead) => ({
     deliveries: Object.keys(outcomes).map((buyerId) => ({ kind: "buyer" as const, target: buyerId, idempotencyKey: `${lead.reference}:${buyerId}`, sale: true, price: 18.5, url: null, capDay: null })),
   }));
   if (!result.created) throw new Error("expected a new lead");

@@ -16,6 +16,7 @@ import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, disclosureText } from "../../shared/consent-disclosure";
 import { escapeHtml } from "../../server/pages/template";
+import { leadStore } from "../../server/leads/store";
 
 /** The key the test app signs with: no CERTIFICATE_SECRET, so derived from its CSRF secret. */
 const KEY = { secret: certificateSecret({}, TEST_SECRET), baseUrl: "" };
@@ -142,7 +143,7 @@ describe.each(allStores())("GET /consent/:id ($kind store)", (store) => {
       const db = await t.services.db();
       const draft = disclosureFor([ACME, BETA]);
       const { version } = await registerDisclosure(db.builder, draft);
-      const result = await (await t.services.leadRepository()).create(sampleNewLead({ consent: { disclosureVersion: version, disclosureSha256: draft.sha256 } }));
+      const result = await leadStore(await t.services.leadRepository()).create(sampleNewLead({ consent: { disclosureVersion: version, disclosureSha256: draft.sha256 } }));
       if (!result.created) throw new Error("expected a new lead");
       await deliver(result.reference, "beta");
       const response = await get(certificateUrl(await certificateIdOf(result.reference), "beta", KEY));

@@ -43,6 +43,7 @@ import { sampleNewLead } from "../../tools/lead-session";
 import { addUsers, cookieHeader, csrfOf, jar, remember, type Agent } from "../support/admin-agent";
 import { fixedSettings } from "../support/settings";
 import { captureLogs } from "../support/log-capture";
+import { leadStore } from "../../server/leads/store";
 
 /** vnu-jar's main export is the path of vnu.jar (a String object). */
 const VNU_JAR = String(createRequire(import.meta.url)("vnu-jar"));
@@ -173,7 +174,7 @@ async function seed(): Promise<string> {
     { ...ANALYST, role: "analyst" },
   ]);
   const leads = await t.services.leadRepository();
-  const result = await leads.create(sampleNewLead({ sid: "fb01", tid: "click-1" }), (lead) => ({
+  const result = await leadStore(leads).create(sampleNewLead({ sid: "fb01", tid: "click-1" }), (lead) => ({
     deliveries: BUYERS.buyers.map((buyer) => ({ kind: "buyer" as const, target: buyer.id, idempotencyKey: `${lead.reference}:${buyer.id}`, sale: true, price: 18.5, url: null, capDay: null })),
   }));
   if (!result.created) throw new Error("expected a new lead");

@@ -22,6 +22,7 @@ import { LEAD_MESSAGES } from "../../shared/lead/fields";
 import { newestVehicleYear } from "../../shared/vehicles";
 import { CSRF_HEADER } from "../../shared/routes";
 import { TEST_LINK_PARAM, testLinkToken } from "../../server/leads/test-link";
+import { leadStore } from "../../server/leads/store";
 
 const DAY_MS = 86_400_000;
 
@@ -651,7 +652,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
     const contact = uniqueContact();
     const older = uniqueContact();
     const earlier = (daysAgo: number, phone: string, email: string) =>
-      repository.create(sampleNewLead({ lead: { phone, email }, receivedAt: new Date(Date.now() - daysAgo * DAY_MS) }));
+      leadStore(repository).create(sampleNewLead({ lead: { phone, email }, receivedAt: new Date(Date.now() - daysAgo * DAY_MS) }));
     const recent = await earlier(29, contact.e164, contact.email);
     await earlier(31, older.e164, older.email);
     const withinWindow = await postLead(t.app, session, leadBody(session, { phone: contact.phone, email: uniqueContact().email }));
