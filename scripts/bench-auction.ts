@@ -9,19 +9,33 @@
  * second, and the invariants read back from the database afterwards: no lead sold exclusive twice,
  * to the same buyer twice, or to more than maxShared buyers. And whether the site keeps serving
  * meanwhile: the landing page's throughput (ad clicks: a new tid each, a phone's Accept-Encoding,
- * 8 at a time) alone and during the auctions, and the lead API's own latency. Written to
- * bench-results/auction.json.
- * Options: --rate N (leads per second, default 100), --seconds N (default 20).
+ * 8 at a time) alone and during the auctions, and the lead API's own latency.
+ *
+ * Several rates in one run (issue 35: where does it stop keeping up?), each on a fresh database and
+ * a fresh server, so one rate's backlog never spills into the next. For each, the CPU time spent
+ * from the first lead sent until the drain ended (utime + stime in /proc/<pid>/stat), per lead
+ * stored: the server process, its background worker (the child running background.js: delivery
+ * and auctions), the PostgreSQL cluster (the postmaster, its children, and what it reaped from
+ * backends that ended meanwhile) and this process (the buyer stubs and the load generators,
+ * process.cpuUsage()). The server's and the bench's figures include the landing-page load that runs
+ * alongside (its requests are in the JSON). A table with one column per rate, the verdicts per
+ * rate, and bench-results/auction.json: an array, one result per rate.
+ * Options: --rates A,B,… (leads per second, default 20,40,70,100) or --rate N (just one),
+ * --seconds N (each rate, default 10).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { signBody } from "../server/delivery/signature";
-import { startProductionServer } from "../tools/production-server";
+import { startProductionServer, type RunningServer } from "../tools/production-server";
+import { auctionTable, auctionVerdicts, cpuPerLead, parseRates, verdictLines, type CpuSpent } from "../tools/auction-bench";
+import { childWithCommandLine, processTreeCpuMs } from "../tools/rss";
+import { processCpuMs } from "./lib/bench-cpu";
 import { createTestDatabase, provideAdminUrl } from "../tools/postgres";
 import { leadBody, openLeadSession, postLead } from "../tools/lead-session";
 
@@ -50,7 +64,7 @@ const BUYERS: Record<string, Behaviour> = {
 const secretOf = (id: string) => `${id}-bench-secret-0123456789abcdef0123`;
 
 /** Ad clicks on the landing page, `connections` at a time for `ms`: requests per second and p99 latency. */
-async function pageLoad(origin: string, ms: number, connections = 8): Promise<{ perSecond: number; p99Ms: number; errors: number }> {
+async function pageLoad(origin: string, ms: number, connections = 8): Promise<{ requests: number; perSecond: number; p99Ms: number; errors: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
   let errors = 0;
@@ -77,18 +91,68 @@ async function pageLoad(origin: string, ms: number, connections = 8): Promise<{ 
   }));
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { perSecond: Number((latencies.length / (ms / 1_000)).toFixed(0)), p99Ms: Math.round(percentile(latencies, 99)), errors };
+  return { requests: latencies.length, perSecond: Number((latencies.length / (ms / 1_000)).toFixed(0)), p99Ms: Math.round(percentile(latencies, 99)), errors };
 }
 
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rate: { type: "string", default: "100" }, seconds: { type: "string", default: "20" } } });
-  const rate = Number(values.rate);
-  const seconds = Number(values.seconds);
-  const log = (line: string) => process.stdout.write(`${line}\n`);
+/**
+ * The postmaster of the PostgreSQL cluster behind `databaseUrl`, when it runs on this machine: the
+ * first line of postmaster.pid in its data directory. Undefined otherwise (another machine's
+ * cluster, or a data directory this user may not read).
+ */
+async function postmasterPid(databaseUrl: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ data_directory: string }>("SHOW data_directory");
+    const dataDirectory = rows[0]?.data_directory;
+    const pid = dataDirectory ? Number(readFileSync(path.join(dataDirectory, "postmaster.pid"), "utf8").split("\n")[0]) : Number.NaN;
+    return Number.isInteger(pid) && pid > 0 && processCpuMs(pid) !== undefined ? pid : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
 
-  // Buyers: pings answered by their behaviour, posts recorded with the time they were accepted.
+/** The server's background worker: its child running background.js (forked at start-up; waited for up to 5 s). */
+async function backgroundPid(server: RunningServer): Promise<number | undefined> {
+  const until = performance.now() + 5_000;
+  for (;;) {
+    const pid = childWithCommandLine(server.child.pid, "background.js");
+    if (pid !== undefined || performance.now() > until) return pid;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Pids {
+  server: number | undefined;
+  background: number | undefined;
+  postmaster: number | undefined;
+}
+
+/** CPU ms so far: each process's own, the PostgreSQL cluster's as a tree, this process's user + system. */
+function sampleCpu(pids: Pids): CpuSpent {
+  const usage = process.cpuUsage();
+  return { server: processCpuMs(pids.server) ?? null, background: processCpuMs(pids.background) ?? null, postgres: processTreeCpuMs(pids.postmaster) ?? null, bench: (usage.user + usage.system) / 1_000 };
+}
+
+function cpuBetween(before: CpuSpent, after: CpuSpent): CpuSpent {
+  const delta = (start: number | null, end: number | null) => (start === null || end === null ? null : Math.round(end - start));
+  return { server: delta(before.server, after.server), background: delta(before.background, after.background), postgres: delta(before.postgres, after.postgres), bench: delta(before.bench, after.bench) };
+}
+
+/** The buyers' side of the bench: one HTTP server playing all ten, noting when each lead's first post was accepted. */
+interface BuyerStubs {
+  origin: string;
+  firstAccepted: Map<string, number>;
+  /** Pings the silent buyer never answers: ended after each rate. */
+  hung: Set<http.ServerResponse>;
+  close(): Promise<void>;
+}
+
+async function startBuyerStubs(): Promise<BuyerStubs> {
   const firstAccepted = new Map<string, number>();
   const pingsAnswered = { n: 0 };
   const hung = new Set<http.ServerResponse>();
@@ -115,35 +179,46 @@ async function main(): Promise<void> {
     });
   });
   await new Promise<void>((resolve) => buyers.listen(0, "127.0.0.1", resolve));
-  const origin = `http://127.0.0.1:${(buyers.address() as AddressInfo).port}`;
+  return {
+    origin: `http://127.0.0.1:${(buyers.address() as AddressInfo).port}`,
+    firstAccepted,
+    hung,
+    async close() {
+      for (const response of hung) response.destroy();
+      buyers.closeAllConnections();
+      await new Promise((resolve) => buyers.close(resolve));
+    },
+  };
+}
 
-  const folder = await mkdtemp(path.join(os.tmpdir(), "bench-auction-"));
-  log("auction: starting PostgreSQL (TEST_DATABASE_URL, or a throwaway cluster)…");
-  const admin = await provideAdminUrl();
-  const database = await createTestDatabase(admin.url);
-  const buyersFile = path.join(folder, "buyers.json");
-  await writeFile(
-    buyersFile,
-    JSON.stringify({
-      buyers: Object.keys(BUYERS).map((id) => ({ id, name: `${id} Insurance`, mode: "pingpost", pingUrl: `${origin}/ping/${id}`, postUrl: `${origin}/post/${id}`, secret: secretOf(id), price: 0, saleTypes: ["exclusive", "shared"], pingTimeoutMs: 1_000 })),
-    }),
-  );
-  const server = await startProductionServer(
-    { DATABASE_URL: database.url, BUYERS_FILE: buyersFile, CSRF_SECRET: "bench-auction-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", LEAD_RATE_LIMIT: "1000000", DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? "10", DATABASE_BACKGROUND_POOL_SIZE: process.env.DATABASE_BACKGROUND_POOL_SIZE ?? "10" },
-    { keepLogs: "problems" },
-  );
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** One rate on a fresh database and a fresh server: the result, verdicts not yet attached. */
+async function runRate(rate: number, seconds: number, adminUrl: string, buyersFile: string, stubs: BuyerStubs) {
+  const { firstAccepted, hung } = stubs;
+  firstAccepted.clear();
+  const database = await createTestDatabase(adminUrl);
+  let server: RunningServer | undefined;
   try {
+    server = await startProductionServer(
+      { DATABASE_URL: database.url, BUYERS_FILE: buyersFile, CSRF_SECRET: "bench-auction-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", LEAD_RATE_LIMIT: "1000000", DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? "10", DATABASE_BACKGROUND_POOL_SIZE: process.env.DATABASE_BACKGROUND_POOL_SIZE ?? "10" },
+      { keepLogs: "problems" },
+    );
+    const pids: Pids = { server: server.child.pid, background: await backgroundPid(server), postmaster: await postmasterPid(database.url) };
     const session = await openLeadSession(server.origin);
-    log("auction: the landing page alone for 3 s…");
+    log(`auction ${rate}/s: the landing page alone for 3 s…`);
+    const aloneBefore = sampleCpu(pids);
     const pageAlone = await pageLoad(server.origin, 3_000);
+    const aloneCpu = cpuBetween(aloneBefore, sampleCpu(pids));
     const stored = new Map<string, number>();
     const leadApiMs: number[] = [];
     let refused = 0;
     const sends: Promise<void>[] = [];
-    log(`auction: ${rate} leads/s for ${seconds} s, 10 ping/post buyers, AUCTION_DEADLINE_MS 750…`);
+    log(`auction ${rate}/s: ${rate} leads/s for ${seconds} s, 10 ping/post buyers, AUCTION_DEADLINE_MS 750…`);
+    const cpuBefore = sampleCpu(pids);
     const startedAt = performance.now();
     const pageDuring = pageLoad(server.origin, seconds * 1_000);
-    const total = rate * seconds;
+    const total = Math.round(rate * seconds);
     for (let index = 0; index < total; index += 1) {
       const due = startedAt + (index * 1_000) / rate;
       const wait = due - performance.now();
@@ -165,6 +240,8 @@ async function main(): Promise<void> {
     const settleBy = performance.now() + 15_000;
     while (performance.now() < settleBy && [...stored.keys()].some((reference) => !firstAccepted.has(reference))) await new Promise((resolve) => setTimeout(resolve, 100));
     const finishedAt = performance.now();
+    const cpu = cpuBetween(cpuBefore, sampleCpu(pids));
+    const loadAverage = os.loadavg().map((load) => Number(load.toFixed(2)));
 
     const latencies = [...stored].flatMap(([reference, at]) => (firstAccepted.has(reference) ? [firstAccepted.get(reference)! - at] : [])).sort((a, b) => a - b);
     const client = new pg.Client({ connectionString: database.url });
@@ -193,7 +270,7 @@ async function main(): Promise<void> {
              percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM accepted_at - decided_at)) * 1000 FROM t`);
     await client.end();
     const row = invariants.rows[0]!;
-    const result = {
+    return {
       rate,
       seconds,
       sentForSeconds: Number(sentFor.toFixed(1)),
@@ -208,25 +285,66 @@ async function main(): Promise<void> {
       doubleSales: { exclusiveTwice: Number(row.exclusive_twice), sameBuyerTwice: Number(row.buyer_twice), overMaxShared: Number(row.over_shared) },
       landingPage: { alone: pageAlone, duringAuctions: pageDuringAuctions, ratio: Number((pageDuringAuctions.perSecond / Math.max(pageAlone.perSecond, 1)).toFixed(2)) },
       leadApiMs: { p50: Math.round(percentile(leadApiMs, 50)), p99: Math.round(percentile(leadApiMs, 99)) },
-      loadAverage: os.loadavg(),
+      // CPU from the first lead sent until the drain ended; per lead stored. The server's and the bench's include the landing pages served and requested meanwhile.
+      cpuMs: cpu,
+      cpuMsPerLead: cpuPerLead(cpu, stored.size),
+      // null: no background.js child (its work is in the server's figure), or no PostgreSQL cluster on this machine.
+      cpuPids: { server: pids.server ?? null, background: pids.background ?? null, postmaster: pids.postmaster ?? null },
+      // For reading the server's share: its CPU per landing page when serving them alone (the 3 s before).
+      serverCpuMsPerLandingPageAlone: aloneCpu.server === null || pageAlone.requests === 0 ? null : Number((aloneCpu.server / pageAlone.requests).toFixed(2)),
+      loadAverage,
       drainedInSeconds: Number(((finishedAt - startedAt) / 1_000).toFixed(1)),
     };
-    log(JSON.stringify(result, null, 2));
-    const verdicts = [
-      [`stored → first accepted post p99 ≤ 1,000 ms`, result.storedToFirstAcceptedMs.p99 <= 1_000, `${result.storedToFirstAcceptedMs.p99} ms`],
-      [`auctions settled ≥ 100/s`, result.auctionsDecidedPerSecond >= 100, `${result.auctionsDecidedPerSecond}/s`],
-      [`zero double sales`, result.doubleSales.exclusiveTwice + result.doubleSales.sameBuyerTwice + result.doubleSales.overMaxShared === 0, JSON.stringify(result.doubleSales)],
-      [`landing page keeps its throughput during auctions (≥ 0.9×)`, result.landingPage.ratio >= 0.9, `${result.landingPage.duringAuctions.perSecond}/s vs ${result.landingPage.alone.perSecond}/s alone (${result.landingPage.ratio}×), p99 ${result.landingPage.duringAuctions.p99Ms} ms`],
-    ] as const;
-    for (const [target, pass, measured] of verdicts) log(`${pass ? "PASS" : "MISS"}  ${target}: ${measured}`);
-    await mkdir("bench-results", { recursive: true });
-    await writeFile(path.join("bench-results", "auction.json"), `${JSON.stringify({ at: new Date().toISOString(), ...result, verdicts }, null, 2)}\n`);
   } finally {
     for (const response of hung) response.destroy();
-    buyers.closeAllConnections();
-    await new Promise((resolve) => buyers.close(resolve));
-    await server.stop();
+    hung.clear();
+    await server?.stop();
     await database.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { rate: { type: "string" }, rates: { type: "string" }, seconds: { type: "string", default: "10" } } });
+  const rates = parseRates(values.rates, values.rate);
+  const seconds = Number(values.seconds);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--seconds must be a positive number: ${values.seconds}`);
+
+  const stubs = await startBuyerStubs();
+  const folder = await mkdtemp(path.join(os.tmpdir(), "bench-auction-"));
+  log(`auction: rates ${rates.join(", ")} leads/s, ${seconds} s each; load average ${os.loadavg().map((load) => load.toFixed(2)).join(" ")} on ${os.cpus().length} cores`);
+  log("auction: starting PostgreSQL (TEST_DATABASE_URL, or a throwaway cluster)…");
+  const admin = await provideAdminUrl();
+  const buyersFile = path.join(folder, "buyers.json");
+  await writeFile(
+    buyersFile,
+    JSON.stringify({
+      buyers: Object.keys(BUYERS).map((id) => ({ id, name: `${id} Insurance`, mode: "pingpost", pingUrl: `${stubs.origin}/ping/${id}`, postUrl: `${stubs.origin}/post/${id}`, secret: secretOf(id), price: 0, saleTypes: ["exclusive", "shared"], pingTimeoutMs: 1_000 })),
+    }),
+  );
+  try {
+    const results = [];
+    for (const rate of rates) {
+      const result = await runRate(rate, seconds, admin.url, buyersFile, stubs);
+      const at = new Date().toISOString();
+      results.push({ at, ...result, verdicts: auctionVerdicts(result) });
+      log(
+        `auction ${rate}/s: ${result.leadsStored} stored, p99 stored → first accepted ${result.storedToFirstAcceptedMs.p99} ms, ${result.auctionsDecidedPerSecond} settled/s, CPU ms/lead ${JSON.stringify(result.cpuMsPerLead)}`,
+      );
+    }
+    const missing = results.find((result) => result.cpuPids.background === null || result.cpuPids.postmaster === null);
+    log("");
+    for (const line of auctionTable(results)) log(line);
+    log("");
+    log("CPU: utime + stime from the first lead sent until the drain ended, per lead stored. The server's and the bench's include the landing-page load running alongside;");
+    log(`PostgreSQL is the postmaster, its children and what it reaped from backends that ended meanwhile. Server CPU per landing page served alone: ${results.map((result) => `${result.serverCpuMsPerLandingPageAlone ?? "n/a"} ms`).join(", ")}.`);
+    if (missing) log(`n/a: ${missing.cpuPids.background === null ? "no background.js child of the server (its work is in the server's figure and the total). " : ""}${missing.cpuPids.postmaster === null ? "the PostgreSQL cluster is not on this machine" : ""}`);
+    log("");
+    for (const result of results) for (const line of verdictLines(result.rate, result.verdicts)) log(line);
+    await mkdir("bench-results", { recursive: true });
+    await writeFile(path.join("bench-results", "auction.json"), `${JSON.stringify(results, null, 2)}\n`);
+    log("\nauction: written to bench-results/auction.json");
+  } finally {
+    await stubs.close();
     await admin.stop();
     await rm(folder, { recursive: true, force: true });
   }

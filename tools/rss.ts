@@ -1,6 +1,7 @@
 /**
  * Resident memory of a process and how it moves under load: what the bench's memory run
- * (scripts/lib/bench-rss.ts) samples and how it reads the samples.
+ * (scripts/lib/bench-rss.ts) samples and how it reads the samples. And the CPU time processes and
+ * process trees have used, from the same /proc files (the auction bench's CPU per lead).
  */
 import { readdirSync, readFileSync } from "node:fs";
 
@@ -74,6 +75,66 @@ export function childPids(pid: number): number[] {
     }
   }
   return children;
+}
+
+/**
+ * Clock ticks per second of /proc's CPU fields (USER_HZ, `getconf CLK_TCK`): Linux fixes it at
+ * 100 for user space on the architectures this runs on (x86-64, arm64), whatever the kernel's HZ.
+ */
+export const USER_HZ = 100;
+
+/** The CPU fields of a /proc/<pid>/stat text, in ms: the process's own (utime + stime, all threads) and its reaped children's (cutime + cstime). */
+export function parseStatCpuMs(stat: string): { ownMs: number; reapedChildrenMs: number } | undefined {
+  // The command name (field 2) may hold spaces and parentheses; the fields after its last ")" are fixed.
+  const close = stat.lastIndexOf(")");
+  if (close < 0) return undefined;
+  const fields = stat.slice(close + 2).split(" ");
+  // fields[0] is field 3 (state); utime, stime, cutime and cstime are fields 14 to 17.
+  const [utime, stime, cutime, cstime] = [11, 12, 13, 14].map((index) => (fields[index] === undefined || fields[index] === "" ? Number.NaN : Number(fields[index])));
+  if (![utime, stime, cutime, cstime].every((value) => Number.isInteger(value))) return undefined;
+  return { ownMs: ((utime! + stime!) * 1000) / USER_HZ, reapedChildrenMs: ((cutime! + cstime!) * 1000) / USER_HZ };
+}
+
+/** A process's CPU fields (Linux), in ms; undefined when /proc/<pid>/stat cannot be read. */
+export function statCpuMs(pid: number | undefined): { ownMs: number; reapedChildrenMs: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return parseStatCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU milliseconds a process tree has used so far: the root's own and its live children's, plus
+ * what each has reaped. A counter that only grows as long as the root reaps its children (the
+ * PostgreSQL postmaster does, at once): a backend that came and went between two readings is in
+ * the root's cutime/cstime by the second. Grandchildren still running are not counted (PostgreSQL
+ * has none). Undefined when the root cannot be read.
+ */
+export function processTreeCpuMs(root: number | undefined): number | undefined {
+  if (root === undefined) return undefined;
+  let sum = 0;
+  // The children first and the root last: a child that ends between the two readings is in the root's cutime.
+  for (const child of childPids(root)) {
+    const cpu = statCpuMs(child);
+    if (cpu) sum += cpu.ownMs + cpu.reapedChildrenMs;
+  }
+  const own = statCpuMs(root);
+  return own === undefined ? undefined : sum + own.ownMs + own.reapedChildrenMs;
+}
+
+/** The first child of `parent` whose command line holds `needle` (e.g. "background.js"); undefined when none. */
+export function childWithCommandLine(parent: number | undefined, needle: string): number | undefined {
+  if (parent === undefined) return undefined;
+  for (const child of childPids(parent)) {
+    try {
+      if (readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0").some((argument) => argument.includes(needle))) return child;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return undefined;
 }
 
 /** Least-squares slope of RSS against requests, in MiB per 10,000 requests (0 with fewer than two points). */

@@ -5,27 +5,16 @@
  * processes that are not part of the benchmark at all.
  *
  * Per-process figures come from /proc/<pid>/stat (Linux; utime+stime of all threads, in USER_HZ
- * ticks, which Linux fixes at 100 for user space). Machine totals come from os.cpus(). Elsewhere
+ * ticks, which Linux fixes at 100 for user space; tools/rss.ts reads them). Machine totals come from os.cpus(). Elsewhere
  * the per-process figures are reported as unavailable.
  */
-import { readFileSync } from "node:fs";
 import os from "node:os";
-
-const USER_HZ = 100;
+import { statCpuMs } from "../../tools/rss";
 
 /** CPU milliseconds (user + system, all threads) a process has used so far; undefined off Linux. */
 export function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined || process.platform !== "linux") return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may contain spaces; fields after its closing parenthesis are fixed.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const utime = Number(fields[11]);
-    const stime = Number(fields[12]);
-    return Number.isFinite(utime) && Number.isFinite(stime) ? ((utime + stime) * 1000) / USER_HZ : undefined;
-  } catch {
-    return undefined;
-  }
+  return statCpuMs(pid)?.ownMs;
 }
 
 /** Busy milliseconds summed over every core of the machine. */
