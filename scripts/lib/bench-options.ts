@@ -118,7 +118,7 @@ export const USAGE = `usage: npm run bench [-- --pages-only | --rss-only | --lea
                    page's JavaScript, POST /api/leads on both stores, then lead delivery on
                    PostgreSQL (about 8 minutes); writes bench-results/latest.json
   --pages-only     just the pages against the static baselines (ad traffic included; about 5 minutes)
-  --rss-only       just the memory run: the server's RSS across 100,000 ad clicks (about 2 minutes)
+  --rss-only       just the memory run: 100,000 ad clicks on PostgreSQL, then on the embedded store; the server's RSS and its database's beside it (about 4 minutes)
   --leads-only     just POST /api/leads on both stores and the quote form's JavaScript
   --delivery-only  just lead delivery (deliveries/s, stored → accepted latency, the lead API with
                    delivery on vs off; about 2 minutes); puts its figures into

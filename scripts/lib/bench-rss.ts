@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { childPids, memoryTable, pssMiB, rssFigures, rssMiB, type RssFigures, type RssSample } from "../../tools/rss";
+import { childPids, childWithCommandLine, memoryTable, pssMiB, rssFigures, rssMiB, type RssFigures, type RssSample } from "../../tools/rss";
 import { startProductionServer, type RunningServer } from "../../tools/production-server";
 import { createTestDatabase, provideAdminUrl } from "../../tools/postgres";
 import { runLoad, type AutocannonRequest } from "./bench-autocannon";
@@ -60,7 +60,9 @@ export interface RssBench extends RssFigures {
   samples: RssSample[];
   /** Null when the database's processes could not be found (a TEST_DATABASE_URL on another machine). */
   database: DatabaseMemory | null;
-  /** The highest server RSS + database figure of one sample; null without database figures. */
+  /** The background worker process's RSS (decision 034; idle here: no buyers), null when it was not found. */
+  background: RssFigures | null;
+  /** The highest server + background + database figure of one sample; null without database figures. */
   totalPeakMiB: number | null;
 }
 
@@ -119,7 +121,11 @@ export function rssReport(runs: RssRuns): string[] {
       lines.push(`  database (${name}): ${database.measure}${database.processes > 1 ? `, up to ${database.processes} processes` : ""}; slope ${database.slopeMiBPer10k.toFixed(2)} MB/10k${pss}`);
     }
   }
-  lines.push(`  total: server RSS + database, per sample; the highest sample (not a verdict)`);
+  for (const rss of stores) {
+    const background = rss.background;
+    lines.push(`  background worker (${STORE_NAMES[rss.store]}): ${background ? `RSS start ${mb(background.startMiB)} MB, peak ${mb(background.peakMiB)} MB, end ${mb(background.endMiB)} MB (no buyers here: it waits)` : "not found"}`);
+  }
+  lines.push(`  total: server RSS + background worker RSS + database, per sample; the highest sample (not a verdict)`);
   for (const rss of stores) lines.push(`  ${STORE_NAMES[rss.store]}: ${fmt.int(rss.requests)} requests, statuses ${JSON.stringify(rss.statusCounts)}, errors ${rss.errors}, ${rss.samples.length} samples`);
   return lines;
 }
@@ -208,6 +214,8 @@ async function measureRun(log: (message: string) => void, store: MemoryStore, se
   let sent = 0;
   const samples: RssSample[] = [];
   const databaseSamples: RssSample[] = [];
+  const backgroundSamples: RssSample[] = [];
+  const backgroundPid = childWithCommandLine(pid, "background.js");
   let processes = 0;
   let pssPeakMiB: number | null = null;
   let totalPeakMiB: number | null = null;
@@ -215,12 +223,14 @@ async function measureRun(log: (message: string) => void, store: MemoryStore, se
   const sample = () => {
     const rss = rssMiB(pid);
     const database = probe?.read();
+    const background = backgroundPid === undefined ? undefined : rssMiB(backgroundPid);
     if (rss !== undefined) samples.push({ requests: tracker.answered, rssMiB: rss });
+    if (background !== undefined) backgroundSamples.push({ requests: tracker.answered, rssMiB: background });
     if (database) {
       databaseSamples.push({ requests: tracker.answered, rssMiB: database.mib });
       processes = Math.max(processes, database.processes);
       if (database.pssMiB !== null) pssPeakMiB = Math.max(pssPeakMiB ?? 0, database.pssMiB);
-      if (rss !== undefined) totalPeakMiB = Math.max(totalPeakMiB ?? 0, rss + database.mib);
+      if (rss !== undefined) totalPeakMiB = Math.max(totalPeakMiB ?? 0, rss + (background ?? 0) + database.mib);
     }
   };
   sample();
@@ -262,6 +272,7 @@ async function measureRun(log: (message: string) => void, store: MemoryStore, se
       samples,
       ...rssFigures(samples),
       database,
+      background: backgroundSamples.length > 0 ? rssFigures(backgroundSamples) : null,
       totalPeakMiB,
     };
   } finally {

@@ -34,7 +34,7 @@ export interface ConsentRow {
 /** A new lead as it is written: every decision already made by the lead service (server/leads/store.ts). */
 export interface LeadInsert {
   lead: Lead;
-  location: { city: string; state: string };
+  location: { city: string; state: string; timeZone?: string | undefined };
   idempotencyKey: string;
   sid?: string | undefined;
   tid?: string | undefined;
@@ -88,6 +88,8 @@ export interface LeadRecord extends Selectable<LeadAnswerColumns> {
   receivedAt: Date;
   city: string;
   state: string;
+  /** The ZIP's IANA time zone when it was received; null for leads stored before migration 19. */
+  timeZone: string | null;
   sid: string | null;
   tid: string | null;
   gpc: boolean;
@@ -113,7 +115,7 @@ function selectLeads(db: Builder) {
   return db
     .selectFrom("leads")
     .leftJoin("leadConsents", "leadConsents.leadId", "leads.id")
-    .select(["leads.reference", "leads.receivedAt", "leads.city", "leads.state", "leads.sid", "leads.tid", "leads.gpc", "leads.duplicateOf", "leads.test"])
+    .select(["leads.reference", "leads.receivedAt", "leads.city", "leads.state", "leads.timeZone", "leads.sid", "leads.tid", "leads.gpc", "leads.duplicateOf", "leads.test"])
     .select(LEAD_ANSWER_COLUMNS.map((column) => `leads.${column}` as const))
     .select([
       "leadConsents.disclosureVersion",
@@ -165,6 +167,7 @@ export function leadRepository(db: Database) {
           receivedAt: input.receivedAt,
           city: input.location.city,
           state: input.location.state,
+          timeZone: input.location.timeZone || null,
           sid: input.sid ?? null,
           tid: input.tid ?? null,
           visitId: input.visitId ?? null,

@@ -21,6 +21,8 @@ export interface LeadsTable extends LeadAnswerColumns {
   receivedAt: Timestamp;
   city: string;
   state: string;
+  /** The ZIP's IANA time zone when received (migration 19); null for leads stored before it. */
+  timeZone: ColumnType<string | null, string | null | undefined, string | null>;
   sid: string | null;
   tid: string | null;
   gpc: boolean;

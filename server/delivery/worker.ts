@@ -101,9 +101,10 @@ function jsonObject(text: string): Record<string, unknown> {
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, buyers: settings, logger, analytics } = options;
-  // Each lead's time zone, for its calling rules, from its ZIP: the table loads once per process,
-  // at start-up (the quote form's lookups share it), never at a delivery.
-  const zips = createZipDirectory();
+  // Each lead's time zone, for its calling rules, is stored with it (migration 19). A lead stored
+  // before has it looked up from its ZIP: the table (about 60 MB) loads only for such a lead.
+  let zips: ReturnType<typeof createZipDirectory> | undefined;
+  const timeZoneOf = (lead: LeadRecord) => lead.timeZone || (zips ??= createZipDirectory()).lookup(lead.zip)?.timeZone || null;
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const concurrency = options.concurrency ?? 64;
   const pollMs = options.pollMs ?? 250;
@@ -175,7 +176,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       price: delivery.price,
       certificateUrl: options.certificateUrl?.(lead, buyer.id) ?? null,
       auction: delivery.saleType ? { saleType: delivery.saleType, bidId: delivery.bidId } : null,
-      timeZone: zips.lookup(lead.zip)?.timeZone || null,
+      timeZone: timeZoneOf(lead),
     });
     const body = JSON.stringify(payload);
     const at = now();

@@ -29,7 +29,8 @@ export interface ConsentEvidence {
 
 export interface NewLead {
   lead: Lead;
-  location: { city: string; state: string };
+  /** The ZIP's place; its time zone is kept with the lead for the buyers' calling rules. */
+  location: { city: string; state: string; timeZone?: string | undefined };
   idempotencyKey: string;
   sid?: string | undefined;
   tid?: string | undefined;

@@ -134,6 +134,18 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     expect(rules.sources).toEqual(["47 CFR § 64.1200(c)(1) (Telephone Consumer Protection Act rules)", "Fla. Stat. § 501.616(6) (Florida Telephone Solicitation Act)"]);
   });
 
+  it("takes the time zone stored with the lead, and looks one up from the ZIP only for a lead stored without it", async () => {
+    const file = buyersFile({ acme: { states: ["FL"] } });
+    // Stored with its ZIP's zone (the lead service does): that zone, whatever the ZIP table says.
+    const stored = await storeLead(file, { location: { city: "Pensacola", state: "FL", timeZone: "America/Chicago" }, lead: { zip: "33101" } });
+    // Stored before migration 19: no zone with it, so the ZIP's (Miami: Eastern).
+    const older = await storeLead(file, { location: { city: "Miami", state: "FL" }, lead: { zip: "33101" } });
+    await worker(file).runOnce();
+    const zoneOf = (reference: string) => (stub.received("acme").find((lead) => (lead.json as { reference: string }).reference === reference)?.json as { callingRules: { timeZone: string } }).callingRules.timeZone;
+    expect(zoneOf(stored)).toBe("America/Chicago");
+    expect(zoneOf(older)).toBe("America/New_York");
+  });
+
   it("retries 500 twice with backoff, then is accepted once, every attempt recorded with the same key", async () => {
     const file = buyersFile({ sources: [] }); // no postbacks in the queue
     stub.script("acme", [{ status: 500 }, { status: 503, headers: { "retry-after": "30" } }]);

@@ -85,7 +85,7 @@ describe.each(allStores())("leads ($kind)", (store) => {
           email: "jose.nunez+quotes@example.pr",
           phone: "+17875550134",
         },
-        location: { city: "Adjuntas", state: "PR" },
+        location: { city: "Adjuntas", state: "PR", timeZone: "America/Puerto_Rico" },
         sid: "aff-7.x~_Z",
         tid: "click_0123456789",
         gpc: true,
@@ -103,6 +103,8 @@ describe.each(allStores())("leads ($kind)", (store) => {
         zip: "00601",
         city: "Adjuntas",
         state: "PR",
+        // Kept for the buyers' calling rules, so the background worker needs no ZIP table.
+        timeZone: "America/Puerto_Rico",
         // Every vehicle and driver exactly as given, and the first of each in the summary columns.
         vehicles: input.lead.vehicles,
         drivers: input.lead.drivers,

@@ -21,6 +21,7 @@ import { testLeads } from "./015-test-leads";
 import { clickKeyBot } from "./016-click-key-bot";
 import { businessSettings } from "./017-business-settings";
 import { auctionCascade } from "./018-auction-cascade";
+import { leadTimeZone } from "./019-lead-time-zone";
 
 export type { Migration };
 
@@ -43,4 +44,5 @@ export const migrations: Migration[] = [
   clickKeyBot,
   businessSettings,
   auctionCascade,
+  leadTimeZone,
 ];
