@@ -231,7 +231,15 @@ async function decide(tx: Transaction<Tables>, auction: AuctionRecord, options: 
             for (const buyerId of shut) excluded.add(buyerId);
             continue;
           }
+          // The winners' posts and the auction decided, in one statement.
           const queued = await tx
+            .with("decided", (db) =>
+              db
+                .updateTable("auctions")
+                .set({ status: "decided", saleType: acceptedShared > 0 ? "shared" : sale.type, lockedUntil: null, decidedAt: options.now, bidsExpireAt: expires, reason: null })
+                .where("id", "=", auctionId)
+                .returning("id"),
+            )
             .insertInto("deliveries")
             .values(
               sale.winners.map((bid) => {
@@ -263,11 +271,6 @@ async function decide(tx: Transaction<Tables>, auction: AuctionRecord, options: 
             )
             .onConflict((conflict) => conflict.column("idempotencyKey").doNothing())
             .returning("target")
-            .execute();
-          await tx
-            .updateTable("auctions")
-            .set({ status: "decided", saleType: acceptedShared > 0 ? "shared" : sale.type, lockedUntil: null, decidedAt: options.now, bidsExpireAt: expires, reason: null })
-            .where("id", "=", auctionId)
             .execute();
           return { outcome: "decided", sale, queued: queued.length };
         }

@@ -169,6 +169,8 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
         incidents: "one",
         city: "Beverly Hills",
         state: "CA",
+        // 90210's zone, kept for the buyers' calling rules (migration 19).
+        timeZone: "America/Los_Angeles",
         email: contact.email,
         phone: contact.e164,
         sid: "a1",
