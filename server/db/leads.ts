@@ -24,7 +24,9 @@ export interface ConsentRow {
   userAgent: string;
   formUrl: string;
   pageUrl: string;
+  /** When the form opened (its signed token's time); the lead service always knows it. */
   formOpenedAt?: Date | undefined;
+  /** The Terms of Use and Privacy Policy revisions the form linked ("2023-05-24"). */
   termsVersion?: string | undefined;
   privacyVersion?: string | undefined;
   /** The consent certificate's id (GET /consent/:id). */
@@ -34,10 +36,12 @@ export interface ConsentRow {
 /** A new lead as it is written: every decision already made by the lead service (server/leads/store.ts). */
 export interface LeadInsert {
   lead: Lead;
+  /** The ZIP's place; its time zone is kept with the lead for the buyers' calling rules. */
   location: { city: string; state: string; timeZone?: string | undefined };
   idempotencyKey: string;
   sid?: string | undefined;
   tid?: string | undefined;
+  /** The visit the form was opened in (shared/campaign.ts, `vid`), so the lead joins its visit's events. */
   visitId?: string | undefined;
   gpc: boolean;
   receivedAt: Date;

@@ -6,42 +6,21 @@
  * caller plans it once the reference is drawn.
  */
 import type { Lead } from "../../shared/lead/fields";
-import type { CreateLeadResult, LeadFollowUp, LeadRepository } from "../db/leads";
+import type { ConsentRow, CreateLeadResult, LeadFollowUp, LeadInsert, LeadRepository } from "../db/leads";
 import { DUPLICATE_WINDOW_DAYS } from "./policy";
 import { newCertificateId } from "../consent/certificate-id";
 import { contactHashes } from "../privacy/suppression";
 import { isTestLead } from "../auction/sandbox";
 
-export interface ConsentEvidence {
-  disclosureVersion: number;
-  disclosureSha256: string;
-  checkboxChecked: boolean;
-  ip: string;
-  userAgent: string;
-  formUrl: string;
-  pageUrl: string;
-  /** When the form opened (its signed token's time); the lead service always knows it. */
-  formOpenedAt?: Date | undefined;
-  /** The Terms of Use and Privacy Policy revisions the form linked ("2023-05-24"). */
-  termsVersion?: string | undefined;
-  privacyVersion?: string | undefined;
-}
+/** The consent record's facts as the lead service gathers them (its certificate id is drawn here). */
+export type ConsentEvidence = Omit<ConsentRow, "certificateId">;
 
-export interface NewLead {
-  lead: Lead;
-  /** The ZIP's place; its time zone is kept with the lead for the buyers' calling rules. */
-  location: { city: string; state: string; timeZone?: string | undefined };
-  idempotencyKey: string;
-  sid?: string | undefined;
-  tid?: string | undefined;
-  /** The visit the form was opened in (shared/campaign.ts, `vid`), so the lead joins its visit's events. */
-  visitId?: string | undefined;
-  gpc: boolean;
-  receivedAt: Date;
+/** A quote request as the lead service hands it over; what the repository writes (LeadInsert) is decided from it here. */
+export type NewLead = Omit<LeadInsert, "test" | "consent" | "duplicateWindowStart" | "contactHashes"> & {
   consent: ConsentEvidence;
   /** Ops marked it a test (a test link, server/leads/test-link.ts): sandbox buyers only, never billed. */
   test?: boolean;
-}
+};
 
 /** A new lead as its follow-up is planned: its reference is drawn, it is not written yet. */
 export interface PlannedLead {
