@@ -114,6 +114,22 @@ export function createRelay(options: RelayOptions): Relay {
 
   const problem = (event: string, detail: Record<string, unknown>) => options.onProblem?.(event, detail);
 
+  /**
+   * Queues `work` after what runs now. A fault in it (none is expected: PGlite's failures are
+   * caught where they happen) is reported and ends the holder's connection, and the queue goes on.
+   */
+  function then(work: () => Promise<void>): void {
+    running = running.then(work).catch((error: unknown) => {
+      problem("embedded_relay_error", { message: error instanceof Error ? error.message : String(error) });
+      // The holder's connection ends (its transaction rolled back, then the next one's turn).
+      if (holder && !holder.closed) drop(holder, "relay_error");
+      else {
+        holder = undefined;
+        pump();
+      }
+    });
+  }
+
   function drop(client: Client, reason: string): void {
     if (client.closed) return;
     client.closed = true;
@@ -126,7 +142,7 @@ export function createRelay(options: RelayOptions): Relay {
     if (reason !== "closed") problem("embedded_connection_dropped", { reason });
     if (holder === client) {
       // Whatever it left open ends here: a Sync ends an unfinished exchange, then ROLLBACK.
-      running = running.then(async () => {
+      then(async () => {
         if (holder !== client) return; // the loop running then has ended it already
         if (client.holding) {
           await db.execProtocolRaw(SYNC, { syncToFs: false }).catch(() => undefined);
@@ -142,7 +158,7 @@ export function createRelay(options: RelayOptions): Relay {
   function pump(): void {
     if (pumping) return;
     pumping = true;
-    running = running.then(async () => {
+    then(async () => {
       try {
         for (;;) {
           if (!holder) {

@@ -169,6 +169,37 @@ describe("the relay in-process", SLOW, () => {
   });
 });
 
+describe("the relay after a fault of its own", SLOW, () => {
+  it("reports it, ends the connection it was serving, and serves the others", async () => {
+    const data = await freshDataDir();
+    const real = await PGlite.create(path.join(data.dir, "pglite"));
+    // A backend answer the relay cannot read (none is expected from PGlite): its loop throws.
+    const faulty = {
+      execProtocolRaw: (message: Uint8Array, options?: { syncToFs?: boolean }) =>
+        Buffer.from(message).includes(Buffer.from("SELECT 'fault'")) ? Promise.resolve(null as unknown as Uint8Array) : real.execProtocolRaw(message, options),
+    } as unknown as PGlite; // only execProtocolRaw is used by the relay
+    const problems: string[] = [];
+    const relay = createRelay({ db: faulty, onProblem: (event) => problems.push(event) });
+    const server = net.createServer((socket) => relay.accept(socket));
+    await new Promise<void>((resolve) => server.listen(embeddedSocketPath(data.dir), resolve));
+    try {
+      const a = client(data.dir);
+      const b = client(data.dir);
+      await a.connect();
+      await b.connect();
+      await expect(a.query("SELECT 'fault'")).rejects.toThrow();
+      expect(problems).toContain("embedded_relay_error");
+      expect((await b.query("SELECT 2 AS two")).rows).toEqual([{ two: 2 }]);
+      await b.end();
+    } finally {
+      server.close();
+      await relay.close();
+      await real.close();
+      await data.remove();
+    }
+  });
+});
+
 describe("the protocol framing", () => {
   it("splits a stream cut anywhere into the startup message and typed messages", () => {
     const startup = Buffer.alloc(8);
