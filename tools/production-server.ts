@@ -96,7 +96,12 @@ export async function startProductionServer(env: Record<string, string> = {}, { 
 
   let listening = false;
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Not left running (with its database and background processes) after the test gives up on it.
+      process.off("exit", stopOnExit);
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start in ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
     onJsonLines(child, (line) => {
       if (listening && keepLogs === "problems" && !PROBLEM_LEVEL.test(line)) return;
       const entry = parseJson(line);

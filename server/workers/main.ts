@@ -35,6 +35,8 @@ async function main(): Promise<void> {
   const writer = config.ANALYTICS_EVENTS === "off" ? undefined : createEventWriter({ db, logger, timeZone: config.REPORT_TIME_ZONE, maxBuffer: config.ANALYTICS_BUFFER_MAX, flushMs: config.ANALYTICS_FLUSH_MS });
   if (writer) watchEventWriter(() => writer.stats());
   const wakeups = createWakeups();
+  /** The server waits as long before it kills this process (server/workers/process.ts). */
+  const stopDeadlineMs = config.SHUTDOWN_TIMEOUT_MS + 5_000;
   const work = createBackgroundWork({ config, db, logger, buyers: () => settings.current(), secret, wakeups, ...(writer ? { analytics: writer } : {}) });
   work.startWhenNeeded();
   settings.onChange(() => work.startWhenNeeded());
@@ -54,6 +56,13 @@ async function main(): Promise<void> {
   process.on("disconnect", () => {
     if (stopping) return;
     stopping = true;
+    // A server killed outright leaves this process on its own, perhaps with its database gone
+    // too: whatever it is waiting for, it ends by this deadline rather than linger.
+    setTimeout(() => {
+      logger.error({ event: "background_stop_forced", afterMs: stopDeadlineMs }, "background worker did not stop in time; exiting");
+      logger.flush();
+      process.exit(1);
+    }, stopDeadlineMs).unref();
     void (async () => {
       try {
         settings.stop();

@@ -87,6 +87,18 @@ describe("the background worker process", { timeout: 120_000 }, () => {
     expect((received?.json as { reference: string }).reference).toBe(reference);
   });
 
+  it("does not outlive a server killed outright, even when its database is gone too", async () => {
+    const gone = await freshPostgresUrl();
+    const killed = await startProductionServer({ DATABASE_URL: gone.url, CSRF_SECRET: "a-shared-csrf-secret-of-at-least-32-characters", SHUTDOWN_TIMEOUT_MS: "1000" });
+    const pid = Number(killed.logs.find((line) => line.event === "background_started")?.pid);
+    expect(isRunning(pid)).toBe(true);
+    await gone.drop(); // its connections are cut
+    killed.child.kill("SIGKILL");
+    await killed.exited;
+    // It finishes what it holds and exits, or gives up at SHUTDOWN_TIMEOUT_MS + 5 s.
+    expect(await until(() => !isRunning(pid), 15_000)).toBe(true);
+  });
+
   it("stops with the server", async () => {
     const pid = backgroundPid();
     await server.stop();
