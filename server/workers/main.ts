@@ -20,6 +20,7 @@ import { registry, watchEventWriter } from "../metrics";
 import { createBackgroundWork } from "./background";
 import { createWakeups, type WorkKind } from "./wakeups";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { SECRET_ENV } from "./main-env";
 
 
@@ -63,6 +64,9 @@ async function main(): Promise<void> {
       logger.flush();
       process.exit(1);
     }, stopDeadlineMs).unref();
+    // And if this thread is itself stuck (seen once: blocked writing a log line to a server that
+    // is gone), a thread of its own ends the process 2 s later.
+    new Worker(`setTimeout(() => process.kill(${process.pid}, "SIGKILL"), ${stopDeadlineMs + 2_000});`, { eval: true }).unref();
     void (async () => {
       try {
         settings.stop();
