@@ -3,7 +3,8 @@
  * PostgreSQL (TEST_DATABASE_URL, or a throwaway cluster), the built server, and ten ping/post
  * buyers played by one HTTP server on loopback: six answering in 20–120 ms, two slow (500–1,000 ms:
  * some late), one never answering, one bidding high and refusing every post (so its wins cascade).
- * Leads are sent through the quote form's API at a fixed rate, each a new visitor.
+ * Leads are sent through the quote form's API at a fixed rate, each a new visitor (its own address
+ * in X-Forwarded-For, the server trusting its loopback balancer).
  *
  * Measured: from the lead's 201 to its first accepted post (p50, p95, p99), auctions settled per
  * second, and the invariants read back from the database afterwards: no lead sold exclusive twice,
@@ -21,7 +22,9 @@
  * alongside (its requests are in the JSON). A table with one column per rate, the verdicts per
  * rate, and bench-results/auction.json: an array, one result per rate.
  * Options: --rates A,B,… (leads per second, default 20,40,70,100) or --rate N (just one),
- * --seconds N (each rate, default 10).
+ * --seconds N (each rate, default 10), --statements (PostgreSQL's statements per lead, from
+ * pg_stat_statements: the throwaway cluster preloads it), --profile DIR (V8 CPU profiles of the
+ * server and its background worker, one per process and rate).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -33,7 +36,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { signBody } from "../server/delivery/signature";
 import { startProductionServer, type RunningServer } from "../tools/production-server";
-import { auctionTable, auctionVerdicts, cpuPerLead, parseRates, verdictLines, type CpuSpent } from "../tools/auction-bench";
+import { auctionCpuPerLead, auctionTable, auctionVerdicts, cpuPerLead, parseRates, verdictLines, type CpuSpent } from "../tools/auction-bench";
 import { childWithCommandLine, processTreeCpuMs } from "../tools/rss";
 import { processCpuMs } from "./lib/bench-cpu";
 import { createTestDatabase, provideAdminUrl } from "../tools/postgres";
@@ -126,6 +129,37 @@ async function backgroundPid(server: RunningServer): Promise<number | undefined>
   }
 }
 
+/**
+ * PostgreSQL's own account of the statements run (pg_stat_statements, when the cluster preloads
+ * it: TEST_POSTGRES_PRELOAD=pg_stat_statements for the throwaway one): reset before the leads,
+ * read after the drain, per lead stored. Undefined when the extension is not loaded.
+ */
+async function statementsStats(databaseUrl: string) {
+  const query = async <Row extends pg.QueryResultRow>(text: string): Promise<Row[] | undefined> => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    try {
+      await client.connect();
+      return (await client.query<Row>(text)).rows;
+    } catch {
+      return undefined;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
+  if (!(await query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"))) return undefined;
+  return {
+    reset: () => query("SELECT pg_stat_statements_reset()"),
+    async top(leads: number) {
+      const rows = await query<{ calls: string; total_ms: string; query: string }>(
+        `SELECT calls, total_exec_time + total_plan_time AS total_ms, query FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+         ORDER BY calls DESC LIMIT 40`,
+      );
+      const per = Math.max(leads, 1);
+      return (rows ?? []).map((row) => ({ callsPerLead: Number((Number(row.calls) / per).toFixed(2)), msPerLead: Number((Number(row.total_ms) / per).toFixed(3)), query: row.query.replace(/\s+/g, " ").slice(0, 160) }));
+    },
+  };
+}
+
 interface Pids {
   server: number | undefined;
   background: number | undefined;
@@ -191,6 +225,9 @@ async function startBuyerStubs(): Promise<BuyerStubs> {
   };
 }
 
+/** --profile DIR: where the server and its background worker write their CPU profiles. */
+let profileDirectory: string | undefined;
+
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 /** One rate on a fresh database and a fresh server: the result, verdicts not yet attached. */
@@ -201,7 +238,7 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
   let server: RunningServer | undefined;
   try {
     server = await startProductionServer(
-      { DATABASE_URL: database.url, BUYERS_FILE: buyersFile, CSRF_SECRET: "bench-auction-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", LEAD_RATE_LIMIT: "1000000", DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? "10", DATABASE_BACKGROUND_POOL_SIZE: process.env.DATABASE_BACKGROUND_POOL_SIZE ?? "10" },
+      { DATABASE_URL: database.url, BUYERS_FILE: buyersFile, CSRF_SECRET: "bench-auction-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", LEAD_RATE_LIMIT: "1000000", TRUST_PROXY: "loopback", DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? "10", DATABASE_BACKGROUND_POOL_SIZE: process.env.DATABASE_BACKGROUND_POOL_SIZE ?? "10", ...(profileDirectory ? { NODE_OPTIONS: `--import ${path.resolve("tools/cpu-profile.mjs")}`, CPU_PROFILE_DIR: profileDirectory } : {}) },
       { keepLogs: "problems" },
     );
     const pids: Pids = { server: server.child.pid, background: await backgroundPid(server), postmaster: await postmasterPid(database.url) };
@@ -214,6 +251,8 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
     const leadApiMs: number[] = [];
     let refused = 0;
     const sends: Promise<void>[] = [];
+    const statements = await statementsStats(database.url);
+    await statements?.reset();
     log(`auction ${rate}/s: ${rate} leads/s for ${seconds} s, 10 ping/post buyers, AUCTION_DEADLINE_MS 750…`);
     const cpuBefore = sampleCpu(pids);
     const startedAt = performance.now();
@@ -225,7 +264,8 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const sentAt = performance.now();
       sends.push(
-        postLead(server.origin, session, leadBody(session, { sid: "bench", tid: `a${index}` })).then((response) => {
+        // Each lead a visitor of its own behind the load balancer (its own address, so its own rate-limit row, as in real traffic).
+        postLead(server.origin, session, leadBody(session, { sid: "bench", tid: `a${index}` }), { "X-Forwarded-For": `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}` }).then((response) => {
           leadApiMs.push(performance.now() - sentAt);
           if (response.status === 201) stored.set((response.body as { reference: string }).reference, performance.now());
           else refused += 1;
@@ -268,7 +308,9 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
              percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM decided_at - pinged_at)) * 1000 FROM t
       UNION ALL SELECT 'decided_to_accepted', percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM accepted_at - decided_at)) * 1000,
              percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM accepted_at - decided_at)) * 1000 FROM t`);
+    const unsoldReasons = await client.query<{ reason: string; n: string }>("SELECT coalesce(reason, '') AS reason, count(*) AS n FROM auctions WHERE status = 'unsold' GROUP BY reason ORDER BY n DESC");
     await client.end();
+    const topStatements = statements ? await statements.top(stored.size) : null;
     const row = invariants.rows[0]!;
     return {
       rate,
@@ -279,7 +321,7 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
       soldWithAnAcceptedPost: latencies.length,
       storedToFirstAcceptedMs: { p50: Math.round(percentile(latencies, 50)), p95: Math.round(percentile(latencies, 95)), p99: Math.round(percentile(latencies, 99)), max: Math.round(latencies.at(-1) ?? Number.NaN) },
       auctionsDecidedPerSecond: Number(Number(row.decided_per_second).toFixed(1)),
-      auctions: { sold: Number(row.sold), unsold: Number(row.unsold) },
+      auctions: { sold: Number(row.sold), unsold: Number(row.unsold), unsoldBecause: Object.fromEntries(unsoldReasons.rows.map((reason) => [reason.reason, Number(reason.n)])) },
       pingOutcomes: Object.fromEntries(outcomes.rows.map((outcome) => [outcome.outcome, Number(outcome.n)])),
       stagesMs: Object.fromEntries(stages.rows.map((stage) => [stage.stage, { p50: Math.round(Number(stage.p50)), p99: Math.round(Number(stage.p99)) }])),
       doubleSales: { exclusiveTwice: Number(row.exclusive_twice), sameBuyerTwice: Number(row.buyer_twice), overMaxShared: Number(row.over_shared) },
@@ -288,10 +330,14 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
       // CPU from the first lead sent until the drain ended; per lead stored. The server's and the bench's include the landing pages served and requested meanwhile.
       cpuMs: cpu,
       cpuMsPerLead: cpuPerLead(cpu, stored.size),
+      // Less the landing pages' share, at their cost alone: the auction's own CPU per lead.
+      auctionCpuMsPerLead: auctionCpuPerLead(cpu, aloneCpu, { alone: pageAlone.requests, during: pageDuringAuctions.requests }, stored.size),
+      cpuMsAlone: aloneCpu,
       // null: no background.js child (its work is in the server's figure), or no PostgreSQL cluster on this machine.
       cpuPids: { server: pids.server ?? null, background: pids.background ?? null, postmaster: pids.postmaster ?? null },
       // For reading the server's share: its CPU per landing page when serving them alone (the 3 s before).
       serverCpuMsPerLandingPageAlone: aloneCpu.server === null || pageAlone.requests === 0 ? null : Number((aloneCpu.server / pageAlone.requests).toFixed(2)),
+      ...(topStatements ? { statements: topStatements } : {}),
       loadAverage,
       drainedInSeconds: Number(((finishedAt - startedAt) / 1_000).toFixed(1)),
     };
@@ -304,7 +350,11 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rate: { type: "string" }, rates: { type: "string" }, seconds: { type: "string", default: "10" } } });
+  const { values } = parseArgs({ options: { rate: { type: "string" }, rates: { type: "string" }, seconds: { type: "string", default: "10" }, statements: { type: "boolean", default: false }, profile: { type: "string" } } });
+  // V8 CPU profiles of the server and its background worker, written when they stop (open them in Chrome's DevTools).
+  if (values.profile) profileDirectory = path.resolve(values.profile);
+  // The throwaway cluster loads pg_stat_statements when asked (a little overhead on every statement, so not by default).
+  if (values.statements) process.env.TEST_POSTGRES_PRELOAD = "pg_stat_statements";
   const rates = parseRates(values.rates, values.rate);
   const seconds = Number(values.seconds);
   if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--seconds must be a positive number: ${values.seconds}`);
@@ -338,6 +388,14 @@ async function main(): Promise<void> {
     log("CPU: utime + stime from the first lead sent until the drain ended, per lead stored. The server's and the bench's include the landing-page load running alongside;");
     log(`PostgreSQL is the postmaster, its children and what it reaped from backends that ended meanwhile. Server CPU per landing page served alone: ${results.map((result) => `${result.serverCpuMsPerLandingPageAlone ?? "n/a"} ms`).join(", ")}.`);
     if (missing) log(`n/a: ${missing.cpuPids.background === null ? "no background.js child of the server (its work is in the server's figure and the total). " : ""}${missing.cpuPids.postmaster === null ? "the PostgreSQL cluster is not on this machine" : ""}`);
+    log("");
+    for (const result of results) {
+      if (!result.statements) continue;
+      log(`\nPostgreSQL's statements at ${result.rate}/s (pg_stat_statements), per lead stored: calls, ms executing, the statement`);
+      for (const statement of result.statements.slice(0, 15)) log(`${statement.callsPerLead.toFixed(2).padStart(6)}  ${statement.msPerLead.toFixed(3).padStart(6)}  ${statement.query.slice(0, 110)}`);
+      log(`${result.statements.reduce((sum, statement) => sum + statement.callsPerLead, 0).toFixed(2).padStart(6)}  ${result.statements.reduce((sum, statement) => sum + statement.msPerLead, 0).toFixed(3).padStart(6)}  in all (the 40 most called)`);
+    }
+    if (values.statements && !results.some((result) => result.statements)) log("\n--statements: pg_stat_statements is not loaded by this cluster (TEST_DATABASE_URL: add it to its shared_preload_libraries)");
     log("");
     for (const result of results) for (const line of verdictLines(result.rate, result.verdicts)) log(line);
     await mkdir("bench-results", { recursive: true });

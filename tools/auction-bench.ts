@@ -39,6 +39,24 @@ export function cpuPerLead(spent: CpuSpent, leads: number): CpuPerLead {
   return { server: per(spent.server), background: per(spent.background), postgres: per(spent.postgres), bench: per(spent.bench), total: per(total) };
 }
 
+/**
+ * The auction's own CPU per lead: each party's CPU during the run less what the landing pages
+ * served meanwhile cost it, at the rate it cost alone (the 3 s of clicks before the leads), per
+ * lead. The landing load runs flat out beside the leads, so its share of the server's, the
+ * database's and the load generator's CPU would otherwise be counted as the auction's. Never below
+ * 0 (noise); null where a party or the landing load alone was not measured.
+ */
+export function auctionCpuPerLead(during: CpuSpent, alone: CpuSpent, pages: { alone: number; during: number }, leads: number): CpuPerLead {
+  const net = (key: keyof CpuSpent): number | null => {
+    const spent = during[key];
+    const base = alone[key];
+    if (spent === null) return null;
+    if (base === null || pages.alone <= 0) return key === "background" ? spent : null;
+    return Math.max(0, spent - (base / pages.alone) * pages.during);
+  };
+  return cpuPerLead({ server: net("server"), background: net("background"), postgres: net("postgres"), bench: net("bench") }, leads);
+}
+
 /** What the table and the verdicts read from one rate's result. */
 export interface AuctionRateFigures {
   rate: number;
@@ -49,6 +67,8 @@ export interface AuctionRateFigures {
   leadApiMs: { p50: number; p99: number };
   doubleSales: { exclusiveTwice: number; sameBuyerTwice: number; overMaxShared: number };
   cpuMsPerLead: CpuPerLead;
+  /** cpuMsPerLead less the landing pages' share (auctionCpuPerLead). */
+  auctionCpuMsPerLead: CpuPerLead;
   loadAverage: number[];
 }
 
@@ -72,6 +92,11 @@ export function auctionTable(results: AuctionRateFigures[]): string[] {
     ["  PostgreSQL", (result) => cpu(result.cpuMsPerLead.postgres)],
     ["  bench (stubs, load)", (result) => cpu(result.cpuMsPerLead.bench)],
     ["  total", (result) => cpu(result.cpuMsPerLead.total)],
+    ["the auction's own, less landing: server", (result) => cpu(result.auctionCpuMsPerLead.server)],
+    ["  background worker", (result) => cpu(result.auctionCpuMsPerLead.background)],
+    ["  PostgreSQL", (result) => cpu(result.auctionCpuMsPerLead.postgres)],
+    ["  bench (stubs, lead load)", (result) => cpu(result.auctionCpuMsPerLead.bench)],
+    ["  total", (result) => cpu(result.auctionCpuMsPerLead.total)],
     ["load average (1, 5, 15 min)", (result) => result.loadAverage.map((load) => load.toFixed(2)).join(" ")],
   ];
   const headers = ["leads/s", ...results.map((result) => `${result.rate}`)];

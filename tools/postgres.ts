@@ -254,6 +254,8 @@ export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
         "-c", "autovacuum=off",
         "-c", "logging_collector=off",
         "-c", "log_min_messages=warning",
+        // e.g. pg_stat_statements, for `npm run bench:auction -- --statements`.
+        ...(process.env.TEST_POSTGRES_PRELOAD ? ["-c", `shared_preload_libraries=${process.env.TEST_POSTGRES_PRELOAD}`] : []),
       ]);
       const started = spawn(command, argv, { cwd: base, stdio: ["ignore", log, log] });
       child = started;

@@ -73,6 +73,11 @@ export interface SettleOptions {
    * are (one round trip for the record, none to read the bids back). Ignored once decided.
    */
   pings?: { results: readonly PingResult[]; at: Date };
+  /**
+   * The auction as this worker claimed it (status pinging), with `pings`: the first settlement is
+   * then written in one statement when it can be (settleFirstAtOnce), not five.
+   */
+  claimed?: AuctionRecord;
 }
 
 /**
@@ -108,7 +113,23 @@ async function insertPings(db: Kysely<Tables> | Transaction<Tables>, auctionId: 
     .execute();
 }
 
-export type Settlement = { outcome: "decided"; sale: Sale; queued: number } | { outcome: "unsold"; reason: string } | { outcome: "unchanged"; why: string };
+/** A cascade's view of what the auction already holds, read with its bids in one statement (decide). */
+interface HeldDelivery {
+  target: string;
+  status: string;
+  saleType: "exclusive" | "shared" | null;
+}
+interface HeldBid {
+  buyerId: string;
+  price: number | string;
+  saleType: "exclusive" | "shared" | null;
+  bidId: string | null;
+  priority: number;
+  answeredAfterMs: number | null;
+}
+
+/** `after`: a cascade's buyers whose posts were refused or failed before this decision, in order. */
+export type Settlement = { outcome: "decided"; sale: Sale; queued: number; after?: string[] } | { outcome: "unsold"; reason: string } | { outcome: "unchanged"; why: string };
 
 export function auctionRepository(db: Database) {
   const builder = db.builder;
@@ -153,6 +174,10 @@ export function auctionRepository(db: Database) {
      * the cascade, while the bids are valid). Queues the winners' posts.
      */
     async settle(auctionId: string, options: SettleOptions): Promise<Settlement> {
+      if (options.pings && options.claimed?.id === auctionId && options.claimed.status === "pinging") {
+        const settled = await settleFirstAtOnce(builder, options.claimed, { ...options, pings: options.pings });
+        if (settled) return settled;
+      }
       return builder.transaction().execute(async (tx) => {
         const row = await tx.selectFrom("auctions").selectAll().where("id", "=", auctionId).forUpdate().executeTakeFirst();
         if (!row) return { outcome: "unchanged", why: "no such auction" };
@@ -169,113 +194,183 @@ export function auctionRepository(db: Database) {
   };
 }
 
+/** The posts a sale queues, one per winner: the delivery row's own columns (the lead's and the auction's are added where it is written). */
+function winnerDeliveries(auction: Pick<AuctionRecord, "leadReference" | "floor">, sale: Exclude<Sale, { type: "unsold" }>, reservations: ReadonlyMap<string, CapReservation>, now: Date) {
+  return sale.winners.map((bid) => {
+    const reservation = reservations.get(bid.buyerId);
+    return {
+      target: bid.buyerId,
+      idempotencyKey: deliveryKey(auction.leadReference, bid.buyerId),
+      price: bid.price,
+      priceReason: `${bid.bidId === null ? "its fixed price as a standing bid" : `its ${sale.type} bid`} of $${bid.price.toFixed(2)} won the auction${auction.floor > 0 ? ` (source floor $${auction.floor.toFixed(2)})` : ""}`,
+      capDay: reservation?.periods.day ?? null,
+      capKeys: reservation ? capKeysOf(reservation.periods) : null,
+      capSpend: reservation?.price ?? null,
+      nextAttemptAt: now,
+      saleType: sale.type,
+      bidId: bid.bidId,
+    };
+  });
+}
+
+/** The bids a round carries: a valid bid, or a fixed-price buyer's standing one. */
+const bidsOf = (results: readonly PingResult[]): Bid[] => results.flatMap((result) => (result.bid ? [result.bid] : []));
+
+/**
+ * The first settlement in one statement (issue 35: statements per lead), for the usual case: the
+ * auction still `pinging`, its lead there, and no winner with caps or a budget to reserve. The
+ * round's pings, the auction decided (or unsold) and the winners' posts are written together, all
+ * of it only if the auction's row still says `pinging` when its lock is taken: a replica that
+ * settled first leaves this one nothing to write. Undefined when it wrote nothing (another replica
+ * settled, the lead is gone) or a winner has limits: the transaction (decide) then looks again.
+ */
+async function settleFirstAtOnce(builder: Kysely<Tables>, auction: AuctionRecord, options: SettleOptions & { pings: NonNullable<SettleOptions["pings"]> }): Promise<Settlement | undefined> {
+  const { results, at } = options.pings;
+  const pingedAt = auction.pingedAt ?? at;
+  const expires = new Date(pingedAt.getTime() + options.buyers.auction.bidLifetimeMs);
+  const sale: Sale = options.saleAllowed
+    ? selectWinners(bidsOf(results), { maxShared: options.buyers.auction.maxShared })
+    : { type: "unsold", winners: [], reason: "not for sale: the visitor opted out (GPC or the suppression list)" };
+  const buyerOf = new Map(options.buyers.buyers.map((buyer) => [buyer.id, buyer]));
+  if (sale.winners.some((bid) => { const buyer = buyerOf.get(bid.buyerId); return buyer !== undefined && isLimited(buyer); })) return undefined;
+  const decided = sale.type !== "unsold";
+  const pings = results.map((result) => ({
+    buyer_id: result.buyerId,
+    outcome: result.outcome,
+    latency_ms: result.latencyMs,
+    http_status: result.httpStatus,
+    price: result.bid?.price ?? null,
+    sale_type: result.bid?.type ?? null,
+    bid_id: result.bid?.bidId ?? null,
+    priority: result.bid?.priority ?? 0,
+    answered_after_ms: result.bid?.answeredAfterMs ?? null,
+    detail: result.detail,
+  }));
+  const posts = decided ? winnerDeliveries(auction, sale, new Map(), options.now) : [];
+  const { rows } = await sql<{ settled: number; queued: string[] }>`
+    WITH settled AS (
+      UPDATE auctions SET status = ${decided ? "decided" : "unsold"}, sale_type = ${decided ? sale.type : null}, reason = ${decided ? null : sale.reason},
+        locked_until = NULL, decided_at = ${options.now}::timestamptz, bids_expire_at = ${decided ? expires : null}::timestamptz,
+        pinged_at = coalesce(pinged_at, ${at}::timestamptz)
+      WHERE id = ${auction.id} AND status = 'pinging' AND lead_id IS NOT NULL
+      RETURNING id, lead_id, lead_reference),
+    pinged AS (
+      INSERT INTO auction_pings (auction_id, buyer_id, outcome, latency_ms, http_status, price, sale_type, bid_id, priority, answered_after_ms, detail, pinged_at)
+      SELECT settled.id, p.buyer_id, p.outcome, p.latency_ms, p.http_status, p.price, p.sale_type, p.bid_id, p.priority, p.answered_after_ms, p.detail, ${at}::timestamptz
+      FROM settled, jsonb_to_recordset(${JSON.stringify(pings)}::jsonb) AS p(buyer_id text, outcome text, latency_ms integer, http_status integer, price numeric, sale_type text, bid_id text, priority integer, answered_after_ms integer, detail text)
+      ON CONFLICT (auction_id, buyer_id) DO NOTHING),
+    queued AS (
+      INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, price_reason, url, cap_day, cap_keys, cap_spend, next_attempt_at, auction_id, sale_type, bid_id)
+      SELECT settled.lead_id, settled.lead_reference, 'buyer', w.target, w."idempotencyKey", true, w.price, w."priceReason", NULL, NULL, NULL, NULL, ${options.now}::timestamptz, settled.id, w."saleType", w."bidId"
+      FROM settled, jsonb_to_recordset(${JSON.stringify(posts)}::jsonb) AS w(target text, "idempotencyKey" text, price numeric, "priceReason" text, "saleType" text, "bidId" text)
+      ON CONFLICT (idempotency_key) DO NOTHING
+      RETURNING target)
+    SELECT (SELECT count(*)::integer FROM settled) AS settled, ARRAY(SELECT target FROM queued) AS queued`.execute(builder);
+  const row = rows[0];
+  if (!row || row.settled === 0) return undefined;
+  return decided ? { outcome: "decided", sale, queued: row.queued.length } : { outcome: "unsold", reason: sale.reason };
+}
+
 /** The settlement's decision, inside settle's transaction with the auction's row locked. */
 async function decide(tx: Transaction<Tables>, auction: AuctionRecord, options: SettleOptions): Promise<Settlement> {
-        const auctionId = auction.id;
-        {
-        const first = auction.status === "pinging";
-        const round = first ? options.pings : undefined;
-        if (round) {
-          await insertPings(tx, auctionId, round.results, round.at);
-          auction.pingedAt ??= round.at;
-        }
-        // A sale's posts are queued in the transaction that moves it past pinging: the first settlement has none yet.
-        const existing = first ? [] : await tx.selectFrom("deliveries").select(["target", "status", "saleType"]).where("auctionId", "=", auctionId).execute();
-        const live = existing.filter((delivery) => (LIVE as readonly string[]).includes(delivery.status));
-        if (live.some((delivery) => delivery.saleType === "exclusive")) return { outcome: "unchanged", why: "sold exclusive" };
-        const unsold = async (reason: string): Promise<Settlement> => {
-          if (live.length > 0) return { outcome: "unchanged", why: reason };
-          await tx.updateTable("auctions").set({ status: "unsold", reason, lockedUntil: null, decidedAt: options.now }).where("id", "=", auctionId).execute();
-          return { outcome: "unsold", reason };
-        };
-        if (auction.leadId === null) return unsold("the lead is gone");
-        if (!options.saleAllowed) return unsold("not for sale: the visitor opted out (GPC or the suppression list)");
-        const expires = auction.bidsExpireAt ?? new Date((auction.pingedAt ?? options.now).getTime() + options.buyers.auction.bidLifetimeMs);
-        if (!first && options.now > expires) return unsold("the bids expired before a post was accepted");
+  const auctionId = auction.id;
+  const first = auction.status === "pinging";
+  const round = first ? options.pings : undefined;
+  if (round) {
+    await insertPings(tx, auctionId, round.results, round.at);
+    auction.pingedAt ??= round.at;
+  }
+  // A sale's posts are queued in the transaction that moves it past pinging: the first settlement
+  // has none yet. A cascade (or a first settlement without the round in hand) reads the posts so
+  // far and the bids in one statement (the row is locked first, by its own statement, so this
+  // one's snapshot sees every post committed before).
+  const held = first && round ? undefined : (await sql<{ deliveries: HeldDelivery[]; bids: HeldBid[] }>`
+    SELECT coalesce((SELECT json_agg(json_build_object('target', target, 'status', status, 'saleType', sale_type) ORDER BY id) FROM deliveries WHERE auction_id = ${auctionId}), '[]'::json) AS deliveries,
+           coalesce((SELECT json_agg(json_build_object('buyerId', buyer_id, 'price', price, 'saleType', sale_type, 'bidId', bid_id, 'priority', priority, 'answeredAfterMs', answered_after_ms) ORDER BY id)
+                     FROM auction_pings WHERE auction_id = ${auctionId} AND outcome IN ('bid', 'standing')), '[]'::json) AS bids`.execute(tx)).rows[0];
+  const existing = first ? [] : (held?.deliveries ?? []);
+  const live = existing.filter((delivery) => (LIVE as readonly string[]).includes(delivery.status));
+  if (live.some((delivery) => delivery.saleType === "exclusive")) return { outcome: "unchanged", why: "sold exclusive" };
+  const unsold = async (reason: string): Promise<Settlement> => {
+    if (live.length > 0) return { outcome: "unchanged", why: reason };
+    await tx.updateTable("auctions").set({ status: "unsold", reason, lockedUntil: null, decidedAt: options.now }).where("id", "=", auctionId).execute();
+    return { outcome: "unsold", reason };
+  };
+  if (auction.leadId === null) return unsold("the lead is gone");
+  if (!options.saleAllowed) return unsold("not for sale: the visitor opted out (GPC or the suppression list)");
+  const expires = auction.bidsExpireAt ?? new Date((auction.pingedAt ?? options.now).getTime() + options.buyers.auction.bidLifetimeMs);
+  if (!first && options.now > expires) return unsold("the bids expired before a post was accepted");
 
-        const bids: Bid[] = round
-          ? // Only a valid bid, or a fixed-price buyer's standing one, carries a bid.
-            round.results.flatMap((result) => (result.bid ? [result.bid] : []))
-          : (await tx.selectFrom("auctionPings").selectAll().where("auctionId", "=", auctionId).where("outcome", "in", ["bid", "standing"]).execute()).map((ping) => ({
-              buyerId: ping.buyerId,
-              price: Number(ping.price),
-              type: ping.saleType ?? "shared",
-              bidId: ping.bidId,
-              priority: ping.priority,
-              answeredAfterMs: ping.answeredAfterMs ?? 0,
-            }));
-        const excluded = new Set(existing.map((delivery) => delivery.target));
-        const acceptedShared = live.filter((delivery) => delivery.saleType === "shared").length;
-        const buyerOf = new Map(options.buyers.buyers.map((buyer) => [buyer.id, buyer]));
-        // A winner without room in its caps or budgets is out; choose again without it.
-        for (let round = 0; round <= bids.length; round += 1) {
-          const sale = selectWinners(bids, { maxShared: options.buyers.auction.maxShared, excluded, acceptedShared });
-          if (sale.type === "unsold") return unsold(sale.reason);
-          const reservations = new Map<string, CapReservation>();
-          const shut: string[] = [];
-          for (const bid of sale.winners) {
-            const buyer = buyerOf.get(bid.buyerId);
-            if (!buyer || !isLimited(buyer)) continue;
-            if (shutByLimits(buyer, bid.price)) shut.push(buyer.id);
-            else reservations.set(buyer.id, { buyerId: buyer.id, periods: capPeriods(buyer, options.now), price: bid.price, caps: buyer.caps, budget: buyer.budget });
-          }
-          if (shut.length === 0 && reservations.size > 0) {
-            // All the winners' slots or none: a winner without room undoes the others' (the savepoint).
-            await sql`SAVEPOINT auction_caps`.execute(tx);
-            const { rows } = await reserveCounters([...reservations.values()]).execute(tx);
-            const got = new Set(rows.map((row) => row.buyerId));
-            for (const buyerId of reservations.keys()) if (!got.has(buyerId)) shut.push(buyerId);
-            if (shut.length > 0) await sql`ROLLBACK TO SAVEPOINT auction_caps`.execute(tx);
-          }
-          if (shut.length > 0) {
-            for (const buyerId of shut) excluded.add(buyerId);
-            continue;
-          }
-          // The winners' posts and the auction decided, in one statement.
-          const queued = await tx
-            .with("decided", (db) =>
-              db
-                .updateTable("auctions")
-                .set({ status: "decided", saleType: acceptedShared > 0 ? "shared" : sale.type, lockedUntil: null, decidedAt: options.now, bidsExpireAt: expires, reason: null })
-                .where("id", "=", auctionId)
-                .returning("id"),
-            )
-            .insertInto("deliveries")
-            .values(
-              sale.winners.map((bid) => {
-                const reservation = reservations.get(bid.buyerId);
-                return {
-                  leadId: auction.leadId!,
-                  leadReference: auction.leadReference,
-                  kind: "buyer" as const,
-                  target: bid.buyerId,
-                  idempotencyKey: deliveryKey(auction.leadReference, bid.buyerId),
-                  sale: true,
-                  price: bid.price,
-                  priceReason: `${bid.bidId === null ? "its fixed price as a standing bid" : `its ${sale.type} bid`} of $${bid.price.toFixed(2)} won the auction${auction.floor > 0 ? ` (source floor $${auction.floor.toFixed(2)})` : ""}`,
-                  url: null,
-                  capDay: reservation?.periods.day ?? null,
-                  capKeys: reservation ? capKeysOf(reservation.periods) : null,
-                  capSpend: reservation?.price ?? null,
-                  nextAttemptAt: options.now,
-                  lastError: null,
-                  reason: null,
-                  lockedUntil: null,
-                  completedAt: null,
-                  returnedAt: null,
-                  auctionId,
-                  saleType: sale.type,
-                  bidId: bid.bidId,
-                };
-              }),
-            )
-            .onConflict((conflict) => conflict.column("idempotencyKey").doNothing())
-            .returning("target")
-            .execute();
-          return { outcome: "decided", sale, queued: queued.length };
-        }
-        return unsold("every bidder's cap or budget is reached");
-        }
+  const bids: Bid[] = round
+    ? bidsOf(round.results)
+    : (held?.bids ?? []).map((ping) => ({
+        buyerId: ping.buyerId,
+        price: Number(ping.price),
+        type: ping.saleType ?? "shared",
+        bidId: ping.bidId,
+        priority: ping.priority,
+        answeredAfterMs: ping.answeredAfterMs ?? 0,
+      }));
+  const refused = existing.filter((delivery) => delivery.status === "rejected" || delivery.status === "failed").map((delivery) => delivery.target);
+  const excluded = new Set(existing.map((delivery) => delivery.target));
+  const acceptedShared = live.filter((delivery) => delivery.saleType === "shared").length;
+  const buyerOf = new Map(options.buyers.buyers.map((buyer) => [buyer.id, buyer]));
+  // A winner without room in its caps or budgets is out; choose again without it.
+  for (let attempt = 0; attempt <= bids.length; attempt += 1) {
+    const sale = selectWinners(bids, { maxShared: options.buyers.auction.maxShared, excluded, acceptedShared });
+    if (sale.type === "unsold") return unsold(sale.reason);
+    const reservations = new Map<string, CapReservation>();
+    const shut: string[] = [];
+    for (const bid of sale.winners) {
+      const buyer = buyerOf.get(bid.buyerId);
+      if (!buyer || !isLimited(buyer)) continue;
+      if (shutByLimits(buyer, bid.price)) shut.push(buyer.id);
+      else reservations.set(buyer.id, { buyerId: buyer.id, periods: capPeriods(buyer, options.now), price: bid.price, caps: buyer.caps, budget: buyer.budget });
+    }
+    if (shut.length === 0 && reservations.size > 0) {
+      // All the winners' slots or none: a winner without room undoes the others' (the savepoint).
+      await sql`SAVEPOINT auction_caps`.execute(tx);
+      const { rows } = await reserveCounters([...reservations.values()]).execute(tx);
+      const got = new Set(rows.map((row) => row.buyerId));
+      for (const buyerId of reservations.keys()) if (!got.has(buyerId)) shut.push(buyerId);
+      if (shut.length > 0) await sql`ROLLBACK TO SAVEPOINT auction_caps`.execute(tx);
+    }
+    if (shut.length > 0) {
+      for (const buyerId of shut) excluded.add(buyerId);
+      continue;
+    }
+    // The winners' posts and the auction decided, in one statement.
+    const queued = await tx
+      .with("decided", (db) =>
+        db
+          .updateTable("auctions")
+          .set({ status: "decided", saleType: acceptedShared > 0 ? "shared" : sale.type, lockedUntil: null, decidedAt: options.now, bidsExpireAt: expires, reason: null })
+          .where("id", "=", auctionId)
+          .returning("id"),
+      )
+      .insertInto("deliveries")
+      .values(
+        winnerDeliveries(auction, sale, reservations, options.now).map((post) => ({
+          ...post,
+          leadId: auction.leadId!,
+          leadReference: auction.leadReference,
+          kind: "buyer" as const,
+          sale: true,
+          url: null,
+          lastError: null,
+          reason: null,
+          lockedUntil: null,
+          completedAt: null,
+          returnedAt: null,
+          auctionId,
+        })),
+      )
+      .onConflict((conflict) => conflict.column("idempotencyKey").doNothing())
+      .returning("target")
+      .execute();
+    return { outcome: "decided", sale, queued: queued.length, ...(refused.length > 0 ? { after: refused } : {}) };
+  }
+  return unsold("every bidder's cap or budget is reached");
 }
 
 export type AuctionRepository = ReturnType<typeof auctionRepository>;
@@ -357,7 +452,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   async function settle(auction: AuctionRecord, saleAllowed: boolean, pings?: SettleOptions["pings"]): Promise<Settlement> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await repository.settle(auction.id, { buyers: options.buyers(), now: now(), saleAllowed, ...(pings ? { pings } : {}) });
+        return await repository.settle(auction.id, { buyers: options.buyers(), now: now(), saleAllowed, ...(pings ? { pings, claimed: auction } : {}) });
       } catch (error) {
         if (attempt >= 3) throw error;
       }
@@ -368,8 +463,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   async function cascade(auction: AuctionRecord, saleAllowed: boolean): Promise<void> {
     const settlement = await settle(auction, saleAllowed);
     if (settlement.outcome === "decided") {
-      const refused = await db.builder.selectFrom("deliveries").select("target").where("auctionId", "=", auction.id).where("status", "in", ["rejected", "failed"]).orderBy("id").execute();
-      log.info({ event: "auction_cascaded", reference: auction.leadReference, after: refused.map((delivery) => delivery.target), saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "post refused: the lead goes to the next best bid");
+      log.info({ event: "auction_cascaded", reference: auction.leadReference, after: settlement.after ?? [], saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "post refused: the lead goes to the next best bid");
       options.onQueued?.();
     } else if (settlement.outcome === "unsold") {
       log.info({ event: "auction_unsold", reference: auction.leadReference, reason: settlement.reason }, "auction ended unsold");

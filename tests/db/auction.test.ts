@@ -6,9 +6,10 @@
  * but sent as directed; and two auction workers settling the same auction sell it once.
  */
 import http from "node:http";
+import pg from "pg";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAuctioneer, auctionRepository } from "../../server/auction/auctions";
 import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
 import { createDeliveryPlanner } from "../../server/delivery/plan";
@@ -24,6 +25,7 @@ import { allStores, type TestDatabase } from "../support/databases";
 import { SAMPLE_ANSWERS, sampleDrivers, sampleNewLead } from "../../tools/lead-session";
 import { TEST_LEAD_PHONE } from "../../server/auction/sandbox";
 import type { EventInput } from "../../server/analytics/store";
+import type { PingResult } from "../../server/auction/bids";
 
 type PingAnswer = { price: number; type: "exclusive" | "shared" } | null;
 interface Stub {
@@ -330,5 +332,95 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     await expect(
       db.query("INSERT INTO deliveries (lead_reference, kind, target, idempotency_key, sale, sale_type) VALUES ($1, 'buyer', 'share-a', 'other-key', true, 'exclusive')", [reference]),
     ).rejects.toThrow(/deliveries_one_live_exclusive/);
+  });
+
+  /** A round's answers as a worker would hand them to settle: each a bid with this round's bid id. */
+  const round = (tag: string, bids: Array<[string, number, "exclusive" | "shared"]>): PingResult[] =>
+    bids.map(([buyerId, price, type], index) => ({ buyerId, outcome: "bid", latencyMs: 10 + index, httpStatus: 200, detail: null, bid: { buyerId, price, type, bidId: `${buyerId}-${tag}`, priority: 0, answeredAfterMs: 10 + index } }));
+  /**
+   * The statements `work` sends to PostgreSQL (each client.query of pg, BEGIN and COMMIT included).
+   * The embedded store runs PGlite inside the test process without pg's client: counted as null there.
+   */
+  async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; statements: number | null }> {
+    const spy = vi.spyOn(pg.Client.prototype, "query");
+    try {
+      const result = await work();
+      return { result, statements: store.kind === "postgres" ? spy.mock.calls.length : null };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+  const claimedAuction = async (reference: string) => {
+    const auction = (await auctionRepository(db).find(reference))!;
+    await db.query("UPDATE auctions SET status = 'pinging' WHERE id = $1", [auction.id]);
+    return { ...auction, status: "pinging" as const };
+  };
+
+  it("writes the first settlement (the round's pings, the decision, the winners' posts) in one statement; replicas racing their own rounds sell once", async () => {
+    const file = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 30, type: "exclusive" }), buyer("share-a", { price: 12, type: "shared" }), buyer("share-b", { price: 11, type: "shared" })] });
+    const reference = await storeLead(file);
+    const claimed = await claimedAuction(reference);
+    const repository = auctionRepository(db);
+    const at = new Date();
+    const { result, statements } = await statementsOf(() =>
+      repository.settle(claimed.id, { buyers: file, now: new Date(), saleAllowed: true, claimed, pings: { at, results: round("r1", [["excl", 10, "exclusive"], ["share-a", 12, "shared"], ["share-b", 11, "shared"]]) } }),
+    );
+    expect(statements).toBe(store.kind === "postgres" ? 1 : null);
+    expect(result).toMatchObject({ outcome: "decided", queued: 2, sale: { type: "shared" } });
+    expect(await sold(reference)).toEqual([
+      ["share-a", "shared", 12, "share-a-r1", "pending"],
+      ["share-b", "shared", 11, "share-b-r1", "pending"],
+    ]);
+    const decided = (await repository.find(reference))!;
+    expect(decided).toMatchObject({ status: "decided", saleType: "shared", reason: null });
+    expect(decided.pingedAt?.getTime()).toBe(at.getTime());
+    expect(decided.bidsExpireAt?.getTime()).toBe(at.getTime() + file.auction.bidLifetimeMs);
+    expect((await repository.pings(claimed.id)).map((ping) => [ping.buyerId, ping.outcome, ping.price, ping.bidId])).toEqual([
+      ["excl", "bid", 10, "excl-r1"],
+      ["share-a", "bid", 12, "share-a-r1"],
+      ["share-b", "bid", 11, "share-b-r1"],
+    ]);
+    // Another replica's round for the same auction (its lease had run out) writes nothing at all: not its pings, not its sale.
+    const late = await repository.settle(claimed.id, { buyers: file, now: new Date(), saleAllowed: true, claimed, pings: { at: new Date(), results: round("r2", [["excl", 40, "exclusive"]]) } });
+    expect(late.outcome).toBe("unchanged");
+    expect((await repository.pings(claimed.id)).map((ping) => ping.bidId)).toEqual(["excl-r1", "share-a-r1", "share-b-r1"]);
+
+    // Eight rounds settling one auction at once: one sale, one round's pings.
+    const raced = await storeLead(file, { lead: { email: "raced@example.com", phone: "(415) 555-0142" } });
+    const racing = await claimedAuction(raced);
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => repository.settle(racing.id, { buyers: file, now: new Date(), saleAllowed: true, claimed: racing, pings: { at: new Date(), results: round(`w${index}`, [["excl", 30 + index, "exclusive"]]) } })),
+    );
+    expect(outcomes.filter((outcome) => outcome.outcome === "decided")).toHaveLength(1);
+    const pings = await repository.pings(racing.id);
+    expect(pings).toHaveLength(1);
+    expect(await sold(raced)).toEqual([["excl", "exclusive", pings[0]!.price, pings[0]!.bidId, "pending"]]);
+  });
+
+  it("ends a first round without a sale in one statement, and leaves a winner with caps, or a lead that is gone, to the transaction", async () => {
+    const file = buyersFileSchema.parse({ buyers: [buyer("capped", { price: 30, type: "exclusive" }, { caps: { hour: 5 } }), buyer("open", { price: 12, type: "shared" })] });
+    const repository = auctionRepository(db);
+    // No valid bid: unsold, its pings kept, one statement.
+    const none = await claimedAuction(await storeLead(file));
+    const unsold = await statementsOf(() =>
+      repository.settle(none.id, { buyers: file, now: new Date(), saleAllowed: true, claimed: none, pings: { at: new Date(), results: [{ buyerId: "open", outcome: "no_bid", latencyMs: 5, httpStatus: 200, detail: null, bid: null }] } }),
+    );
+    expect(unsold).toEqual({ statements: store.kind === "postgres" ? 1 : null, result: { outcome: "unsold", reason: "no valid bid" } });
+    expect((await repository.pings(none.id)).map((ping) => ping.outcome)).toEqual(["no_bid"]);
+    expect((await repository.find(none.leadReference))?.status).toBe("unsold");
+    // The capped winner's slot is reserved under a savepoint in the transaction: more than one statement, and its counter counts it.
+    const capped = await claimedAuction(await storeLead(file, { lead: { email: "capped@example.com", phone: "(415) 555-0143" } }));
+    const reserved = await statementsOf(() =>
+      repository.settle(capped.id, { buyers: file, now: new Date(), saleAllowed: true, claimed: capped, pings: { at: new Date(), results: round("c", [["capped", 30, "exclusive"], ["open", 12, "shared"]]) } }),
+    );
+    if (store.kind === "postgres") expect(reserved.statements).toBeGreaterThan(1);
+    expect(reserved.result).toMatchObject({ outcome: "decided", sale: { type: "exclusive" } });
+    expect(Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM deliveries WHERE target = 'capped' AND cap_keys IS NOT NULL")).rows[0]?.n)).toBe(1);
+    // The lead was erased after the claim: the one statement writes nothing, the transaction ends it unsold.
+    const gone = await claimedAuction(await storeLead(file, { lead: { email: "gone@example.com", phone: "(415) 555-0144" } }));
+    await db.query("UPDATE auctions SET lead_id = NULL WHERE id = $1", [gone.id]);
+    const settled = await repository.settle(gone.id, { buyers: file, now: new Date(), saleAllowed: true, claimed: gone, pings: { at: new Date(), results: round("g", [["open", 12, "shared"]]) } });
+    expect(settled).toEqual({ outcome: "unsold", reason: "the lead is gone" });
+    expect(await sold(gone.leadReference)).toEqual([]);
   });
 });

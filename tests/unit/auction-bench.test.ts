@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { auctionTable, auctionVerdicts, cpuPerLead, DEFAULT_RATES, parseRates, verdictLines, type AuctionRateFigures } from "../../tools/auction-bench";
+import { auctionCpuPerLead, auctionTable, auctionVerdicts, cpuPerLead, DEFAULT_RATES, parseRates, verdictLines, type AuctionRateFigures } from "../../tools/auction-bench";
 import { childWithCommandLine, parseStatCpuMs, processTreeCpuMs, statCpuMs, USER_HZ } from "../../tools/rss";
 
 const figures = (overrides: Partial<AuctionRateFigures> = {}): AuctionRateFigures => ({
@@ -12,6 +12,7 @@ const figures = (overrides: Partial<AuctionRateFigures> = {}): AuctionRateFigure
   leadApiMs: { p50: 12, p99: 80 },
   doubleSales: { exclusiveTwice: 0, sameBuyerTwice: 0, overMaxShared: 0 },
   cpuMsPerLead: { server: 4.2, background: 3.1, postgres: 2.5, bench: 1.8, total: 11.6 },
+  auctionCpuMsPerLead: { server: 2.2, background: 3.1, postgres: 1.5, bench: 0.8, total: 7.6 },
   loadAverage: [1.5, 1.25, 1],
   ...overrides,
 });
@@ -69,6 +70,16 @@ describe("the auction bench's rates, CPU per lead, table and verdicts (tools/auc
     expect(cpuPerLead({ server: 840, background: 0, postgres: 500, bench: 360 }, 0).total).toBeNull();
   });
 
+  it("takes the landing pages' share out of each party's CPU, at their cost alone, for the auction's own", () => {
+    // Alone: 1,000 pages cost the server 300 ms, PostgreSQL 100, the load generator 200 (the background worker nothing).
+    const alone = { server: 300, background: 2, postgres: 100, bench: 200 };
+    const net = auctionCpuPerLead({ server: 1_500, background: 620, postgres: 700, bench: 500 }, alone, { alone: 1_000, during: 2_000 }, 100);
+    expect(net).toEqual({ server: 9, background: 6.2, postgres: 5, bench: 1, total: 21.2 });
+    // Noise never makes a negative share; an unmeasured landing load leaves the figure unknown.
+    expect(auctionCpuPerLead({ server: 100, background: 0, postgres: 700, bench: 500 }, alone, { alone: 1_000, during: 2_000 }, 100).server).toBe(0);
+    expect(auctionCpuPerLead({ server: 1_500, background: 620, postgres: 700, bench: 500 }, alone, { alone: 0, during: 2_000 }, 100)).toEqual({ server: null, background: 6.2, postgres: null, bench: null, total: null });
+  });
+
   it("prints one column per rate, figures right-aligned", () => {
     const lines = auctionTable([figures(), figures({ rate: 100, storedToFirstAcceptedMs: { p50: 700, p95: 1_800, p99: Number.NaN }, cpuMsPerLead: { server: 4, background: null, postgres: null, bench: 1, total: null } })]);
     expect(lines[0]).toMatch(/^leads\/s\s+20\s+100$/);
@@ -81,6 +92,8 @@ describe("the auction bench's rates, CPU per lead, table and verdicts (tools/auc
     expect(row("double sales")).toMatch(/0 \/ 0 \/ 0$/);
     expect(row("  background worker")).toMatch(/3\.1\s+n\/a$/);
     expect(row("  total")).toMatch(/11\.6\s+n\/a$/);
+    expect(row("the auction's own, less landing: server")).toMatch(/2\.2\s+2\.2$/);
+    expect(lines.filter((line) => line.startsWith("  total")).at(-1)).toMatch(/7\.6\s+7\.6$/);
     expect(row("load average")).toMatch(/1\.50 1\.25 1\.00/);
     expect(new Set(lines.slice(2).map((line) => line.length)).size).toBe(1);
   });
