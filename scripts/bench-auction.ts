@@ -13,7 +13,8 @@
  * 8 at a time) alone and during the auctions, and the lead API's own latency.
  *
  * Several rates in one run (issue 35: where does it stop keeping up?), each on a fresh database and
- * a fresh server, so one rate's backlog never spills into the next. For each, the CPU time spent
+ * a fresh server, so one rate's backlog never spills into the next, warmed up by 100 leads (sold,
+ * not measured) so its figures are a running server's. For each, the CPU time spent
  * from the first lead sent until the drain ended (utime + stime in /proc/<pid>/stat), per lead
  * stored: the server process, its background worker (the child running background.js: delivery
  * and auctions), the PostgreSQL cluster (the postmaster, its children, and what it reaped from
@@ -146,7 +147,8 @@ async function statementsStats(databaseUrl: string) {
       await client.end().catch(() => {});
     }
   };
-  if (!(await query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"))) return undefined;
+  // The extension can be created without the library loaded; its view then refuses to be read.
+  if (!(await query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")) || !(await query("SELECT 1 FROM pg_stat_statements LIMIT 1"))) return undefined;
   return {
     reset: () => query("SELECT pg_stat_statements_reset()"),
     async top(leads: number) {
@@ -228,6 +230,9 @@ async function startBuyerStubs(): Promise<BuyerStubs> {
 /** --profile DIR: where the server and its background worker write their CPU profiles. */
 let profileDirectory: string | undefined;
 
+/** Leads sent before each rate's measured run, to warm the server up (runRate). */
+const WARM_UP_LEADS = 100;
+
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 /** One rate on a fresh database and a fresh server: the result, verdicts not yet attached. */
@@ -243,6 +248,18 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
     );
     const pids: Pids = { server: server.child.pid, background: await backgroundPid(server), postmaster: await postmasterPid(database.url) };
     const session = await openLeadSession(server.origin);
+    // A fresh server compiles its hot paths during its first leads: 100 leads at 20/s first, sold
+    // and left out of every figure, so the CPU per lead is a running server's.
+    log(`auction ${rate}/s: warming up (${WARM_UP_LEADS} leads at 20/s, not measured)…`);
+    const warmUp = await Promise.all(
+      Array.from({ length: WARM_UP_LEADS }, async (_, index) => {
+        await new Promise((resolve) => setTimeout(resolve, index * 50));
+        const response = await postLead(server!.origin, session, leadBody(session, { sid: "bench", tid: `w${index}` }), { "X-Forwarded-For": `10.255.0.${index}` });
+        return response.status === 201 ? (response.body as { reference: string }).reference : undefined;
+      }),
+    );
+    const warmedBy = performance.now() + 15_000;
+    while (performance.now() < warmedBy && warmUp.some((reference) => reference !== undefined && !firstAccepted.has(reference))) await new Promise((resolve) => setTimeout(resolve, 100));
     log(`auction ${rate}/s: the landing page alone for 3 s…`);
     const aloneBefore = sampleCpu(pids);
     const pageAlone = await pageLoad(server.origin, 3_000);
@@ -251,10 +268,11 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
     const leadApiMs: number[] = [];
     let refused = 0;
     const sends: Promise<void>[] = [];
-    const statements = await statementsStats(database.url);
+    const statements = process.env.TEST_POSTGRES_PRELOAD?.includes("pg_stat_statements") ? await statementsStats(database.url) : undefined;
     await statements?.reset();
     log(`auction ${rate}/s: ${rate} leads/s for ${seconds} s, 10 ping/post buyers, AUCTION_DEADLINE_MS 750…`);
     const cpuBefore = sampleCpu(pids);
+    const logsBefore = server.logs.length;
     const startedAt = performance.now();
     const pageDuring = pageLoad(server.origin, seconds * 1_000);
     const total = Math.round(rate * seconds);
@@ -284,6 +302,8 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
     const loadAverage = os.loadavg().map((load) => Number(load.toFixed(2)));
 
     const latencies = [...stored].flatMap(([reference, at]) => (firstAccepted.has(reference) ? [firstAccepted.get(reference)! - at] : [])).sort((a, b) => a - b);
+    // The measured run's auctions (the warm-up's are left out; the double-sale checks read them all).
+    const measured = [...stored.keys()];
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     const invariants = await client.query<{ exclusive_twice: string; buyer_twice: string; over_shared: string; sold: string; unsold: string; decided_per_second: string }>(`
@@ -292,23 +312,31 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
         (SELECT count(*) FROM (SELECT lead_reference FROM live WHERE sale_type = 'exclusive' GROUP BY lead_reference HAVING count(*) > 1) x) AS exclusive_twice,
         (SELECT count(*) FROM (SELECT lead_reference, target FROM deliveries WHERE kind = 'buyer' GROUP BY lead_reference, target HAVING count(*) > 1) x) AS buyer_twice,
         (SELECT count(*) FROM (SELECT lead_reference FROM live WHERE sale_type = 'shared' GROUP BY lead_reference HAVING count(*) > 4) x) AS over_shared,
-        (SELECT count(*) FROM auctions WHERE status = 'sold') AS sold,
-        (SELECT count(*) FROM auctions WHERE status = 'unsold') AS unsold,
-        (SELECT count(*) / greatest(extract(epoch FROM max(decided_at) - min(decided_at)), 1) FROM auctions WHERE decided_at IS NOT NULL) AS decided_per_second`);
-    const outcomes = await client.query<{ outcome: string; n: string }>("SELECT outcome, count(*) AS n FROM auction_pings GROUP BY outcome ORDER BY n DESC");
-    // Where the time goes, per lead: stored → pinged (claim), pinged → decided (the ping round and the sale), decided → first accepted post.
+        (SELECT count(*) FROM auctions WHERE status = 'sold' AND lead_reference = ANY($1)) AS sold,
+        (SELECT count(*) FROM auctions WHERE status = 'unsold' AND lead_reference = ANY($1)) AS unsold,
+        -- Each auction's first decision (its first posts queued, or unsold), not a cascade's later one.
+        (SELECT count(*) / greatest(extract(epoch FROM max(first_decision) - min(first_decision)), 1)
+           FROM (SELECT coalesce((SELECT min(d.created_at) FROM deliveries d WHERE d.auction_id = a.id), a.decided_at) AS first_decision
+                   FROM auctions a WHERE a.lead_reference = ANY($1)) f WHERE first_decision IS NOT NULL) AS decided_per_second`, [measured]);
+    const outcomes = await client.query<{ outcome: string; n: string }>("SELECT outcome, count(*) AS n FROM auction_pings p JOIN auctions a ON a.id = p.auction_id WHERE a.lead_reference = ANY($1) GROUP BY outcome ORDER BY n DESC", [measured]);
+    // Where the time goes, per lead: stored → pinged (the claim), pinged → the first decision (the
+    // ping round and the settlement: its first posts' queueing), that decision → the first accepted
+    // post (the posts, and the cascades after refused ones); and how many posts each sale took.
     const stages = await client.query<{ stage: string; p50: string; p99: string }>(`
       WITH t AS (
-        SELECT a.created_at, a.pinged_at, a.decided_at,
-               (SELECT min(completed_at) FROM deliveries d WHERE d.auction_id = a.id AND d.status = 'accepted') AS accepted_at
-        FROM auctions a)
+        SELECT a.created_at, a.pinged_at,
+               (SELECT min(created_at) FROM deliveries d WHERE d.auction_id = a.id) AS first_decided_at,
+               (SELECT min(completed_at) FROM deliveries d WHERE d.auction_id = a.id AND d.status = 'accepted') AS accepted_at,
+               (SELECT count(*) FROM deliveries d WHERE d.auction_id = a.id) AS posts
+        FROM auctions a WHERE a.lead_reference = ANY($1))
       SELECT 'stored_to_pinged' AS stage, percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM pinged_at - created_at)) * 1000 AS p50,
              percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM pinged_at - created_at)) * 1000 AS p99 FROM t
-      UNION ALL SELECT 'pinged_to_decided', percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM decided_at - pinged_at)) * 1000,
-             percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM decided_at - pinged_at)) * 1000 FROM t
-      UNION ALL SELECT 'decided_to_accepted', percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM accepted_at - decided_at)) * 1000,
-             percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM accepted_at - decided_at)) * 1000 FROM t`);
-    const unsoldReasons = await client.query<{ reason: string; n: string }>("SELECT coalesce(reason, '') AS reason, count(*) AS n FROM auctions WHERE status = 'unsold' GROUP BY reason ORDER BY n DESC");
+      UNION ALL SELECT 'pinged_to_first_decision', percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM first_decided_at - pinged_at)) * 1000,
+             percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM first_decided_at - pinged_at)) * 1000 FROM t
+      UNION ALL SELECT 'first_decision_to_accepted', percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM accepted_at - first_decided_at)) * 1000,
+             percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM accepted_at - first_decided_at)) * 1000 FROM t
+      UNION ALL SELECT 'posts_per_sale', percentile_cont(0.5) WITHIN GROUP (ORDER BY posts), percentile_cont(0.99) WITHIN GROUP (ORDER BY posts) FROM t WHERE posts > 0`, [measured]);
+    const unsoldReasons = await client.query<{ reason: string; n: string }>("SELECT coalesce(reason, '') AS reason, count(*) AS n FROM auctions WHERE status = 'unsold' AND lead_reference = ANY($1) GROUP BY reason ORDER BY n DESC", [measured]);
     await client.end();
     const topStatements = statements ? await statements.top(stored.size) : null;
     const row = invariants.rows[0]!;
@@ -323,7 +351,8 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
       auctionsDecidedPerSecond: Number(Number(row.decided_per_second).toFixed(1)),
       auctions: { sold: Number(row.sold), unsold: Number(row.unsold), unsoldBecause: Object.fromEntries(unsoldReasons.rows.map((reason) => [reason.reason, Number(reason.n)])) },
       pingOutcomes: Object.fromEntries(outcomes.rows.map((outcome) => [outcome.outcome, Number(outcome.n)])),
-      stagesMs: Object.fromEntries(stages.rows.map((stage) => [stage.stage, { p50: Math.round(Number(stage.p50)), p99: Math.round(Number(stage.p99)) }])),
+      stagesMs: Object.fromEntries(stages.rows.filter((stage) => stage.stage !== "posts_per_sale").map((stage) => [stage.stage, { p50: Math.round(Number(stage.p50)), p99: Math.round(Number(stage.p99)) }])),
+      postsPerSale: (({ p50, p99 }) => ({ p50: Number(p50), p99: Number(p99) }))(stages.rows.find((stage) => stage.stage === "posts_per_sale") ?? { p50: "NaN", p99: "NaN" }),
       doubleSales: { exclusiveTwice: Number(row.exclusive_twice), sameBuyerTwice: Number(row.buyer_twice), overMaxShared: Number(row.over_shared) },
       landingPage: { alone: pageAlone, duringAuctions: pageDuringAuctions, ratio: Number((pageDuringAuctions.perSecond / Math.max(pageAlone.perSecond, 1)).toFixed(2)) },
       leadApiMs: { p50: Math.round(percentile(leadApiMs, 50)), p99: Math.round(percentile(leadApiMs, 99)) },
@@ -337,6 +366,12 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
       cpuPids: { server: pids.server ?? null, background: pids.background ?? null, postmaster: pids.postmaster ?? null },
       // For reading the server's share: its CPU per landing page when serving them alone (the 3 s before).
       serverCpuMsPerLandingPageAlone: aloneCpu.server === null || pageAlone.requests === 0 ? null : Number((aloneCpu.server / pageAlone.requests).toFixed(2)),
+      // The server's warnings and errors during the measured run (its log lines at warn and above), by event.
+      problems: server.logs.slice(logsBefore).reduce<Record<string, number>>((counts, line) => {
+        const event = String(line.event ?? line.msg ?? "unnamed");
+        counts[event] = (counts[event] ?? 0) + 1;
+        return counts;
+      }, {}),
       ...(topStatements ? { statements: topStatements } : {}),
       loadAverage,
       drainedInSeconds: Number(((finishedAt - startedAt) / 1_000).toFixed(1)),

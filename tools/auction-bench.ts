@@ -62,6 +62,8 @@ export interface AuctionRateFigures {
   rate: number;
   leadsStored: number;
   storedToFirstAcceptedMs: { p50: number; p95: number; p99: number };
+  /** Where the time goes (read back from the tables): stored_to_pinged, pinged_to_first_decision, first_decision_to_accepted. */
+  stagesMs?: Record<string, { p50: number; p99: number }>;
   auctionsDecidedPerSecond: number;
   landingPage: { alone: { perSecond: number }; duringAuctions: { perSecond: number }; ratio: number };
   leadApiMs: { p50: number; p99: number };
@@ -76,11 +78,18 @@ export interface AuctionRateFigures {
 export function auctionTable(results: AuctionRateFigures[]): string[] {
   const ms = (value: number) => (Number.isFinite(value) ? `${Math.round(value)}` : "n/a");
   const cpu = (value: number | null) => (value === null ? "n/a" : value.toFixed(1));
+  const stage = (result: AuctionRateFigures, name: string) => {
+    const figures = result.stagesMs?.[name];
+    return figures ? `${ms(figures.p50)} / ${ms(figures.p99)}` : "n/a";
+  };
   const rows: Array<[string, (result: AuctionRateFigures) => string]> = [
     ["leads stored", (result) => `${result.leadsStored}`],
     ["stored → first accepted p50 ms", (result) => ms(result.storedToFirstAcceptedMs.p50)],
     ["  p95 ms", (result) => ms(result.storedToFirstAcceptedMs.p95)],
     ["  p99 ms", (result) => ms(result.storedToFirstAcceptedMs.p99)],
+    ["  stored → pinged p50 / p99", (result) => stage(result, "stored_to_pinged")],
+    ["  pinged → first decision", (result) => stage(result, "pinged_to_first_decision")],
+    ["  first decision → accepted", (result) => stage(result, "first_decision_to_accepted")],
     ["auctions settled /s", (result) => result.auctionsDecidedPerSecond.toFixed(1)],
     ["landing page during ÷ alone", (result) => `${result.landingPage.ratio.toFixed(2)}×`],
     ["  req/s during / alone", (result) => `${result.landingPage.duringAuctions.perSecond} / ${result.landingPage.alone.perSecond}`],

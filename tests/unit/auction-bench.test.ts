@@ -81,11 +81,12 @@ describe("the auction bench's rates, CPU per lead, table and verdicts (tools/auc
   });
 
   it("prints one column per rate, figures right-aligned", () => {
-    const lines = auctionTable([figures(), figures({ rate: 100, storedToFirstAcceptedMs: { p50: 700, p95: 1_800, p99: Number.NaN }, cpuMsPerLead: { server: 4, background: null, postgres: null, bench: 1, total: null } })]);
+    const lines = auctionTable([figures({ stagesMs: { pinged_to_first_decision: { p50: 760, p99: 790 } } }), figures({ rate: 100, storedToFirstAcceptedMs: { p50: 700, p95: 1_800, p99: Number.NaN }, cpuMsPerLead: { server: 4, background: null, postgres: null, bench: 1, total: null } })]);
     expect(lines[0]).toMatch(/^leads\/s\s+20\s+100$/);
     expect(lines[1]).toMatch(/^-+( +-+){2}$/);
     const row = (label: string) => lines.find((line) => line.startsWith(label))!;
     expect(row("stored → first accepted p50 ms")).toMatch(/310\s+700$/);
+    expect(row("  pinged → first decision")).toMatch(/760 \/ 790\s+n\/a$/);
     expect(lines.find((line) => line.startsWith("  p99 ms"))).toMatch(/900\s+n\/a$/);
     expect(row("landing page during ÷ alone")).toMatch(/0\.85×\s+0\.85×$/);
     expect(row("  req/s during / alone")).toMatch(/850 \/ 1000$/);
