@@ -2,12 +2,13 @@
  * The auction as the server runs it (issue 16; docs/lead-auction.md): an `auctions` row is written
  * with the lead (the outbox, server/db/leads.ts); a worker in any replica claims it, pings the
  * eligible ping/post buyers (fixed-price buyers take part with a standing shared bid at their
- * price), records every answer, and settles the sale in one transaction with the auction's row
- * locked: the winners' posts are queued as deliveries (sent by the delivery worker, with the bid
- * id), the auction is marked decided. A refused or failed post settles again (the cascade) while
- * the bids are valid. Two replicas finishing the same auction sell it once: the row lock, the
- * status each step expects, one delivery per lead and buyer (its key), and at most one live
- * exclusive delivery per lead (a unique index) all hold it.
+ * price), records every answer, and settles the sale: the winners' posts are queued as deliveries
+ * (sent by the delivery worker, with the bid id), the auction is marked decided. Usually in one
+ * statement, written only while the auction is still `pinging`; with caps or budgets to reserve, in
+ * one transaction with the auction's row locked (decision 035). A refused or failed post settles
+ * again (the cascade, a transaction) while the bids are valid. Two replicas finishing the same
+ * auction sell it once: the row lock, the status each step expects, one delivery per lead and
+ * buyer (its key), and at most one live exclusive delivery per lead (a unique index) all hold it.
  */
 import { randomUUID } from "node:crypto";
 import { monitorEventLoopDelay } from "node:perf_hooks";
