@@ -56,11 +56,6 @@ export const deliveryOutcomes = new Counter({
 });
 export const auctionsEnded = new Counter({ name: "auctions_total", help: "Auctions ended, by outcome (decided, unsold).", labelNames: ["outcome"] as const, registers: [registry] });
 export const auctionBids = new Counter({ name: "auction_pings_total", help: "Each buyer's answer in an auction's round, by outcome (bid, no_bid, late, timeout, network_error, http_error, malformed, unsigned, wrong_type, below_floor; standing for a fixed-price buyer).", labelNames: ["outcome"] as const, registers: [registry] });
-export const auctionsHeld = new Counter({
-  name: "auction_claims_held_total",
-  help: "Times the auction worker started no new auction because its event loop ran late (the CPU is taken): those wait, pending, rather than ping buyers whose answers it could not read in time.",
-  registers: [registry],
-});
 export const auctionDecision = new Histogram({
   name: "auction_decision_seconds",
   help: "From an auction's start to its decision (its ping round and settlement).",

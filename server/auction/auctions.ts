@@ -11,7 +11,6 @@
  * buyer (its key), and at most one live exclusive delivery per lead (a unique index) all hold it.
  */
 import { randomUUID } from "node:crypto";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../db/database";
@@ -21,7 +20,7 @@ import { scheduleDeliveries } from "../db/deliveries";
 import { capPeriods, isLimited, shutByLimits, type Buyer, type BuyersFile } from "../delivery/buyers";
 import { evaluateOffer, mayOffer, offerFacts, priceFor, type OfferFacts } from "../delivery/offer";
 import { capKeysOf, reserveCounters, type CapReservation } from "../db/buyer-counters";
-import { auctionBids, auctionDecision, auctionsEnded, auctionsHeld } from "../metrics";
+import { auctionBids, auctionDecision, auctionsEnded } from "../metrics";
 import { deliveryKey } from "../delivery/plan";
 import type { Exchange, SendResult } from "../delivery/http-send";
 import type { EventRecorder } from "../analytics/writer";
@@ -392,13 +391,6 @@ export interface AuctioneerOptions {
   analytics?: EventRecorder;
   pollMs?: number;
   concurrency?: number;
-  /**
-   * How late this process's event loop ran since the last look, in ms (loopLateness by default).
-   * While auctions are running and it is later than a tenth of the deadline, no new one starts: a
-   * ping round started on a starved CPU reads its buyers' answers after the deadline and counts
-   * them as timeouts, so the lead is sold for less, or not at all. It waits, pending, instead.
-   */
-  loopDelay?: () => number;
   now?: () => Date;
   clock?: () => number;
   send?: (url: string, exchange: Exchange, timeoutMs: number) => Promise<SendResult>;
@@ -418,17 +410,6 @@ export function eligibleBuyers(buyers: BuyersFile, named: ReadonlySet<string>, f
   return buyers.buyers.filter((buyer) => mayOffer(buyer, facts, named, now) && !shutByLimits(buyer, 0));
 }
 
-/** The event loop's lateness (its 99th percentile, in ms) since the last call: node:perf_hooks' sampler, every 10 ms. */
-export function loopLateness(): () => number {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
-  return () => {
-    const late = histogram.count > 0 ? histogram.percentile(99) / 1e6 : 0;
-    histogram.reset();
-    return late;
-  };
-}
-
 export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   const { db, logger } = options;
   const repository = auctionRepository(db);
@@ -439,8 +420,6 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   const concurrency = options.concurrency ?? 256;
   const log = logger.child({ component: "auction" });
   const leaseMs = options.deadlineMs + 30_000;
-  const loopDelay = options.loopDelay ?? loopLateness();
-  const lateLimitMs = Math.max(20, options.deadlineMs / 10);
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
@@ -579,11 +558,6 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   async function claimAndStart(): Promise<Promise<void>[]> {
     const room = concurrency - inFlight.size;
     if (room <= 0) return [];
-    // The CPU is taken (the loop runs late): the auctions running now finish first. With none running, one starts whatever the lateness.
-    if (loopDelay() > lateLimitMs && inFlight.size > 0) {
-      auctionsHeld.inc();
-      return [];
-    }
     const claimed = await repository.claimDue(room, leaseMs, now());
     if (claimed.length === 0) return [];
     // The batch's leads, and whether each may be sold, in two statements for all of them.

@@ -22,7 +22,6 @@ import { leadStore } from "../../server/leads/store";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
-import { until } from "../support/processes";
 import { SAMPLE_ANSWERS, sampleDrivers, sampleNewLead } from "../../tools/lead-session";
 import { TEST_LEAD_PHONE } from "../../server/auction/sandbox";
 import type { EventInput } from "../../server/analytics/store";
@@ -34,8 +33,6 @@ interface Stub {
   postStatus: number;
   pings: string[];
   posts: { body: string; headers: http.IncomingHttpHeaders }[];
-  /** Set: pings are answered only once it resolves. */
-  hold?: Promise<void>;
 }
 
 const secretOf = (id: string) => `${id}-secret-0123456789abcdef0123456789`;
@@ -57,14 +54,6 @@ beforeAll(async () => {
       }
       if (kind === "ping") {
         stub.pings.push(body);
-        if (stub.hold) {
-          const pingsSoFar = stub.pings.length;
-          void stub.hold.then(() => {
-            const held = JSON.stringify({ bid: stub.pingAnswer && { ...stub.pingAnswer, bidId: `${id}-bid-${pingsSoFar}` } });
-            response.writeHead(200, { "content-type": "application/json", "x-signature": signBody(secretOf(id), held) }).end(held);
-          });
-          return;
-        }
         const answer = JSON.stringify({ bid: stub.pingAnswer && { ...stub.pingAnswer, bidId: `${id}-bid-${stub.pings.length}` } });
         response.writeHead(200, { "content-type": "application/json", "x-signature": signBody(secretOf(id), answer) }).end(answer);
         return;
@@ -433,33 +422,5 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     const settled = await repository.settle(gone.id, { buyers: file, now: new Date(), saleAllowed: true, claimed: gone, pings: { at: new Date(), results: round("g", [["open", 12, "shared"]]) } });
     expect(settled).toEqual({ outcome: "unsold", reason: "the lead is gone" });
     expect(await sold(gone.leadReference)).toEqual([]);
-  });
-
-  it("starts no new auction while its event loop runs late and others are running; they wait, pending, and start once it can read their answers", async () => {
-    const file = buyersFileSchema.parse({ buyers: [buyer("slow", { price: 20, type: "exclusive" }, { pingTimeoutMs: 2_000 })] });
-    let release = () => {};
-    stubs.get("slow")!.hold = new Promise<void>((resolve) => (release = resolve));
-    let late = 500;
-    const auctions = auctioneer(file, { deadlineMs: 2_000, pollMs: 20, loopDelay: () => late });
-    const first = await storeLead(file);
-    auctions.start();
-    try {
-      expect(await until(() => stubs.get("slow")!.pings.length === 1, 5_000)).toBe(true);
-      const second = await storeLead(file, { lead: { email: "second@example.com", phone: "(415) 555-0145" } });
-      auctions.nudge();
-      // Several claims' worth of time: the loop is late and the first auction runs, so the second waits.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect((await auctionRepository(db).find(second))?.status).toBe("pending");
-      expect(stubs.get("slow")!.pings).toHaveLength(1);
-      // The loop on time again: the second starts while the first is still waiting for its answer.
-      late = 0;
-      expect(await until(() => stubs.get("slow")!.pings.length === 2, 5_000)).toBe(true);
-      release();
-      expect(await until(async () => (await auctionRepository(db).find(second))?.status === "decided", 5_000)).toBe(true);
-      expect((await auctionRepository(db).find(first))?.status).toBe("decided");
-    } finally {
-      release();
-      await auctions.stop();
-    }
   });
 });

@@ -103,6 +103,6 @@ describe("GET /metrics", () => {
     expect(sample(text, "nodejs_eventloop_lag_p99_seconds")).toBeGreaterThanOrEqual(0);
     expect(sample(text, "delivery_queue_due")).toBe(0);
     expect(sample(text, "delivery_queue_oldest_due_seconds")).toBe(0);
-    for (const name of ["leads_stored_total", "deliveries_total", "auctions_total", "auction_decision_seconds", "auction_claims_held_total"]) expect(text).toContain(`# TYPE ${name} `);
+    for (const name of ["leads_stored_total", "deliveries_total", "auctions_total", "auction_decision_seconds"]) expect(text).toContain(`# TYPE ${name} `);
   });
 });
