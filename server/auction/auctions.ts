@@ -425,6 +425,8 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   let wake: (() => void) | undefined;
   /** A lead was stored while the worker was claiming: it looks again before waiting. */
   let nudged = false;
+  /** Waiting because every place was taken: an auction's end wakes it. */
+  let waitingForRoom = false;
 
   /** A stored disclosure version never changes (decision 010): its named buyers are read once per process. */
   const namedByVersion = new Map<number, Promise<Set<string>>>();
@@ -569,7 +571,8 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       const lead = found.get(auction.leadReference);
       const running = runGuarded(auction, lead, lead ? (allowedOf.get(lead.reference) ?? false) : false).finally(() => {
         inFlight.delete(running);
-        wake?.();
+        // Room again for a worker that was full; one with room is woken by new work, not by this (a claim per auction's end cost a statement a lead).
+        if (waitingForRoom) wake?.();
       });
       inFlight.add(running);
       return running;
@@ -599,6 +602,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
             nudged = false;
             continue;
           }
+          waitingForRoom = inFlight.size >= concurrency;
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, pollMs);
             wake = () => {
@@ -607,6 +611,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
             };
           });
           wake = undefined;
+          waitingForRoom = false;
         }
       })();
     },

@@ -132,6 +132,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let nudged = false;
   /** Waiting for its poll because the last claim found nothing (a nudge wakes only this wait, so a busy worker still claims in batches). */
   let idle = false;
+  /** Waiting because it was nearly full: sends ending wake it once a batch fits. */
+  let waitingForRoom = false;
+  /** New work is due: an idle worker claims at once, a busy one at its next claim. */
+  function lookAgain(): void {
+    nudged = true;
+    if (idle) wake?.();
+  }
 
   /** Results waiting to be recorded together (deliveries.completeMany). */
   const toRecord: { item: CompletionItem; settle: (recorded: boolean) => void; fail: (error: unknown) => void }[] = [];
@@ -203,8 +210,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const price = sale ? (typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : delivery.price) : null;
       // A test lead (server/auction/sandbox.ts) is sold to a sandbox buyer for real, but pays no source and earns nothing.
       const test = isTestLead(lead);
-      const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, sale && !test ? postbackDelivery(settings().sources, lead, "sold", at) : undefined);
+      const postback = sale && !test ? postbackDelivery(settings().sources, lead, "sold", at) : undefined;
+      const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, postback);
       if (!recorded) return;
+      // The source's postback was queued, due now: look for it (an idle worker at once).
+      if (postback) lookAgain();
       deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "accepted" });
       log.info({ event: "lead_delivered", ...facts, price, sale }, "lead delivered");
       // Delivered as the visitor directed but not sold (GPC, opt-out) earns nothing: not a sale.
@@ -349,8 +359,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     for (const delivery of claimed) {
       const task = process(delivery, batch).finally(() => {
         inFlight.delete(task);
-        // Room for a batch again: claim more (not one at a time as each send ends).
-        if (concurrency - inFlight.size >= refill) wake?.();
+        // A worker that was nearly full has room for a batch again: claim more (not one at a time
+        // as each send ends). One with room claims on its own schedule: waking it at every send's
+        // end cost a claim statement per post.
+        if (waitingForRoom && concurrency - inFlight.size >= refill) wake?.();
       });
       inFlight.add(task);
     }
@@ -383,8 +395,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       // Busy with room left: let a batch gather.
       if (!running) break;
       idle = claimed === 0;
-      await pause(claimed === 0 ? pollMs : concurrency - inFlight.size < refill ? 1_000 : batchWindowMs);
+      waitingForRoom = claimed > 0 && concurrency - inFlight.size < refill;
+      await pause(claimed === 0 ? pollMs : waitingForRoom ? 1_000 : batchWindowMs);
       idle = false;
+      waitingForRoom = false;
     }
   }
 
@@ -401,10 +415,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       await loop;
       await Promise.allSettled([...inFlight]);
     },
-    nudge() {
-      nudged = true;
-      if (idle) wake?.();
-    },
+    nudge: lookAgain,
     async runOnce() {
       const claimed = await claimAndSend();
       await Promise.allSettled([...inFlight]);

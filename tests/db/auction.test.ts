@@ -22,6 +22,7 @@ import { leadStore } from "../../server/leads/store";
 import { registerDisclosure } from "../../server/consent/disclosures";
 import { disclosureFor } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
+import { until } from "../support/processes";
 import { SAMPLE_ANSWERS, sampleDrivers, sampleNewLead } from "../../tools/lead-session";
 import { TEST_LEAD_PHONE } from "../../server/auction/sandbox";
 import type { EventInput } from "../../server/analytics/store";
@@ -422,5 +423,45 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     const settled = await repository.settle(gone.id, { buyers: file, now: new Date(), saleAllowed: true, claimed: gone, pings: { at: new Date(), results: round("g", [["open", 12, "shared"]]) } });
     expect(settled).toEqual({ outcome: "unsold", reason: "the lead is gone" });
     expect(await sold(gone.leadReference)).toEqual([]);
+  });
+
+  it.runIf(store.kind === "postgres")("claims again for new work, not at every auction's or post's end, while there is room", async () => {
+    const file = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 30, type: "exclusive" })] });
+    const counted = vi.spyOn(pg.Client.prototype, "query");
+    const auctions = auctioneer(file, { pollMs: 60_000 });
+    const worker = createDeliveryWorker({ db, buyers: () => file, logger, pollMs: 60_000, batchWindowMs: 1 });
+    const claimsOf = (prefix: string) => counted.mock.calls.filter(([text]) => typeof text === "string" && text.trimStart().startsWith(prefix)).length;
+    try {
+      const reference = await storeLead(file);
+      auctions.start();
+      expect(await until(async () => (await auctionRepository(db).find(reference))?.status === "decided", 5_000)).toBe(true);
+      worker.start();
+      expect(await until(async () => (await auctionRepository(db).find(reference))?.status === "sold", 5_000)).toBe(true);
+      // Both have long ended their work: more time would show a claim made at an end.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The auction: its start-up claim only. The delivery worker: its claim and the one after its batch window.
+      expect(claimsOf("UPDATE auctions SET status = CASE")).toBe(1);
+      expect(claimsOf('update "deliveries" set "status"')).toBe(2);
+    } finally {
+      counted.mockRestore();
+      await auctions.stop();
+      await worker.stop();
+    }
+  });
+
+  it("sends a sale's postback to its source at once, not at the worker's next poll", async () => {
+    const file = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 30, type: "exclusive" })], sources: [{ sid: "a1", payout: 4, postbackUrl: `${origin}/postback?tid={tid}` }] });
+    const worker = createDeliveryWorker({ db, buyers: () => file, logger, pollMs: 60_000, batchWindowMs: 1 });
+    const auctions = auctioneer(file, { pollMs: 60_000, onQueued: () => worker.nudge() });
+    try {
+      worker.start();
+      const reference = await storeLead(file);
+      auctions.start();
+      const postbackTried = async () => (await deliveryRepository(db).list({ reference })).some((delivery) => delivery.kind === "postback" && delivery.attempts > 0);
+      expect(await until(postbackTried, 5_000)).toBe(true);
+    } finally {
+      await auctions.stop();
+      await worker.stop();
+    }
   });
 });
