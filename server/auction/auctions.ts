@@ -81,6 +81,20 @@ export interface SettleOptions {
   claimed?: AuctionRecord;
 }
 
+/** One answer as its auction_pings row holds it (the auction and the round's time aside). */
+const pingRow = (result: PingResult) => ({
+  buyerId: result.buyerId,
+  outcome: result.outcome,
+  latencyMs: result.latencyMs,
+  httpStatus: result.httpStatus,
+  price: result.bid?.price ?? null,
+  saleType: result.bid?.type ?? null,
+  bidId: result.bid?.bidId ?? null,
+  priority: result.bid?.priority ?? 0,
+  answeredAfterMs: result.bid?.answeredAfterMs ?? null,
+  detail: result.detail,
+});
+
 /**
  * Each buyer's answer (once: a run again after a crash keeps the first), and when the round was
  * pinged, in one statement: inside the first settlement's transaction, or on its own.
@@ -95,20 +109,7 @@ async function insertPings(db: Kysely<Tables> | Transaction<Tables>, auctionId: 
     .with("pinged", () => pinged.returning("id"))
     .insertInto("auctionPings")
     .values(
-      results.map((result) => ({
-        auctionId,
-        buyerId: result.buyerId,
-        outcome: result.outcome,
-        latencyMs: result.latencyMs,
-        httpStatus: result.httpStatus,
-        price: result.bid?.price ?? null,
-        saleType: result.bid?.type ?? null,
-        bidId: result.bid?.bidId ?? null,
-        priority: result.bid?.priority ?? 0,
-        answeredAfterMs: result.bid?.answeredAfterMs ?? null,
-        detail: result.detail,
-        pingedAt,
-      })),
+      results.map((result) => ({ ...pingRow(result), auctionId, pingedAt })),
     )
     .onConflict((conflict) => conflict.columns(["auctionId", "buyerId"]).doNothing())
     .execute();
@@ -233,20 +234,13 @@ async function settleFirstAtOnce(builder: Kysely<Tables>, auction: AuctionRecord
     ? selectWinners(bidsOf(results), { maxShared: options.buyers.auction.maxShared })
     : { type: "unsold", winners: [], reason: "not for sale: the visitor opted out (GPC or the suppression list)" };
   const buyerOf = new Map(options.buyers.buyers.map((buyer) => [buyer.id, buyer]));
-  if (sale.winners.some((bid) => { const buyer = buyerOf.get(bid.buyerId); return buyer !== undefined && isLimited(buyer); })) return undefined;
+  const limited = (bid: Bid) => {
+    const buyer = buyerOf.get(bid.buyerId);
+    return buyer !== undefined && isLimited(buyer);
+  };
+  if (sale.winners.some(limited)) return undefined;
   const decided = sale.type !== "unsold";
-  const pings = results.map((result) => ({
-    buyer_id: result.buyerId,
-    outcome: result.outcome,
-    latency_ms: result.latencyMs,
-    http_status: result.httpStatus,
-    price: result.bid?.price ?? null,
-    sale_type: result.bid?.type ?? null,
-    bid_id: result.bid?.bidId ?? null,
-    priority: result.bid?.priority ?? 0,
-    answered_after_ms: result.bid?.answeredAfterMs ?? null,
-    detail: result.detail,
-  }));
+  const pings = results.map(pingRow);
   const posts = decided ? winnerDeliveries(auction, sale, new Map(), options.now) : [];
   const { rows } = await sql<{ settled: number; queued: string[] }>`
     WITH settled AS (
@@ -257,8 +251,9 @@ async function settleFirstAtOnce(builder: Kysely<Tables>, auction: AuctionRecord
       RETURNING id, lead_id, lead_reference),
     pinged AS (
       INSERT INTO auction_pings (auction_id, buyer_id, outcome, latency_ms, http_status, price, sale_type, bid_id, priority, answered_after_ms, detail, pinged_at)
-      SELECT settled.id, p.buyer_id, p.outcome, p.latency_ms, p.http_status, p.price, p.sale_type, p.bid_id, p.priority, p.answered_after_ms, p.detail, ${at}::timestamptz
-      FROM settled, jsonb_to_recordset(${JSON.stringify(pings)}::jsonb) AS p(buyer_id text, outcome text, latency_ms integer, http_status integer, price numeric, sale_type text, bid_id text, priority integer, answered_after_ms integer, detail text)
+      SELECT settled.id, p."buyerId", p.outcome, p."latencyMs", p."httpStatus", p.price, p."saleType", p."bidId", p.priority, p."answeredAfterMs", p.detail, ${at}::timestamptz
+      FROM settled, jsonb_to_recordset(${JSON.stringify(pings)}::jsonb)
+        AS p("buyerId" text, outcome text, "latencyMs" integer, "httpStatus" integer, price numeric, "saleType" text, "bidId" text, priority integer, "answeredAfterMs" integer, detail text)
       ON CONFLICT (auction_id, buyer_id) DO NOTHING),
     queued AS (
       INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, price_reason, url, cap_day, cap_keys, cap_spend, next_attempt_at, auction_id, sale_type, bid_id)

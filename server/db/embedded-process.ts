@@ -20,7 +20,7 @@ export interface EmbeddedProcess {
  * compiler's code and does not compile hot functions a second time (about 45 MB less resident,
  * decision 033); small young-generation spaces, as its JavaScript is a thin relay.
  */
-export const DATABASE_NODE_FLAGS = ["--liftoff-only", "--max-semi-space-size=2"];
+const DATABASE_NODE_FLAGS = ["--liftoff-only", "--max-semi-space-size=2"];
 
 /** The database process's script: the bundle beside the server's bundle, or the source under tsx. */
 export function embeddedMainScript(serverModuleUrl: string): string {
