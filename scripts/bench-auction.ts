@@ -372,6 +372,14 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
         counts[event] = (counts[event] ?? 0) + 1;
         return counts;
       }, {}),
+      // The first of each, whole, to read why.
+      problemExamples: Object.values(
+        server.logs.slice(logsBefore).reduce<Record<string, Record<string, unknown>>>((first, line) => {
+          const event = String(line.event ?? line.msg ?? "unnamed");
+          first[event] ??= line;
+          return first;
+        }, {}),
+      ),
       ...(topStatements ? { statements: topStatements } : {}),
       loadAverage,
       drainedInSeconds: Number(((finishedAt - startedAt) / 1_000).toFixed(1)),

