@@ -62,7 +62,9 @@ function roomFor(reservation: CapReservation): RawBuilder<boolean> {
  */
 export function reserveCounters(reservations: readonly CapReservation[], from?: RawBuilder<unknown>): RawBuilder<{ buyerId: string }> {
   if (reservations.length === 0) return sql<{ buyerId: string }>`SELECT NULL::text AS buyer_id WHERE false`;
-  const values = reservations.map(
+  // In buyer id order, so two statements reserving the same buyers lock their rows in the same
+  // order and never deadlock (an auction's winners come in bid order, a lead's buyers in its plan's).
+  const values = [...reservations].sort((a, b) => (a.buyerId < b.buyerId ? -1 : a.buyerId > b.buyerId ? 1 : 0)).map(
     (one) => sql`(${one.buyerId}::text, ${one.periods.hour}::text, ${one.periods.day}::text, ${one.periods.week}::text, ${one.periods.month}::text, ${one.price}::numeric)`,
   );
   const conditions = reservations.map((one) => sql`WHEN ${one.buyerId}::text THEN ${roomFor(one)}`);
