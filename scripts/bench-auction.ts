@@ -340,6 +340,14 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
     await client.end();
     const topStatements = statements ? await statements.top(stored.size) : null;
     const row = invariants.rows[0]!;
+    // The server's warnings and errors during the measured run (its log lines at warn and above), by event.
+    const problems = new Map<string, Array<Record<string, unknown>>>();
+    for (const line of server.logs.slice(logsBefore)) {
+      const event = String(line.event ?? line.msg ?? "unnamed");
+      const lines = problems.get(event) ?? [];
+      lines.push(line);
+      problems.set(event, lines);
+    }
     return {
       rate,
       seconds,
@@ -366,20 +374,9 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
       cpuPids: { server: pids.server ?? null, background: pids.background ?? null, postmaster: pids.postmaster ?? null },
       // For reading the server's share: its CPU per landing page when serving them alone (the 3 s before).
       serverCpuMsPerLandingPageAlone: aloneCpu.server === null || pageAlone.requests === 0 ? null : Number((aloneCpu.server / pageAlone.requests).toFixed(2)),
-      // The server's warnings and errors during the measured run (its log lines at warn and above), by event.
-      problems: server.logs.slice(logsBefore).reduce<Record<string, number>>((counts, line) => {
-        const event = String(line.event ?? line.msg ?? "unnamed");
-        counts[event] = (counts[event] ?? 0) + 1;
-        return counts;
-      }, {}),
+      problems: Object.fromEntries([...problems].map(([event, lines]) => [event, lines.length])),
       // The first of each, whole, to read why.
-      problemExamples: Object.values(
-        server.logs.slice(logsBefore).reduce<Record<string, Record<string, unknown>>>((first, line) => {
-          const event = String(line.event ?? line.msg ?? "unnamed");
-          first[event] ??= line;
-          return first;
-        }, {}),
-      ),
+      problemExamples: [...problems.values()].map((lines) => lines[0]),
       ...(topStatements ? { statements: topStatements } : {}),
       loadAverage,
       drainedInSeconds: Number(((finishedAt - startedAt) / 1_000).toFixed(1)),
