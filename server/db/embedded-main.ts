@@ -1,8 +1,11 @@
 /**
  * The embedded store's database process (decision 033): started by the server when DATABASE_URL
- * is not set (server/db/embedded-process.ts), never by hand. It locks DATA_DIR, opens PGlite
- * there and serves it on a Unix socket in DATA_DIR with PostgreSQL's wire protocol
- * (server/db/embedded-relay.ts); the server's pools and the ops commands connect to that socket.
+ * is not set (server/db/embedded-process.ts), never by hand. The server holds DATA_DIR's server
+ * lock for its whole life; this process opens the store only when that lock names its parent (a
+ * restarted one never opens a directory another server has taken meanwhile, issue 41), then locks
+ * PGlite's files (waiting for a previous database process still closing), opens PGlite and serves
+ * it on a Unix socket in DATA_DIR with PostgreSQL's wire protocol (server/db/embedded-relay.ts);
+ * the server's pools and the ops commands connect to that socket.
  *
  * It lives as long as the server that started it: when the IPC channel to the server closes (the
  * server stopped, or was killed), it rolls back what was left open, closes PGlite and exits.
@@ -18,7 +21,7 @@ import { chmodSync, existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PGlite } from "@electric-sql/pglite";
-import { embeddedSocketPath, lockDirectory, openPGlite, StoreInUseError } from "./embedded-store";
+import { checkServerLock, embeddedSocketPath, lockDirectory, openPGlite, StoreInUseError } from "./embedded-store";
 import { createRelay } from "./embedded-relay";
 
 /** How long a start waits for a previous database process on the same directory to finish closing. */
@@ -48,9 +51,15 @@ async function start(dataDir: string): Promise<void> {
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
     throw new Error(`DATA_DIR is too long for the embedded database's socket (${socketPath}: at most ${MAX_SOCKET_PATH} bytes); use a shorter path, or set DATABASE_URL.`);
   }
+  // Our server, read once: process.ppid changes to a reaper's pid if the server dies meanwhile.
+  const serverPid = process.ppid;
+  checkServerLock(dataDir, serverPid);
   const unlock = await lockWhenFree(dataDir);
   let db: PGlite;
   try {
+    // Again after the wait: a server killed meanwhile may have been replaced by another, whose
+    // own database process is the one to open the store.
+    checkServerLock(dataDir, serverPid);
     const created = !existsSync(path.join(dataDir, "pglite", "PG_VERSION"));
     db = await openPGlite(dataDir);
     if (created) {

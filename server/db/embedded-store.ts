@@ -19,8 +19,18 @@ export function embeddedSocketPath(dataDir: string): string {
 
 /**
  * PGlite is one PostgreSQL backend inside this process: two processes must never open the same
- * directory. A lock file holding our pid guards it (a stale lock from a dead process is taken over).
+ * directory. Two lock files guard it, each holding its holder's pid (a stale lock, whose process
+ * is dead, is taken over):
+ * - `quote-site.lock`: the process that has PGlite open (a server's database process, or an ops
+ *   command that opened the store itself because no server runs);
+ * - `quote-site.server.lock`: the server that serves the directory, for its whole life, so that a
+ *   second server is refused at once even while the first one's database process is down and
+ *   being started again (issue 41). A database process opens the store only when this lock names
+ *   the server that started it (`checkServerLock`).
  */
+const LOCK_FILE = "quote-site.lock";
+const SERVER_LOCK_FILE = "quote-site.server.lock";
+/** The lock files this process holds (a second lock of the same file here would be no lock). */
 const lockedHere = new Set<string>();
 
 /** Another live process holds the directory (its pid in `holder`). */
@@ -30,23 +40,52 @@ export class StoreInUseError extends Error {
     readonly holder: string,
     cause?: unknown,
   ) {
-    super(`The embedded database in ${dataDir} is in use by process ${holder}. Stop it first, or set DATABASE_URL.`, { cause });
+    super(`The embedded database in ${dataDir} is in use by process ${holder}. Stop it first, or set DATABASE_URL.`, cause === undefined ? undefined : { cause });
   }
 }
 
+/** Locks the directory for opening PGlite here (see above); returns the release. */
 export function lockDirectory(dataDir: string): () => void {
-  if (lockedHere.has(dataDir)) throw new Error(`The embedded database in ${dataDir} is already open in this process.`);
+  return takeLock(dataDir, LOCK_FILE, (holder, cause) => new StoreInUseError(dataDir, holder, cause));
+}
+
+/**
+ * The server's lock on the directory, taken before it starts its database process and released
+ * after that process has exited. A refusal carries no cause: the server prints it as it stands
+ * ("Failed to start: … in use by process N"), and EEXIST would add nothing for whoever reads it.
+ */
+export function lockDirectoryForServer(dataDir: string): () => void {
+  return takeLock(dataDir, SERVER_LOCK_FILE, (holder) => new StoreInUseError(dataDir, holder));
+}
+
+/**
+ * In a database process: the directory's server lock must name the server that started it
+ * (`serverPid`, its parent). A process started by anything else, or whose server is gone (its
+ * lock taken over by another server since), must not open the store.
+ */
+export function checkServerLock(dataDir: string, serverPid: number): void {
+  let holder: string;
+  try {
+    holder = readFileSync(path.join(dataDir, SERVER_LOCK_FILE), "utf8").trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    throw new Error(`The embedded database in ${dataDir} is not locked by the server that started this database process (pid ${serverPid}); it is not opened.`, { cause: error });
+  }
+  if (holder !== String(serverPid)) throw new StoreInUseError(dataDir, holder);
+}
+
+function takeLock(dataDir: string, file: string, inUse: (holder: string, cause?: unknown) => Error): () => void {
   mkdirSync(dataDir, { recursive: true });
-  const lockPath = path.join(dataDir, "quote-site.lock");
-  const inUse = (holder: string, cause?: unknown) => new StoreInUseError(dataDir, holder, cause);
+  const lockPath = path.join(dataDir, file);
+  if (lockedHere.has(lockPath)) throw new Error(`The embedded database in ${dataDir} is already open in this process.`);
   for (let attempt = 0; attempt < 5; attempt += 1) {
     try {
       const fd = openSync(lockPath, "wx");
       writeSync(fd, String(process.pid));
       closeSync(fd);
-      lockedHere.add(dataDir);
+      lockedHere.add(lockPath);
       return () => {
-        lockedHere.delete(dataDir);
+        lockedHere.delete(lockPath);
         rmSync(lockPath, { force: true });
       };
     } catch (error) {
@@ -77,7 +116,7 @@ export function lockDirectory(dataDir: string): () => void {
       rmSync(aside, { force: true });
     }
   }
-  throw new Error(`Could not lock ${dataDir}`);
+  throw new Error(`Could not lock ${lockPath}`);
 }
 
 /** Whether a process with this pid exists (EPERM: it exists, but belongs to another user). */
