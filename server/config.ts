@@ -3,6 +3,7 @@
  * names the variable, instead of surfacing later as a confusing runtime error.
  */
 import { z } from "zod";
+import { parseAllowList, type OutboundAllowList } from "./delivery/outbound";
 
 /** LOG_BUFFER_BYTES's default: how far stdout's reader may fall behind before log lines are dropped (server/logger.ts). */
 export const LOG_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
@@ -36,6 +37,19 @@ const trustProxySchema = z
       return z.NEVER;
     }
     return entries;
+  });
+
+/** OUTBOUND_ALLOW: the hosts and ranges inside our network that leads may still go to (server/delivery/outbound.ts). */
+const outboundAllowSchema = z
+  .string()
+  .default("")
+  .transform((value, ctx): OutboundAllowList => {
+    const parsed = parseAllowList(value);
+    if ("problems" in parsed) {
+      for (const problem of parsed.problems) ctx.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }
+    return parsed.allow;
   });
 
 export const configSchema = z.object({
@@ -90,6 +104,12 @@ export const configSchema = z.object({
   LEAD_MIN_FILL_MS: milliseconds(4_000),
   /** A buyers file imported at start-up when the database has no buyer nor source yet (docs/lead-delivery.md); the console runs them after. */
   BUYERS_FILE: z.string().min(1).optional(),
+  /**
+   * Exceptions to the production rule that leads, pings, webhooks and postbacks go only to
+   * https:// addresses of public hosts: host names, addresses and CIDR ranges (a buyer stub, a
+   * partner on a private network). Off by default; logged at start-up when set.
+   */
+  OUTBOUND_ALLOW: outboundAllowSchema,
   /** How often each replica checks whether the business settings changed (a change through its own console applies at once). */
   SETTINGS_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
   /** Deliveries each replica sends at once (each waits for its buyer's answer). */

@@ -25,6 +25,8 @@ import { createLeadCapture } from "./leads/capture";
 import { backgroundMainScript, startBackgroundProcess } from "./workers/process";
 import { createWakeups } from "./workers/wakeups";
 import { loadBuyersFile } from "./delivery/buyers";
+import { outboundPolicy } from "./delivery/outbound";
+import { setOutboundPolicy } from "./delivery/http-send";
 import { openSettingsDirectory, type SettingsDirectory } from "./settings/directory";
 import { watchEventWriter, watchQueue } from "./metrics";
 import { importSettings, settingsEmpty } from "./settings/store";
@@ -145,7 +147,7 @@ function eventStore(config: Config, db: Database, logger: Logger): { writer: Eve
 async function openSettings(config: Config, db: Database, logger: Logger, file: ReturnType<typeof loadBuyersFile> | undefined): Promise<SettingsDirectory> {
   if (file && config.BUYERS_FILE) {
     if (await settingsEmpty(db.builder)) {
-      const report = await importSettings(db.builder, JSON.parse(readFileSync(config.BUYERS_FILE, "utf8")), "startup");
+      const report = await importSettings(db.builder, JSON.parse(readFileSync(config.BUYERS_FILE, "utf8")), "startup", { outbound: outboundPolicy(config) });
       logger.info({ event: "buyers_file_imported", file: config.BUYERS_FILE, created: report.created }, `BUYERS_FILE imported into the database (${report.created.length} entries); from now on buyers and sources are run from the console`);
     } else {
       logger.warn({ event: "buyers_file_ignored", file: config.BUYERS_FILE }, "BUYERS_FILE is set but the database has buyers or sources already: the file is not read (the console runs them; `npm run buyers -- import FILE` applies a file on purpose)");
@@ -163,7 +165,12 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   const lifecycle = createLifecycle();
   // A bad BUYERS_FILE stops the start before anything else is opened.
-  const file = config.BUYERS_FILE ? loadBuyersFile(config.BUYERS_FILE) : undefined;
+  const outbound = outboundPolicy(config);
+  setOutboundPolicy(outbound, logger);
+  if (config.OUTBOUND_ALLOW.entries.length > 0) {
+    logger.warn({ event: "outbound_allowlist", allow: config.OUTBOUND_ALLOW.entries, enforced: outbound.enforce }, "OUTBOUND_ALLOW: leads may go to these hosts and ranges inside the network, over http:// too");
+  }
+  const file = config.BUYERS_FILE ? loadBuyersFile(config.BUYERS_FILE, outbound) : undefined;
   const { db, embedded } = await openStore(config, logger);
   const settings = await openSettings(config, db, logger, file);
   const buyers = () => settings.current();

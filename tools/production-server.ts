@@ -81,7 +81,8 @@ export async function startProductionServer(env: Record<string, string> = {}, { 
   // Each server gets its own embedded store unless the caller names one (or a DATABASE_URL).
   const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), "quote-site-data-"));
   // The console listens on a port of its own too: a random one, so servers started together never collide.
-  const childEnv = { ...process.env, ...SERVER_ENV, NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0", ADMIN_HOST: "127.0.0.1", ADMIN_PORT: "0", LOG_LEVEL: "info", ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}), ...env };
+  // OUTBOUND_ALLOW: the tests' and benches' buyer and source stubs listen on loopback, which production refuses unless named.
+  const childEnv = { ...process.env, ...SERVER_ENV, NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0", ADMIN_HOST: "127.0.0.1", ADMIN_PORT: "0", LOG_LEVEL: "info", OUTBOUND_ALLOW: "127.0.0.1", ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}), ...env };
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverEntry], { cwd: projectRoot, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   const logs: Array<Record<string, unknown>> = [];
   let stderr = "";

@@ -31,7 +31,7 @@ export const DELIVERY_LEADS = 6;
 const BUYERS_FILE_IN_CONTAINERS = "/app/deploy/buyers/buyers.json";
 
 export interface DeliverySetup {
-  /** Variables for compose: the profile, BUYERS_DIR, BUYERS_FILE, BUYER_STUB_DIR, BUYER_STUB_PORT, CERTIFICATE_SECRET. */
+  /** Variables for compose: the profile, BUYERS_DIR, BUYERS_FILE, BUYER_STUB_DIR, BUYER_STUB_PORT, OUTBOUND_ALLOW, CERTIFICATE_SECRET. */
   env: Record<string, string>;
   stubPort: number;
   secret: string;
@@ -85,6 +85,8 @@ export async function prepareDelivery(): Promise<DeliverySetup> {
         BUYERS_FILE: BUYERS_FILE_IN_CONTAINERS,
         BUYER_STUB_DIR: stubDir,
         BUYER_STUB_PORT: String(stubPort),
+        // The stub is a private host: production refuses it unless named (docs/security.md, "Outbound addresses").
+        OUTBOUND_ALLOW: "buyer-stub",
         // A fresh one proves the variable reaches the replicas.
         CERTIFICATE_SECRET: randomBytes(32).toString("base64url"),
       },

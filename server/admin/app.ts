@@ -39,6 +39,7 @@ import { UnknownCursorError } from "../db/lead-list";
 import { buyersView } from "./buyers-view";
 import { privacyView } from "./privacy-view";
 import { settingsRoutes } from "./settings-routes";
+import { outboundPolicy } from "../delivery/outbound";
 
 /** Sign-in attempts per client per 10 minutes (beside the per-user lockout). */
 export const DEFAULT_SIGN_IN_LIMIT = 30;
@@ -46,8 +47,8 @@ export const DEFAULT_SIGN_IN_LIMIT = 30;
 const BODY_LIMIT = "16kb";
 
 export interface AdminAppDependencies {
-  /** NODE_ENV: in production a buyer's addresses must be https://. */
-  config: Pick<Config, "ADMIN_SESSION_HOURS" | "REPORT_TIME_ZONE" | "NODE_ENV">;
+  /** NODE_ENV and OUTBOUND_ALLOW: in production buyers' and sources' addresses must be https:// to public hosts. */
+  config: Pick<Config, "ADMIN_SESSION_HOURS" | "REPORT_TIME_ZONE" | "NODE_ENV"> & Partial<Pick<Config, "OUTBOUND_ALLOW">>;
   logger: Logger;
   db: Database;
   /** The React entry's renderAdmin, loaded when first needed (in development Vite loads it per request). */
@@ -182,7 +183,7 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
     res.attachment(csv.fileName).type("text/csv; charset=utf-8").send(csv.body);
   });
   // Buyers' and sources' pages, forms and actions, with their own form parser (a buyer form is long).
-  app.use(settingsRoutes({ db, settings, render, flash, production: config.NODE_ENV === "production", ops, now }));
+  app.use(settingsRoutes({ db, settings, render, flash, outbound: outboundPolicy(config), ops, now }));
   app.get(adminPaths.privacy, ops, async (req, res) => render(req, res, 200, await privacyView(db, now())));
 
   app.post(adminPaths.leadRetry, body, requireSessionCsrf, ops, actions.retry);

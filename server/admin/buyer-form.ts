@@ -6,10 +6,11 @@
  * "priceRules.2.when.homeowner"), so an issue's path names its field with little translation.
  * The secret is not a field: the store makes it (createBuyer, rotateBuyerSecret).
  */
-import { buyerSchema, insecureUrls, type Buyer, type BuyerStatus } from "../delivery/buyers";
+import { buyerAddressProblems, buyerSchema, type Buyer, type BuyerStatus } from "../delivery/buyers";
+import type { OutboundPolicy } from "../delivery/outbound";
 import type { BuyerFilters } from "../delivery/filter-schema";
 import type { FormValues } from "../../shared/admin-views";
-import { amount, choice, compact, errorsByField, fieldForPath, list, text, words } from "./settings-form";
+import { amount, choice, compact, errorsByField, fieldForPath, list, sentence, text, words } from "./settings-form";
 
 /** A buyer as the console saves it: everything but its secrets (the store keeps or makes those). */
 export type BuyerInput = Omit<Buyer, "secret" | "previousSecret" | "previousSecretUntil">;
@@ -184,18 +185,23 @@ export function buyerFieldFor(path: readonly PropertyKey[], ruleRows: readonly n
 export type BuyerFormResult = { ok: true; buyer: BuyerInput } | { ok: false; errors: Record<string, string> };
 
 /**
- * The form checked: the buyer to save, or each problem by field. In production every address
- * must be https:// (a lead carries a person's contact details).
+ * The form checked: the buyer to save, or every problem by field at once. Each address must be
+ * one the outbound policy lets the server call (in production, https:// to a public host: a lead
+ * carries a person's contact details).
  */
-export function checkBuyerForm(values: FormValues, options: { id?: string; status: BuyerStatus; production: boolean }): BuyerFormResult {
+export function checkBuyerForm(values: FormValues, options: { id?: string; status: BuyerStatus; outbound: OutboundPolicy }): BuyerFormResult {
   const { input, ruleRows } = buyerFromForm(values, options);
   const parsed = buyerSchema.safeParse({ ...input, secret: STAND_IN_SECRET });
-  if (!parsed.success) return { ok: false, errors: errorsByField(parsed.error.issues, (path) => buyerFieldFor(path, ruleRows)) };
-  const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, ...buyer } = parsed.data;
-  if (options.production) {
-    const insecure = insecureUrls(buyer);
-    if (insecure.length > 0) return { ok: false, errors: Object.fromEntries(insecure.map((key) => [key, "Use an https:// address: in production leads go to buyers over TLS only."])) };
+  const errors = parsed.success ? {} : errorsByField(parsed.error.issues, (path) => buyerFieldFor(path, ruleRows));
+  const addresses = { url: text(values, "url") || undefined, pingUrl: text(values, "pingUrl") || undefined, webhookUrl: text(values, "webhookUrl") || undefined };
+  let refused = false;
+  for (const [key, problem] of Object.entries(buyerAddressProblems(addresses, options.outbound))) {
+    if (errors[key] !== undefined) continue;
+    errors[key] = sentence(problem);
+    refused = true;
   }
+  if (!parsed.success || refused) return { ok: false, errors };
+  const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, ...buyer } = parsed.data;
   return { ok: true, buyer };
 }
 

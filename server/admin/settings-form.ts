@@ -94,8 +94,13 @@ export function issueMessage(issue: z.core.$ZodIssue): string {
     case "unrecognized_keys":
       return `Unknown: ${issue.keys.join(", ")}.`;
     default:
-      return `${capitalized(issue.message)}${/[.!?]$/.test(issue.message) ? "" : "."}`;
+      return sentence(issue.message);
   }
+}
+
+/** A message as a sentence beside its field: a capital first, a full stop last. */
+export function sentence(message: string): string {
+  return `${capitalized(message)}${/[.!?]$/.test(message) ? "" : "."}`;
 }
 
 /**

@@ -22,6 +22,7 @@ import { requireSessionCsrf, sessionOf } from "./session-guard";
 import { buyerToForm, checkBuyerForm, ruleRowsFor } from "./buyer-form";
 import { checkSourceForm, sourceToForm } from "./source-form";
 import { formValuesOf, text } from "./settings-form";
+import type { OutboundPolicy } from "../delivery/outbound";
 import { buyerDetailView, deliveriesInFlight, sourceDetailView, sourcesView } from "./settings-views";
 
 /** A buyer form with every state ticked and several price rules is a few hundred fields: its own parser, the other forms keep theirs. */
@@ -40,8 +41,8 @@ export interface SettingsRouteDependencies {
   settings: SettingsDirectory | undefined;
   render: RenderView;
   flash: FlashStore;
-  /** NODE_ENV is production: every buyer address must be https://. */
-  production: boolean;
+  /** Which addresses buyers and sources may be given (server/delivery/outbound.ts). */
+  outbound: OutboundPolicy;
   ops: RequestHandler;
   now: () => Date;
 }
@@ -49,7 +50,7 @@ export interface SettingsRouteDependencies {
 const actorOf = (res: Response) => `console:${sessionOf(res).name}`;
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
-export function settingsRoutes({ db, settings, render, flash, production, ops, now }: SettingsRouteDependencies): Router {
+export function settingsRoutes({ db, settings, render, flash, outbound, ops, now }: SettingsRouteDependencies): Router {
   const router = express.Router();
   const form = parsedBody(express.urlencoded({ extended: false, limit: SETTINGS_FORM_LIMIT, parameterLimit: SETTINGS_FORM_PARAMETERS }), () => "The form could not be read.");
   const post = [form, requireSessionCsrf, ops];
@@ -91,7 +92,7 @@ export function settingsRoutes({ db, settings, render, flash, production, ops, n
     const values = formValuesOf(req.body);
     // "More price rules": the same form again with empty rows, nothing saved.
     if (text(values, "more") === "rules") return render(req, res, 200, buyerForm({ mode: "create", values, errors: {} }, 3));
-    const checked = checkBuyerForm(values, { status: "active", production });
+    const checked = checkBuyerForm(values, { status: "active", outbound });
     const target = text(values, "id").slice(0, 40);
     if (!checked.ok) {
       logAction(req, res, "create_buyer", target, "invalid", { fields: Object.keys(checked.errors) });
@@ -142,7 +143,7 @@ export function settingsRoutes({ db, settings, render, flash, production, ops, n
       logAction(req, res, "update_buyer", id, "invalid", { fields: ["revision"] });
       return edit(422, { "": "This form does not say which version of the buyer it edits: open the edit page again." });
     }
-    const checked = checkBuyerForm(values, { id, status: stored.entry.status, production });
+    const checked = checkBuyerForm(values, { id, status: stored.entry.status, outbound });
     if (!checked.ok) {
       logAction(req, res, "update_buyer", id, "invalid", { fields: Object.keys(checked.errors) });
       return edit(422, checked.errors);
@@ -250,7 +251,7 @@ export function settingsRoutes({ db, settings, render, flash, production, ops, n
   router.post(adminPaths.sources, ...post, async (req, res) => {
     if (!settings) return notFound(req, res, "This console runs without business settings.");
     const values = formValuesOf(req.body);
-    const checked = checkSourceForm(values, { status: "active" });
+    const checked = checkSourceForm(values, { status: "active", outbound });
     const target = text(values, "sid").slice(0, 40);
     if (!checked.ok) {
       logAction(req, res, "create_source", target, "invalid", { fields: Object.keys(checked.errors) });
@@ -295,7 +296,7 @@ export function settingsRoutes({ db, settings, render, flash, production, ops, n
       logAction(req, res, "update_source", sid, "invalid", { fields: ["revision"] });
       return edit(422, { "": "This form does not say which version of the source it edits: open the edit page again." });
     }
-    const checked = checkSourceForm(values, { sid, status: stored.entry.status });
+    const checked = checkSourceForm(values, { sid, status: stored.entry.status, outbound });
     if (!checked.ok) {
       logAction(req, res, "update_source", sid, "invalid", { fields: Object.keys(checked.errors) });
       return edit(422, checked.errors);

@@ -3,16 +3,20 @@
  * read into a source checked by sourceSchema (server/delivery/buyers.ts), each problem keyed by its
  * field, and a stored source written back into fields for the edit form.
  */
-import { sourceSchema, type Source, type SourceStatus } from "../delivery/buyers";
+import { sourceAddressProblem, sourceSchema, type Source, type SourceStatus } from "../delivery/buyers";
+import type { OutboundPolicy } from "../delivery/outbound";
 import type { FormValues } from "../../shared/admin-views";
-import { amount, compact, errorsByField, fieldForPath, text } from "./settings-form";
+import { amount, compact, errorsByField, fieldForPath, sentence, text } from "./settings-form";
 
 const SOURCE_FIELDS = new Set(["sid", "name", "payout", "floor", "postbackUrl"]);
 
 export type SourceFormResult = { ok: true; source: Source } | { ok: false; errors: Record<string, string> };
 
-/** The form checked: the source to save (`sid` from the address when editing), or each problem by field. */
-export function checkSourceForm(values: FormValues, options: { sid?: string; status: SourceStatus }): SourceFormResult {
+/**
+ * The form checked: the source to save (`sid` from the address when editing), or every problem by
+ * field at once; the postback address must be one the outbound policy lets the server call.
+ */
+export function checkSourceForm(values: FormValues, options: { sid?: string; status: SourceStatus; outbound: OutboundPolicy }): SourceFormResult {
   const input = compact({
     sid: options.sid ?? text(values, "sid"),
     name: text(values, "name") || undefined,
@@ -22,7 +26,11 @@ export function checkSourceForm(values: FormValues, options: { sid?: string; sta
     postbackUrl: text(values, "postbackUrl") || undefined,
   });
   const parsed = sourceSchema.safeParse(input ?? {});
-  if (!parsed.success) return { ok: false, errors: errorsByField(parsed.error.issues, (path) => fieldForPath(path, (name) => SOURCE_FIELDS.has(name))) };
+  const errors = parsed.success ? {} : errorsByField(parsed.error.issues, (path) => fieldForPath(path, (name) => SOURCE_FIELDS.has(name)));
+  const postbackUrl = text(values, "postbackUrl");
+  const refused = postbackUrl && errors.postbackUrl === undefined ? sourceAddressProblem({ postbackUrl }, options.outbound) : undefined;
+  if (refused !== undefined) errors.postbackUrl = sentence(refused);
+  if (!parsed.success || refused !== undefined) return { ok: false, errors };
   return { ok: true, source: parsed.data };
 }
 

@@ -44,6 +44,7 @@ export async function pingRound(buyers: readonly Buyer[], payload: PingPayload, 
             [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body, now()),
           },
           body,
+          party: { buyer: buyer.id },
         },
         timeoutMs,
       );

@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/database";
 import { migrate } from "../db/migrate";
+import { outboundPolicy } from "../delivery/outbound";
 import { exportSettings, importSettings, ImportFileError, type ImportReport } from "../settings/store";
 import { runAsScript, UsageError } from "./common";
 
@@ -83,9 +84,10 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     const dryRun = values["dry-run"] === true;
     let report: ImportReport;
     try {
-      report = await importSettings(db.builder, raw, "cli", { dryRun, requireHttps: config.NODE_ENV === "production" });
+      report = await importSettings(db.builder, raw, "cli", { dryRun, outbound: outboundPolicy(config) });
     } catch (error) {
-      if (error instanceof ImportFileError) throw new UsageError(`${operands[0]} is not a valid buyers file:\n${error.problems.map((line) => `  - ${line}`).join("\n")}\nNothing was changed.`);
+      // Exit 1, not a usage error's 2: the command was right, the file is not (a script sees the difference).
+      if (error instanceof ImportFileError) throw new Error(`${operands[0]} is not a valid buyers file:\n${error.problems.map((line) => `  - ${line}`).join("\n")}\nNothing was changed.`, { cause: error });
       throw error;
     }
     out(describe(report, dryRun));

@@ -12,6 +12,7 @@ import { US_STATES } from "../../shared/privacy-request";
 import { dateTimeFormat } from "../../shared/formatters";
 import { filtersSchema } from "./filter-schema";
 import type { CapPeriods } from "../db/buyer-counters";
+import { outboundUrlProblem, type OutboundPolicy } from "./outbound";
 
 /** `active` buyers are offered leads; `paused` ones are not, for now; `archived` ones no more (kept for their history). */
 export const BUYER_STATUSES = ["active", "paused", "archived"] as const;
@@ -160,7 +161,7 @@ export const sourceSchema = z.object({
   payout: z.number().min(0).max(10_000),
   /** No bid below this price wins this source's leads in the auction, in US dollars. */
   floor: z.number().min(0).max(10_000).default(0),
-  /** Called when a buyer accepts (status=sold) or returns (status=returned) a lead with a tid: {tid}, {payout}, {status}. */
+  /** Called when a buyer accepts (status=sold) or returns (status=returned) a lead with a tid: {tid}, {payout}, {status}, {event_id} (the same on every attempt of one postback, docs/lead-delivery.md). */
   postbackUrl: httpUrl
     .refine((url) => url.includes("{tid}"), "must contain {tid}")
     .optional(),
@@ -197,8 +198,11 @@ export class BuyersFileError extends Error {
   }
 }
 
-/** Reads and checks the file; throws BuyersFileError naming every problem. */
-export function loadBuyersFile(file: string): BuyersFile {
+/**
+ * Reads and checks the file; throws BuyersFileError naming every problem. With a policy, every
+ * address must also be one the server may connect to (the start-up import in production).
+ */
+export function loadBuyersFile(file: string, policy?: OutboundPolicy): BuyersFile {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
@@ -212,21 +216,46 @@ export function loadBuyersFile(file: string): BuyersFile {
       parsed.error.issues.map((issue) => `${issue.path.join(".") || "(file)"}: ${issue.message}`),
     );
   }
+  const refused = policy ? fileAddressProblems(parsed.data, policy) : [];
+  if (refused.length > 0) throw new BuyersFileError(file, refused);
   return parsed.data;
 }
 
 const WEEKDAY_OF: Record<string, Weekday> = { Mon: "mon", Tue: "tue", Wed: "wed", Thu: "thu", Fri: "fri", Sat: "sat", Sun: "sun" };
 
+/** The fields of buyers and sources that name an address the server connects to. */
+const BUYER_ADDRESSES = ["url", "pingUrl", "webhookUrl"] as const;
+export type BuyerAddressField = (typeof BUYER_ADDRESSES)[number];
+
 /**
- * The buyer's addresses that are neither https:// nor on this machine (refused in production: a
- * lead carries personal information; a loopback address is a local relay or the buyer stub).
+ * Each of the buyer's addresses the outbound policy refuses, with why (server/delivery/outbound.ts:
+ * in production, https:// to a public host unless OUTBOUND_ALLOW names it). Checked when a buyer
+ * is saved or imported; the connection is checked again when made.
  */
-export function insecureUrls(buyer: Pick<Buyer, "url" | "pingUrl" | "webhookUrl">): Array<"url" | "pingUrl" | "webhookUrl"> {
-  const secure = (address: string) => {
-    const url = new URL(address);
-    return url.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  };
-  return (["url", "pingUrl", "webhookUrl"] as const).filter((key) => buyer[key] !== undefined && !secure(buyer[key]!));
+export function buyerAddressProblems(buyer: Partial<Pick<Buyer, BuyerAddressField>>, policy: OutboundPolicy): Partial<Record<BuyerAddressField, string>> {
+  const problems: Partial<Record<BuyerAddressField, string>> = {};
+  for (const key of BUYER_ADDRESSES) {
+    const address = buyer[key];
+    const problem = address === undefined ? undefined : outboundUrlProblem(address, policy);
+    if (problem !== undefined) problems[key] = problem;
+  }
+  return problems;
+}
+
+/** The source's postback address, if the outbound policy refuses it, with why. */
+export function sourceAddressProblem(source: Pick<Source, "postbackUrl">, policy: OutboundPolicy): string | undefined {
+  return source.postbackUrl === undefined ? undefined : outboundUrlProblem(source.postbackUrl, policy);
+}
+
+/** Every address of a file (its buyers' and sources') the policy refuses, as "buyers.0.url: why". */
+export function fileAddressProblems(file: Pick<BuyersFile, "buyers" | "sources">, policy: OutboundPolicy): string[] {
+  return [
+    ...file.buyers.flatMap((buyer, index) => Object.entries(buyerAddressProblems(buyer, policy)).map(([key, problem]) => `buyers.${index}.${key}: ${problem}`)),
+    ...file.sources.flatMap((source, index) => {
+      const problem = sourceAddressProblem(source, policy);
+      return problem === undefined ? [] : [`sources.${index}.postbackUrl: ${problem}`];
+    }),
+  ];
 }
 
 /** The time zone a buyer's caps and budgets count in: its own, else its schedule's, else US Eastern. */

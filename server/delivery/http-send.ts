@@ -8,11 +8,17 @@
  * exchange and its database statement, and fetch's streams and header objects cost several times
  * what http.request does for the same exchange (npm run bench). Redirects are not followed (a
  * 3xx is a refusal: the buyer's URL is configured, not discovered).
+ *
+ * Every exchange obeys the process's outbound policy (server/delivery/outbound.ts): in production
+ * an address inside our network is refused before connecting, on the address the name resolved
+ * to, and the refusal is logged with the buyer or source it was for (never the lead).
  */
 import http from "node:http";
 import https from "node:https";
 import type { AttemptOutcome } from "../db/schema";
+import type { Logger } from "../logger";
 import { responseExcerpt } from "./payload";
+import { guardedLookup, NO_EXCEPTIONS, OutboundRefusedError, outboundUrlProblem, type OutboundPolicy } from "./outbound";
 
 export interface SendResult {
   outcome: Exclude<AttemptOutcome, "withheld">;
@@ -30,6 +36,22 @@ export interface Exchange {
   method: "GET" | "POST";
   headers: Record<string, string>;
   body?: string;
+  /** Whom the exchange is for, named in the warning when the address is refused. */
+  party?: { buyer: string } | { source: string };
+}
+
+/**
+ * The outbound policy of this process: each process's composition root sets it from its
+ * configuration (setOutboundPolicy). Until then, enforced unless NODE_ENV says development or
+ * test, so a process that forgets to set it fails closed.
+ */
+let policy: OutboundPolicy = { enforce: !["development", "test"].includes(process.env.NODE_ENV ?? ""), allow: NO_EXCEPTIONS };
+let refusalLog: Logger | undefined;
+
+/** Sets the process's outbound policy and where refusals are logged (at warn, as outbound_refused). */
+export function setOutboundPolicy(next: OutboundPolicy, logger: Logger): void {
+  policy = next;
+  refusalLog = logger;
 }
 
 const MAX_RESPONSE_BYTES = 16_384;
@@ -60,6 +82,11 @@ export function send(url: string, exchange: Exchange, timeoutMs: number): Promis
       resolve({ ...result, latencyMs: Math.round(performance.now() - started) });
     };
     const failed = (excerpt: string) => finish({ outcome: "network_error", httpStatus: null, excerpt, body: "", retryAfter: null, signature: null });
+    // Retried like a network error: nothing is lost if the address is mended, or a name resolves to a public address again.
+    const refused = (host: string, reason: string) => {
+      refusalLog?.warn({ event: "outbound_refused", ...exchange.party, host, reason }, "outbound address refused");
+      failed(`refused: ${reason}`);
+    };
 
     let target: URL;
     try {
@@ -69,14 +96,17 @@ export function send(url: string, exchange: Exchange, timeoutMs: number): Promis
     }
     const agent = target.protocol === "https:" ? agents["https:"] : target.protocol === "http:" ? agents["http:"] : undefined;
     if (!agent) return failed(`unsupported protocol ${target.protocol}`);
+    const problem = outboundUrlProblem(url, policy);
+    if (problem !== undefined) return refused(target.hostname, problem);
+    const lookup = guardedLookup(policy, target.hostname);
     const headers = exchange.body === undefined ? exchange.headers : { ...exchange.headers, "content-length": String(Buffer.byteLength(exchange.body)) };
-    const request = (target.protocol === "https:" ? https : http).request(target, { method: exchange.method, headers, agent });
+    const request = (target.protocol === "https:" ? https : http).request(target, { method: exchange.method, headers, agent, ...(lookup ? { lookup } : {}) });
     timer = setTimeout(() => {
       finish({ outcome: "timeout", httpStatus: null, excerpt: `no answer within ${timeoutMs} ms`, body: "", retryAfter: null, signature: null });
       request.destroy();
     }, timeoutMs);
 
-    request.on("error", (error: NodeJS.ErrnoException) => failed(error.code ?? "network error"));
+    request.on("error", (error: NodeJS.ErrnoException) => (error instanceof OutboundRefusedError ? refused(error.host, error.reason) : failed(error.code ?? "network error")));
     request.on("response", (response) => {
       const chunks: Buffer[] = [];
       let size = 0;

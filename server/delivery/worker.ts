@@ -221,6 +221,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body),
         },
         body,
+        party: { buyer: buyer.id },
       },
       buyer.timeoutMs,
     );
@@ -269,7 +270,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function callPostback(delivery: DeliveryRecord): Promise<void> {
     const at = now();
-    const result = await send(delivery.url ?? "", { method: "GET", headers: { "user-agent": "QuoteRidge-Postback/1" } }, postbackTimeoutMs);
+    const result = await send(delivery.url ?? "", { method: "GET", headers: { "user-agent": "QuoteRidge-Postback/1" }, party: { source: delivery.target } }, postbackTimeoutMs);
     const base = { outcome: result.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
     // A source's endpoint that refuses (4xx) will not change its mind: recorded, not retried.
     const completion: Completion =
@@ -321,6 +322,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body),
         },
         body,
+        party: { buyer: buyer.id },
       },
       buyer.timeoutMs,
     );

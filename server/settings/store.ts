@@ -11,7 +11,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { Builder } from "../db/database";
 import type { Tables } from "../db/schema";
-import { buyerSchema, buyersFileSchema, insecureUrls, sourceSchema, type Buyer, type BuyersFile, type BuyerStatus, type Source, type SourceStatus } from "../delivery/buyers";
+import type { OutboundPolicy } from "../delivery/outbound";
+import { buyerSchema, buyersFileSchema, fileAddressProblems, sourceSchema, type Buyer, type BuyersFile, type BuyerStatus, type Source, type SourceStatus } from "../delivery/buyers";
 
 /** The settings every replica runs on, with the version (settings_changes' highest id) they were read at. */
 export interface BusinessSettings extends BuyersFile {
@@ -357,7 +358,7 @@ export class ImportFileError extends Error {
  * file are kept. A buyer without a `secret` keeps its stored one, or is given a new one (reported
  * once). All or nothing, in one transaction; ImportFileError names every problem.
  */
-export async function importSettings(db: Builder, raw: unknown, actor: Actor, options: { dryRun?: boolean; requireHttps?: boolean } = {}): Promise<ImportReport> {
+export async function importSettings(db: Builder, raw: unknown, actor: Actor, options: { dryRun?: boolean; outbound?: OutboundPolicy } = {}): Promise<ImportReport> {
   try {
     return await importInTransaction(db, raw, actor, options);
   } catch (error) {
@@ -373,17 +374,15 @@ class DryRunDone extends Error {
   }
 }
 
-async function importInTransaction(db: Builder, raw: unknown, actor: Actor, options: { dryRun?: boolean; requireHttps?: boolean }): Promise<ImportReport> {
+async function importInTransaction(db: Builder, raw: unknown, actor: Actor, options: { dryRun?: boolean; outbound?: OutboundPolicy }): Promise<ImportReport> {
   return db.transaction().execute(async (tx) => {
     const report: ImportReport = { created: [], updated: [], unchanged: [], generatedSecrets: {} };
     const withSecrets = await fillSecrets(tx, raw, report.generatedSecrets);
     const parsed = buyersFileSchema.safeParse(withSecrets);
     if (!parsed.success) throw new ImportFileError(parsed.error.issues.map((issue) => `${issue.path.join(".") || "(file)"}: ${issue.message}`));
     const file = parsed.data;
-    if (options.requireHttps) {
-      const insecure = file.buyers.flatMap((buyer, index) => insecureUrls(buyer).map((key) => `buyers.${index}.${key}: must be an https:// address in production`));
-      if (insecure.length > 0) throw new ImportFileError(insecure);
-    }
+    const refused = options.outbound ? fileAddressProblems(file, options.outbound) : [];
+    if (refused.length > 0) throw new ImportFileError(refused);
     for (const buyer of file.buyers) {
       const before = await storedBuyer(tx, buyer.id, true);
       const name = `buyer ${buyer.id}`;

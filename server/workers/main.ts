@@ -22,11 +22,15 @@ import { createWakeups, type WorkKind } from "./wakeups";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { SECRET_ENV } from "./main-env";
+import { outboundPolicy } from "../delivery/outbound";
+import { setOutboundPolicy } from "../delivery/http-send";
 
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config).child({ process: "background" });
+  // Every lead, ping, webhook and postback leaves from this process: the same rules as the server's.
+  setOutboundPolicy(outboundPolicy(config), logger);
   registry.setDefaultLabels({ process: "background" });
   const secret = config.CSRF_SECRET ?? Buffer.from(process.env[SECRET_ENV] ?? "", "hex");
   const db: Database = config.DATABASE_URL

@@ -21,7 +21,8 @@ describe.each(commandStores())("npm run buyers ($kind)", ({ make }) => {
   let folder: string;
   const buyers = async (argv: string[], env: NodeJS.ProcessEnv = {}) => {
     let output = "";
-    const code = await run(argv, (text) => (output += text), { ...location.env, ...env });
+    // The example file's buyers are the stub on loopback: named, as production (the default NODE_ENV) refuses them otherwise.
+    const code = await run(argv, (text) => (output += text), { OUTBOUND_ALLOW: "127.0.0.1", ...location.env, ...env });
     return { code, output };
   };
   const settings = () => withCommandStore(location, (db) => loadSettings(db.builder));
@@ -91,7 +92,7 @@ describe.each(commandStores())("npm run buyers ($kind)", ({ make }) => {
     const file = path.join(folder, "bad.json");
     await writeFile(file, JSON.stringify({ buyers: [{ id: "summit", name: "Summit Auto Insurance Agency", url: "ftp://x", price: -1 }, { id: "new-one", name: "New One", url: "https://x.example", price: 1 }] }));
     const attempt = buyers(["import", file]);
-    await expect(attempt).rejects.toThrow(UsageError);
+    await expect(attempt).rejects.not.toThrow(UsageError);
     await expect(attempt).rejects.toThrow(/buyers\.0\.url: an http\(s\) URL[\s\S]*buyers\.0\.price[\s\S]*Nothing was changed/);
     expect((await settings()).buyers.map((buyer) => buyer.id)).toEqual(["summit", "harbor", "nova"]);
   });
@@ -99,7 +100,32 @@ describe.each(commandStores())("npm run buyers ($kind)", ({ make }) => {
   it("refuses a plain http:// buyer address in production", async () => {
     const file = path.join(folder, "plain.json");
     await writeFile(file, JSON.stringify({ buyers: [{ id: "plain", name: "Plain Agency", url: "http://leads.plain.example/post", price: 3 }] }));
-    await expect(buyers(["import", file], { NODE_ENV: "production", CSRF_SECRET: "x".repeat(32) })).rejects.toThrow(/buyers\.0\.url: must be an https:\/\/ address in production/);
+    await expect(buyers(["import", file], { NODE_ENV: "production", CSRF_SECRET: "x".repeat(32) })).rejects.toThrow(/buyers\.0\.url: use an https:\/\/ address/);
+  });
+
+  it("refuses, in production, every address inside the network, for buyers and sources alike, and imports nothing of the file", async () => {
+    const file = path.join(folder, "internal.json");
+    const inside = ["https://169.254.169.254/latest/meta-data/", "http://127.0.0.1:5432/", "http://localhost:6379/", "http://[::1]:5432/", "http://2130706433:5432/", "https://10.0.0.5/leads", "https://192.168.1.1/", "https://metadata.google.internal/"];
+    const entries = inside.map((url, index) => ({ id: `inside-${index}`, name: `Inside ${index}`, url, price: 3 }));
+    await writeFile(file, JSON.stringify({
+      buyers: [{ id: "fine", name: "Fine Agency", url: "https://leads.fine.example/post", price: 3 }, ...entries, { id: "pinger", name: "Pinger", mode: "pingpost", url: "https://leads.fine.example/post", pingUrl: "https://10.1.1.1/ping", webhookUrl: "https://[fd00:ec2::254]/", price: 3 }],
+      sources: [{ sid: "fb01", payout: 2, postbackUrl: "http://169.254.169.254/pb?tid={tid}" }],
+    }));
+    const attempt = buyers(["import", file], { NODE_ENV: "production", CSRF_SECRET: "x".repeat(32), OUTBOUND_ALLOW: "" });
+    const failure = await attempt.then(() => undefined, (error: Error) => error);
+    expect(failure?.message).toMatch(/Nothing was changed/);
+    for (const index of inside.keys()) expect(failure?.message).toContain(`buyers.${index + 1}.url: `);
+    expect(failure?.message).toContain("buyers.9.pingUrl: 10.1.1.1 is a private address");
+    expect(failure?.message).toContain("buyers.9.webhookUrl: fd00:ec2::254 is a private address (unique-local IPv6)");
+    expect(failure?.message).toContain("sources.0.postbackUrl: use an https:// address");
+    expect((await settings()).buyers.map((buyer) => buyer.id)).not.toContain("fine");
+    // OUTBOUND_ALLOW names the exceptions.
+    await writeFile(file, JSON.stringify({ buyers: [{ id: "stubbed", name: "Stubbed Agency", url: "http://buyer-stub:4100/leads/stubbed", price: 3 }] }));
+    await buyers(["import", file], { NODE_ENV: "production", CSRF_SECRET: "x".repeat(32), OUTBOUND_ALLOW: "buyer-stub" });
+    expect((await settings()).buyers.map((buyer) => buyer.id)).toContain("stubbed");
+    const refused = await buyers(["import", file], { NODE_ENV: "production", CSRF_SECRET: "x".repeat(32), OUTBOUND_ALLOW: "" }).then(() => undefined, (error: Error) => error);
+    expect(refused?.message).toMatch(/buyers\.0\.url: use an https:\/\/ address/);
+    expect((await settings()).buyers.map((buyer) => buyer.id)).toContain("stubbed");
   });
 
   it.each([

@@ -225,12 +225,32 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
     it("refuses a buyer address that is not https:// in production, beside that field, and takes it elsewhere", async () => {
       const response = await post(ops.agent, "/buyers", { ...buyerForm("plainhttp", { url: "http://plainhttp.example/leads" }), _csrf: ops.csrf });
       expect(response.status).toBe(422);
-      expect(lastView<BuyerFormView>("buyer-form").errors).toEqual({ url: "Use an https:// address: in production leads go to buyers over TLS only." });
+      expect(lastView<BuyerFormView>("buyer-form").errors).toEqual({ url: "Use an https:// address: in production leads, pings and postbacks go out over TLS only." });
       expect(problemsIn(response.text).url).toContain("https://");
       expect(buyerNow("plainhttp")).toBeUndefined();
       const outside = await post(ops.agent, "/buyers", { ...buyerForm("plainhttp", { url: "http://plainhttp.example/leads" }), _csrf: ops.csrf }, testApp);
       expect(outside.status).toBe(201);
       secretsShown.push(lastView<BuyerDetailView>("buyer").oneTimeSecret!.secret);
+    });
+
+    it.each([
+      ["url", "https://169.254.169.254/latest/meta-data/", /link-local/],
+      ["url", "http://127.0.0.1:5432/", /https:\/\//],
+      ["url", "http://localhost:6379/", /https:\/\//],
+      ["url", "http://[::1]:5432/", /https:\/\//],
+      ["url", "https://2130706433:5432/", /127\.0\.0\.1 is a loopback/],
+      ["url", "https://10.0.0.5/leads", /RFC 1918/],
+      ["url", "https://192.168.1.1/", /RFC 1918/],
+      ["url", "https://metadata.google.internal/", /reserved for private networks/],
+      ["webhookUrl", "https://[fe80::1]/hooks", /link-local/],
+      ["pingUrl", "https://100.64.0.9/ping", /carrier-grade NAT/],
+    ])("refuses %s %s in production, beside that field", async (field, address, reason) => {
+      const extra = field === "pingUrl" ? { mode: "pingpost", pingUrl: address } : { [field]: address };
+      const response = await post(ops.agent, "/buyers", { ...buyerForm("inside", extra), _csrf: ops.csrf });
+      expect(response.status).toBe(422);
+      expect(Object.keys(lastView<BuyerFormView>("buyer-form").errors)).toEqual([field]);
+      expect(problemsIn(response.text)[field]).toMatch(reason);
+      expect(buyerNow("inside")).toBeUndefined();
     });
 
     it("never answers 500, whatever the form holds", async () => {
@@ -422,6 +442,9 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
       expect(bad.status).toBe(422);
       expect(Object.keys(lastView<SourceFormView>("source-form").errors).sort()).toEqual(["payout", "postbackUrl", "sid"]);
       expect(problemsIn(bad.text).postbackUrl).toContain("{tid}");
+      const metadata = await post(ops.agent, "/sources", { sid: "fb01", payout: "1", postbackUrl: "https://169.254.169.254/latest/meta-data/?tid={tid}", _csrf: ops.csrf });
+      expect(metadata.status).toBe(422);
+      expect(problemsIn(metadata.text).postbackUrl).toMatch(/link-local/);
 
       const created = await post(ops.agent, "/sources", { sid: "fb01", name: "Facebook", payout: "8", floor: "10", postbackUrl: "https://track.example/pb?tid={tid}", _csrf: ops.csrf });
       expect(created.status).toBe(303);

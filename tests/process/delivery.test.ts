@@ -33,7 +33,7 @@ describe("delivery across replicas", { timeout: 180_000 }, () => {
   /** The first replica imports the file at start-up (an empty database); a later file is applied as ops would, with `npm run buyers -- import`. */
   let imported = false;
   async function start(buyersFile: string, env: Record<string, string> = {}): Promise<RunningServer> {
-    if (imported) await importBuyers(["import", buyersFile], () => {}, { DATABASE_URL: postgres.url, LOG_LEVEL: "warn" });
+    if (imported) await importBuyers(["import", buyersFile], () => {}, { DATABASE_URL: postgres.url, LOG_LEVEL: "warn", OUTBOUND_ALLOW: "127.0.0.1" });
     imported = true;
     // A known port, so the consent certificate links the buyers get point at this replica.
     const port = await getPort({ host: "127.0.0.1" });

@@ -5,7 +5,7 @@
  * secrets while a rotation overlaps, and the buyer schema's newer fields.
  */
 import { describe, expect, it } from "vitest";
-import { activeSecrets, buyerSchema, capPeriods, insecureUrls, isLimited, shutByLimits } from "../../server/delivery/buyers";
+import { activeSecrets, buyerSchema, capPeriods, isLimited, shutByLimits } from "../../server/delivery/buyers";
 import { offerFacts, priceFor, evaluateOffer } from "../../server/delivery/offer";
 import { signBody, verifySignature } from "../../server/delivery/signature";
 import { SAMPLE_ANSWERS } from "../../tools/lead-session";
@@ -108,10 +108,3 @@ describe("secrets in rotation", () => {
   });
 });
 
-describe("insecureUrls: what production refuses", () => {
-  it("names plain http:// addresses, but not https:// nor this machine's", () => {
-    expect(insecureUrls({ url: "https://a.example/post" })).toEqual([]);
-    expect(insecureUrls({ url: "http://127.0.0.1:4100/leads/acme", pingUrl: "http://localhost:4100/ping" })).toEqual([]);
-    expect(insecureUrls({ url: "http://leads.example/post", webhookUrl: "http://hooks.example/" })).toEqual(["url", "webhookUrl"]);
-  });
-});

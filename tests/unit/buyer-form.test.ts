@@ -6,6 +6,15 @@
 import { describe, expect, it } from "vitest";
 import { buyerFieldFor, buyerFromForm, buyerToForm, checkBuyerForm, ruleRowsFor } from "../../server/admin/buyer-form";
 import { checkSourceForm, sourceToForm } from "../../server/admin/source-form";
+import { NO_EXCEPTIONS, parseAllowList, type OutboundAllowList } from "../../server/delivery/outbound";
+
+const PRODUCTION = { enforce: true, allow: NO_EXCEPTIONS };
+const DEVELOPMENT = { enforce: false, allow: NO_EXCEPTIONS };
+function allowList(text: string): OutboundAllowList {
+  const parsed = parseAllowList(text);
+  if ("problems" in parsed) throw new Error(parsed.problems.join("; "));
+  return parsed.allow;
+}
 import { amount, choice, fieldForPath, formValuesOf, issueMessage, words } from "../../server/admin/settings-form";
 import type { FormValues } from "../../shared/admin-views";
 
@@ -102,7 +111,7 @@ describe("reading the buyer form", () => {
       },
       status: "active",
     });
-    const checked = checkBuyerForm(FULL, { status: "active", production: true });
+    const checked = checkBuyerForm(FULL, { status: "active", outbound: PRODUCTION });
     expect(checked.ok).toBe(true);
     if (checked.ok) {
       expect(checked.buyer.phone).toBe("+14155550134");
@@ -152,7 +161,7 @@ describe("problems beside their fields", () => {
   it("refuses a bad id, a negative price, ages the wrong way round, a bad ZIP and an unknown state, each beside its field", () => {
     const checked = checkBuyerForm(
       { ...FULL, id: "Bad Id!", price: "-1", "filters.driverAge.min": "60", "filters.driverAge.max": "30", "filters.zips.exclude": "9021", states: ["CA", "ZZ"] },
-      { status: "active", production: false },
+      { status: "active", outbound: DEVELOPMENT },
     );
     expect(checked.ok).toBe(false);
     if (checked.ok) return;
@@ -166,20 +175,34 @@ describe("problems beside their fields", () => {
   });
 
   it("says a word in a number field needs a number, and a missing required field is required", () => {
-    const checked = checkBuyerForm({ ...FULL, "caps.day": "lots", url: "", name: "" }, { status: "active", production: false });
+    const checked = checkBuyerForm({ ...FULL, "caps.day": "lots", url: "", name: "" }, { status: "active", outbound: DEVELOPMENT });
     expect(checked.ok).toBe(false);
     if (!checked.ok) expect(checked.errors).toMatchObject({ "caps.day": "Enter a number.", name: "At least 2 characters." });
   });
 
   it("puts the schema's cross-field rules beside the field they name (a pingpost buyer's ping URL)", () => {
-    const checked = checkBuyerForm({ ...FULL, mode: "pingpost" }, { status: "active", production: false });
+    const checked = checkBuyerForm({ ...FULL, mode: "pingpost" }, { status: "active", outbound: DEVELOPMENT });
     expect(checked).toEqual({ ok: false, errors: { pingUrl: "A pingpost buyer needs its pingUrl." } });
+  });
+
+  it("refuses every internal address in production, beside its field, with the other problems at once", () => {
+    const form = { ...FULL, url: "https://169.254.169.254/latest/meta-data/", webhookUrl: "http://[::1]:5432/", price: "-1" };
+    const checked = checkBuyerForm(form, { status: "active", outbound: PRODUCTION });
+    expect(checked.ok).toBe(false);
+    if (checked.ok) return;
+    expect(Object.keys(checked.errors).sort()).toEqual(["price", "url", "webhookUrl"]);
+    expect(checked.errors.url).toMatch(/^169\.254\.169\.254 is a link-local address/);
+    expect(checked.errors.webhookUrl).toMatch(/https:\/\//);
+    // The compose stack's stub, named in OUTBOUND_ALLOW, may be reached over plain http.
+    const stub = { ...FULL, url: "http://buyer-stub:4100/leads/lakeside", webhookUrl: "" };
+    expect(checkBuyerForm(stub, { status: "active", outbound: PRODUCTION }).ok).toBe(false);
+    expect(checkBuyerForm(stub, { status: "active", outbound: { enforce: true, allow: allowList("buyer-stub") } }).ok).toBe(true);
   });
 
   it("refuses an http:// buyer address in production only, beside that field", () => {
     const form = { ...FULL, webhookUrl: "http://lakeside.example/hooks" };
-    expect(checkBuyerForm(form, { status: "active", production: false }).ok).toBe(true);
-    const checked = checkBuyerForm(form, { status: "active", production: true });
+    expect(checkBuyerForm(form, { status: "active", outbound: DEVELOPMENT }).ok).toBe(true);
+    const checked = checkBuyerForm(form, { status: "active", outbound: PRODUCTION });
     expect(checked.ok).toBe(false);
     if (!checked.ok) expect(Object.keys(checked.errors)).toEqual(["webhookUrl"]);
   });
@@ -192,20 +215,24 @@ describe("problems beside their fields", () => {
 
 describe("the edit form", () => {
   it("writes a stored buyer into fields that read back as the same buyer", () => {
-    const first = checkBuyerForm(FULL, { status: "active", production: true });
+    const first = checkBuyerForm(FULL, { status: "active", outbound: PRODUCTION });
     if (!first.ok) throw new Error(JSON.stringify(first.errors));
-    const again = checkBuyerForm(buyerToForm(first.buyer), { id: first.buyer.id, status: "active", production: true });
+    const again = checkBuyerForm(buyerToForm(first.buyer), { id: first.buyer.id, status: "active", outbound: PRODUCTION });
     expect(again).toEqual({ ok: true, buyer: first.buyer });
   });
 });
 
 describe("the source form", () => {
   it("reads a source, and puts a postback URL without {tid} beside its field", () => {
-    const good = checkSourceForm({ sid: "fb01", name: "Facebook", payout: "8", floor: "", postbackUrl: "https://track.example/pb?tid={tid}&p={payout}" }, { status: "active" });
+    const good = checkSourceForm({ sid: "fb01", name: "Facebook", payout: "8", floor: "", postbackUrl: "https://track.example/pb?tid={tid}&p={payout}" }, { status: "active", outbound: PRODUCTION });
     expect(good).toEqual({ ok: true, source: { sid: "fb01", name: "Facebook", status: "active", payout: 8, floor: 0, postbackUrl: "https://track.example/pb?tid={tid}&p={payout}" } });
-    if (good.ok) expect(checkSourceForm(sourceToForm(good.source), { sid: "fb01", status: "active" })).toEqual(good);
-    const bad = checkSourceForm({ sid: "fb 01", payout: "-3", postbackUrl: "https://track.example/pb" }, { status: "active" });
+    if (good.ok) expect(checkSourceForm(sourceToForm(good.source), { sid: "fb01", status: "active", outbound: PRODUCTION })).toEqual(good);
+    const bad = checkSourceForm({ sid: "fb 01", payout: "-3", postbackUrl: "https://track.example/pb" }, { status: "active", outbound: PRODUCTION });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(Object.keys(bad.errors).sort()).toEqual(["payout", "postbackUrl", "sid"]);
+    const metadata = checkSourceForm({ sid: "fb01", payout: "8", postbackUrl: "http://169.254.169.254/pb?tid={tid}" }, { status: "active", outbound: PRODUCTION });
+    expect(metadata).toEqual({ ok: false, errors: { postbackUrl: expect.stringMatching(/https:\/\//) } });
+    const internal = checkSourceForm({ sid: "fb01", payout: "8", postbackUrl: "https://tracker.internal/pb?tid={tid}" }, { status: "active", outbound: PRODUCTION });
+    expect(internal).toEqual({ ok: false, errors: { postbackUrl: expect.stringMatching(/reserved for private networks/) } });
   });
 });

@@ -143,7 +143,7 @@ export function BuyerFormPage({ view }: { view: BuyerFormView }) {
           <TextField state={state} name="name" label="Name" hint="As the consent names it to the visitor." required />
           <TextField state={state} name="phone" label="Phone" type="tel" hint="A US number the visitor may call (optional)." />
           <SelectField state={state} name="mode" label="Mode" options={[["post", "Post: every matching lead at its price"], ["pingpost", "Ping/post: bids in the auction"]]} />
-          <TextField state={state} name="url" label="Post URL" type="url" hint="https:// in production." required wide />
+          <TextField state={state} name="url" label="Post URL" type="url" hint="In production: https:// to a public host (OUTBOUND_ALLOW names exceptions inside your network)." required wide />
           <TextField state={state} name="pingUrl" label="Ping URL" type="url" hint="Ping/post buyers only." wide />
           <TextField state={state} name="webhookUrl" label="Webhook URL" type="url" hint="Consent revocations; its post URL when empty." wide />
           <TextField state={state} name="timeoutMs" label="Post timeout (ms)" inputMode="numeric" />
