@@ -3,7 +3,8 @@
  * benchmark, the container test and local trials (`npm run buyer-stub`, docs/lead-delivery.md):
  * - `POST /leads/:buyerId`  a buyer: verifies X-Signature with that buyer's secret, records the
  *                           request, and answers from the buyer's script (default 200 `{}`);
- * - `GET /postback?…`       the traffic source's conversion postback: records the query;
+ * - `GET /postback?…`       the traffic source's conversion postback: records the query and
+ *                           the Idempotency-Key (the event id it would deduplicate on);
  * - `GET /received`         everything recorded, as JSON (`?buyer=ID` for one buyer's leads).
  * A request whose signature does not verify is answered 401 `{ "reason": "signature <verdict>" }`,
  * as a careful buyer would (and without spending a scripted answer), unless `enforceSignature` is false.
@@ -43,6 +44,11 @@ export interface ReceivedPostback {
   url: string;
   /** The query parameters, decoded. */
   query: Record<string, string>;
+  headers: http.IncomingHttpHeaders;
+  /** The postback's event id, as its Idempotency-Key header carries it. */
+  idempotencyKey: string | undefined;
+  /** Whether an earlier postback carried the same Idempotency-Key (the same event again, as a source would drop it). */
+  repeat: boolean;
   answer: number | "hang" | "close";
 }
 
@@ -249,9 +255,12 @@ export async function startBuyerStub(options: BuyerStubOptions): Promise<BuyerSt
 
   function onPostback(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
     const query = Object.fromEntries(url.searchParams);
+    const idempotencyKey = typeof req.headers["idempotency-key"] === "string" ? req.headers["idempotency-key"] : undefined;
+    const repeat = idempotencyKey !== undefined && keysSeen.has(`postback\n${idempotencyKey}`);
+    if (idempotencyKey !== undefined) keysSeen.add(`postback\n${idempotencyKey}`);
     const answer = answerWith(res, postbackScript.shift() ?? { status: 200, body: { ok: true } });
-    record(postbacks, { receivedAt: new Date(), url: req.url ?? "", query, answer });
-    log(`postback ${new URLSearchParams(query).toString()} (${answer})`);
+    record(postbacks, { receivedAt: new Date(), url: req.url ?? "", query, headers: req.headers, idempotencyKey, repeat, answer });
+    log(`postback ${new URLSearchParams(query).toString()} (${answer})${repeat ? ` (a repeat of event ${idempotencyKey}: a source counts it once)` : ""}`);
   }
 
   function onReceived(res: http.ServerResponse, url: URL): void {

@@ -205,12 +205,19 @@ export function deliveryRepository(db: Database) {
     /**
      * Claims up to `limit` due deliveries for this replica: pending ones whose time has come, and
      * ones another replica claimed but never finished (it died: the lease ran out). Each claim is
-     * an attempt; the lease covers the send.
+     * an attempt; the lease covers the send: `leaseMs` a buyer's, `postbackLeaseMs` (default the
+     * same) a source's postback, whose send has a shorter timeout of its own.
      */
-    async claimDue(limit: number, leaseMs: number, now: Date = new Date()): Promise<DeliveryRecord[]> {
+    async claimDue(limit: number, leaseMs: number, now: Date = new Date(), postbackLeaseMs: number = leaseMs): Promise<DeliveryRecord[]> {
+      const until = new Date(now.getTime() + leaseMs);
+      const postbackUntil = new Date(now.getTime() + postbackLeaseMs);
       const rows = await builder
         .updateTable("deliveries")
-        .set({ status: "sending", lockedUntil: new Date(now.getTime() + leaseMs), attempts: sql`attempts + 1` })
+        .set({
+          status: "sending",
+          lockedUntil: sql<Date>`CASE WHEN kind = 'postback' THEN ${postbackUntil}::timestamptz ELSE ${until}::timestamptz END`,
+          attempts: sql`attempts + 1`,
+        })
         .where("id", "in", (sub) =>
           sub
             .selectFrom("deliveries")

@@ -2,6 +2,7 @@
  * What a buyer receives for a lead (docs/lead-delivery.md documents it field by field), and what
  * a traffic source's postback address becomes.
  */
+import { createHash } from "node:crypto";
 import type { LeadRecord } from "../db/leads";
 import { LEAD_ANSWER_COLUMNS } from "../db/lead-rows";
 import type { NewDelivery } from "../db/deliveries";
@@ -72,29 +73,43 @@ export function sourcePayout(sources: readonly Source[], sid: string | null): nu
   return activeSource(sources, sid)?.payout ?? 0;
 }
 
-/** The source's postback template with {tid}, {payout} and {status} filled in, each URL-encoded. */
-export function postbackUrl(template: string, values: { tid: string; payout: number; status: PostbackStatus }): string {
+/**
+ * The id of one postback event, which the source deduplicates on: postbacks are sent at least
+ * once (a worker that dies between the call and its record leaves a lease that runs out, and the
+ * call is made again), so every attempt of a lead's `sold` postback carries the same id, and its
+ * `returned` postback another. Derived from the delivery's idempotency key (lead reference and
+ * status) by a one-way hash, so it is stable without being stored, and tells the source nothing
+ * about the lead or the person: 128 bits in hex, safe in any URL.
+ */
+export function postbackEventId(idempotencyKey: string): string {
+  return `pb_${createHash("sha256").update(`postback-event\n${idempotencyKey}`).digest("hex").slice(0, 32)}`;
+}
+
+/** The source's postback template with {tid}, {payout}, {status} and {event_id} filled in, each URL-encoded. */
+export function postbackUrl(template: string, values: { tid: string; payout: number; status: PostbackStatus; eventId: string }): string {
   return template
     .replaceAll("{tid}", encodeURIComponent(values.tid))
     .replaceAll("{payout}", encodeURIComponent(values.payout.toFixed(2)))
-    .replaceAll("{status}", encodeURIComponent(values.status));
+    .replaceAll("{status}", encodeURIComponent(values.status))
+    .replaceAll("{event_id}", encodeURIComponent(values.eventId));
 }
 
 /**
  * A source's postback for a lead, as a delivery to queue: once per lead and status (its key says
- * so), to the source's address with the click id and the payout filled in. Undefined when the
- * lead came without a click id or its source has no postback address.
+ * so), to the source's address with the click id, the payout and the event id filled in.
+ * Undefined when the lead came without a click id or its source has no postback address.
  */
 export function postbackDelivery(sources: readonly Source[], lead: { reference: string; sid: string | null; tid: string | null }, status: PostbackStatus, dueAt: Date): NewDelivery | undefined {
   const source = activeSource(sources, lead.sid);
   if (!source?.postbackUrl || !lead.tid) return undefined;
+  const idempotencyKey = `${lead.reference}:postback:${status}`;
   return {
     kind: "postback",
     target: source.sid,
-    idempotencyKey: `${lead.reference}:postback:${status}`,
+    idempotencyKey,
     sale: true,
     price: source.payout,
-    url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status }),
+    url: postbackUrl(source.postbackUrl, { tid: lead.tid, payout: source.payout, status, eventId: postbackEventId(idempotencyKey) }),
     capDay: null,
     dueAt,
   };

@@ -3,8 +3,9 @@
  * (server/db/deliveries.ts; a row is claimed by one replica at a time, and a replica that dies
  * mid-send leaves a lease that runs out, so another sends it again with the same
  * Idempotency-Key), POSTs each lead to its buyer signed with the buyer's secret, calls traffic
- * sources' postbacks, records every attempt and retries what failed for a reason that may pass
- * (408, 429, 5xx, timeouts, network errors) with exponential backoff and jitter.
+ * sources' postbacks (at least once, each with an event id the source deduplicates on), records
+ * every attempt and retries what failed for a reason that may pass (408, 429, 5xx, timeouts,
+ * network errors) with exponential backoff and jitter.
  */
 import type { Logger } from "pino";
 import type { Database } from "../db/database";
@@ -13,7 +14,7 @@ import { deliveryRepository, type Completion, type CompletionItem, type Delivery
 import { activeSecrets, type Buyer, type BuyersFile } from "./buyers";
 import { deliveryOutcomes } from "../metrics";
 import { signBody, SIGNATURE_HEADER } from "./signature";
-import { deliveryPayload, postbackDelivery, responseExcerpt, sourcePayout } from "./payload";
+import { deliveryPayload, postbackDelivery, postbackEventId, responseExcerpt, sourcePayout } from "./payload";
 import { isTestLead } from "../auction/sandbox";
 import { send, type SendResult } from "./http-send";
 import type { EventRecorder } from "../analytics/writer";
@@ -187,6 +188,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   /** A lease long enough for the slowest send, so a live replica's claim is never taken over. */
   const leaseMs = () => Math.max(...settings().buyers.map((buyer) => buyer.timeoutMs), postbackTimeoutMs) + 10_000;
+  /**
+   * A postback's send is bounded by its own timeout, not the slowest buyer's: its lease is that
+   * plus the same margin, so a postback whose worker died is called again (same event id) within
+   * seconds of its timeout rather than after the slowest buyer's (up to 70 s).
+   */
+  const postbackLeaseMs = postbackTimeoutMs + 10_000;
 
   function retryOrFail(delivery: DeliveryRecord, result: SendResult, at: Date): Completion {
     const base = { outcome: result.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
@@ -268,9 +275,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
+  /**
+   * A source's postback: at least once, not exactly once. Between the source's answer and our
+   * record of it the worker may die; the lease then runs out and the call is made again. Rather
+   * than risk a lost conversion (recording it as sent before the call), every attempt carries
+   * the same event id, in the URL's {event_id} and as Idempotency-Key, for the source to count
+   * each event once (docs/lead-delivery.md, "Conversion postbacks").
+   */
   async function callPostback(delivery: DeliveryRecord): Promise<void> {
+    const eventId = postbackEventId(delivery.idempotencyKey);
+    // A postback queued before {event_id} was filled in (by an older replica) still gets it.
+    const url = (delivery.url ?? "").replaceAll("{event_id}", eventId);
     const at = now();
-    const result = await send(delivery.url ?? "", { method: "GET", headers: { "user-agent": "QuoteRidge-Postback/1" }, party: { source: delivery.target } }, postbackTimeoutMs);
+    const result = await send(url, { method: "GET", headers: { "user-agent": "QuoteRidge-Postback/1", "idempotency-key": eventId }, party: { source: delivery.target } }, postbackTimeoutMs);
     const base = { outcome: result.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
     // A source's endpoint that refuses (4xx) will not change its mind: recorded, not retried.
     const completion: Completion =
@@ -278,7 +295,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const recorded = await record(delivery, completion);
     if (!recorded) return;
     const status = delivery.idempotencyKey.endsWith(":returned") ? "returned" : "sold";
-    const facts = { reference: delivery.leadReference, sid: delivery.target, status, attempt: delivery.attempts, httpStatus: result.httpStatus };
+    const facts = { reference: delivery.leadReference, sid: delivery.target, status, eventId, attempt: delivery.attempts, httpStatus: result.httpStatus };
     deliveryOutcomes.inc({ kind: "postback", buyer: "", outcome: completion.status === "accepted" ? "accepted" : completion.status === "pending" ? "retry" : "failed" });
     if (completion.status === "accepted") log.info({ event: "postback_sent", ...facts }, "postback sent");
     else if (completion.status === "pending") log.warn({ event: "postback_retry", ...facts }, "postback will be tried again");
@@ -375,7 +392,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   async function claimAndSend(): Promise<number> {
     const room = concurrency - inFlight.size;
     if (room <= 0) return 0;
-    const claimed = await deliveries.claimDue(room, leaseMs(), now());
+    const claimed = await deliveries.claimDue(room, leaseMs(), now(), postbackLeaseMs);
     if (claimed.length === 0) return 0;
     // Unread (the database went away): the claims' leases run out and they are sent again, same keys.
     const batch = await readBatch(claimed);

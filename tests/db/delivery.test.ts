@@ -16,7 +16,7 @@ import { createLeadRouting } from "../../server/delivery/routing";
 import { createDeliveryWorker, type DeliveryWorkerOptions } from "../../server/delivery/worker";
 import { returnLead } from "../../server/delivery/returns";
 import { suppressionList } from "../../server/privacy/suppression";
-import { postbackDelivery } from "../../server/delivery/payload";
+import { postbackDelivery, postbackEventId } from "../../server/delivery/payload";
 import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
 import { verifySignature } from "../../server/delivery/signature";
 import { currentDisclosure } from "../../server/leads/disclosure";
@@ -120,6 +120,8 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     // Two buyers accepted; the source hears of the sale once.
     expect(await sending.runOnce()).toBe(1);
     expect(stub.postbacks().map((postback) => postback.query)).toEqual([{ tid: "CLICK-42", payout: "6.00", status: "sold" }]);
+    // With its event id as Idempotency-Key, for a source whose URL has no {event_id}.
+    expect(stub.postbacks()[0]?.idempotencyKey).toBe(postbackEventId(`${reference}:postback:sold`));
     expect(await sending.runOnce()).toBe(0);
   });
 
@@ -423,6 +425,59 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     expect(stub.postbacks().map((postback) => postback.query.status)).toEqual(["sold", "returned"]);
     expect((await deliveriesOf(reference)).filter((delivery) => delivery.kind === "buyer").map((delivery) => delivery.status)).toEqual(["returned", "returned"]);
     expect(events("lead_returned")).toHaveLength(2);
+  });
+
+  it("gives every call of a postback one event id, in {event_id} and as Idempotency-Key, and the lead's returned postback another", async () => {
+    const file = buyersFile({ sources: [{ sid: "a1", payout: 6, postbackUrl: stub.postbackUrl("tid={tid}&status={status}&event_id={event_id}") }] });
+    const reference = await storeLead(file, { tid: "CLICK-5" });
+    const sending = worker(file);
+    await sending.runOnce(); // both buyers accept
+    stub.scriptPostbacks([{ status: 503 }]);
+    await sending.runOnce(); // the sold postback: 503, tried again
+    later(2_000);
+    await sending.runOnce(); // 200
+    const deps = { db, buyers: file, logger };
+    await returnLead(deps, { reference, buyerId: "acme", reason: "wrong number", via: "cli" }, clock);
+    await returnLead(deps, { reference, buyerId: "zenith", reason: "wrong number", via: "cli" }, clock);
+    await sending.runOnce(); // the returned postback
+
+    const calls = stub.postbacks().map((postback) => [postback.query.status, postback.query.event_id, postback.idempotencyKey]);
+    const sold = postbackEventId(`${reference}:postback:sold`);
+    const returned = postbackEventId(`${reference}:postback:returned`);
+    expect(calls).toEqual([
+      ["sold", sold, sold],
+      ["sold", sold, sold],
+      ["returned", returned, returned],
+    ]);
+    expect(sold).not.toBe(returned);
+    expect(events("postback_retry").map((line) => line.eventId)).toEqual([sold]);
+    expect(events("postback_sent").map((line) => [line.status, line.eventId, line.attempt])).toEqual([
+      ["sold", sold, 2],
+      ["returned", returned, 1],
+    ]);
+  });
+
+  it("calls a postback again, same event id, when the worker that called it died before recording it: once its own lease ends, not the slowest buyer's", async () => {
+    // acme may take a minute to answer: a buyer's lease is 70 s. A postback's is its timeout + 10 s.
+    const file = buyersFile({ acme: { timeoutMs: 60_000 } });
+    const reference = await storeLead(file, { tid: "CLICK-6" });
+    await worker(file).runOnce();
+    stub.scriptPostbacks(["hang"]); // the source got the call; the answer never reaches the worker
+    const dying = worker(file, { postbackTimeoutMs: 1_000 });
+    const died = dying.runOnce();
+    const [first] = await stub.waitForPostbacks(1, 5_000);
+    later(12_000); // past the postback's 11 s lease, well within a buyer's 70 s
+    expect(await worker(file, { postbackTimeoutMs: 1_000 }).runOnce()).toBe(1);
+    await died; // its call timed out: too late to record, the claim is no longer its own
+    const [, again] = stub.postbacks();
+    expect(again?.query.event_id).toBe(first?.query.event_id);
+    expect(again?.idempotencyKey).toBe(first?.idempotencyKey);
+    expect(again?.repeat).toBe(true);
+    const [postback] = (await deliveriesOf(reference)).filter((delivery) => delivery.kind === "postback");
+    expect(postback).toMatchObject({ status: "accepted", attempts: 2 });
+    expect((await deliveryRepository(db).attempts(postback!.id)).map((attempt) => attempt.outcome)).toEqual(["accepted"]);
+    expect(events("postback_sent")).toHaveLength(1);
+    expect(events("postback_retry")).toEqual([]);
   });
 
   it("sends a delivery again, with the same key, when the replica that claimed it died mid-send (its lease ran out)", async () => {

@@ -33,7 +33,7 @@ export function SourceFormPage({ view }: { view: SourceFormView }) {
           <TextField state={state} name="name" label="Name" />
           <TextField state={state} name="payout" label="Payout per sold lead ($)" inputMode="decimal" required />
           <TextField state={state} name="floor" label="Auction floor ($)" inputMode="decimal" />
-          <TextField state={state} name="postbackUrl" label="Postback URL" type="url" hint="Must contain {tid}; may use {payout} and {status}." wide />
+          <TextField state={state} name="postbackUrl" label="Postback URL" type="url" hint="Must contain {tid}; may use {payout}, {status} and {event_id} (the same on every retry of one postback: deduplicate on it). In production: https:// to a public host." wide />
         </Group>
     </SettingsFormPage>
   );
