@@ -30,6 +30,7 @@ import type { ServerContext } from "../shared/render-contract";
 import { errorPageHtml } from "./pages/error-page";
 import { logNotFound, attachEventRecorder } from "./events";
 import type { EventRecorder } from "./analytics/writer";
+import type { OutageLog } from "./db/outage";
 import { API_PREFIX, paths } from "../shared/routes";
 
 export interface AppDependencies {
@@ -50,9 +51,11 @@ export interface AppDependencies {
   analytics?: EventRecorder;
   /** Where the per-client budgets count (server/http/rate-limit-store.ts); absent: in this process's memory. */
   rateLimits?: BudgetStores | undefined;
+  /** Hears of each request that met an unreachable database: one warning per outage (server/db/outage.ts); absent: one per request. */
+  outage?: OutageLog;
 }
 
-export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, vehicles, buyerReturns, analytics, rateLimits }: AppDependencies): express.Express {
+export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, vehicles, buyerReturns, analytics, rateLimits, outage }: AppDependencies): express.Express {
   const app = express();
   if (analytics) attachEventRecorder(app, analytics);
   // We sit behind a load balancer: req.ip and req.protocol come from its X-Forwarded-* headers,
@@ -97,7 +100,7 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
   //    funnel events): one pipeline, one error envelope, a JSON 404 for unknown addresses. Each
   //    per-client budget is one counter, so the no-JavaScript privacy form spends the API's.
   const budgets = clientBudgets(config, rateLimits);
-  app.use(API_PREFIX, apiRouter({ csrf: privacy.csrf, budgets, privacy: privacy.service, leads, ...(vehicles ? { vehicles } : {}), ...(buyerReturns ? { buyerReturns } : {}) }));
+  app.use(API_PREFIX, apiRouter({ csrf: privacy.csrf, budgets, privacy: privacy.service, leads, ...(vehicles ? { vehicles } : {}), ...(buyerReturns ? { buyerReturns } : {}), ...(outage ? { outage } : {}) }));
   // 8. The privacy form without JavaScript: the same checks, answered as pages.
   app.use(doNotSellForm({ csrf: privacy.csrf, budget: budgets.privacy, renderPage }));
   // 9. Files, then every other GET/HEAD is a page.

@@ -26,6 +26,7 @@ import { backgroundMainScript, startBackgroundProcess } from "./workers/process"
 import { createWakeups } from "./workers/wakeups";
 import { loadBuyersFile } from "./delivery/buyers";
 import { outboundPolicy } from "./delivery/outbound";
+import { createOutageLog, probeDatabase } from "./db/outage";
 import { setOutboundPolicy } from "./delivery/http-send";
 import { openSettingsDirectory, type SettingsDirectory } from "./settings/directory";
 import { watchEventWriter, watchQueue } from "./metrics";
@@ -199,7 +200,9 @@ async function main(): Promise<void> {
   if (analytics) watchEventWriter(() => analytics.writer.stats());
   // About 50 ms and 5 MB of heap, once.
   const vehicles = loadVehicleCatalog(vehicleDataFileFrom(import.meta.url));
-  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, vehicles, buyerReturns: buyerReturnsOver(db, buyers, analytics?.writer), ...(analytics ? { analytics: analytics.writer } : {}), rateLimits: budgetStoresFor(db, secret, logger) });
+  // One warning when the database goes and one when it is back, with the count of 503s between (issue 41).
+  const outage = createOutageLog({ logger, probe: probeDatabase(db.builder) });
+  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, vehicles, buyerReturns: buyerReturnsOver(db, buyers, analytics?.writer), ...(analytics ? { analytics: analytics.writer } : {}), rateLimits: budgetStoresFor(db, secret, logger), outage });
   // Requests and responses are built as the app's own (decision 023): Express need not re-parent them.
   const server = createAppServer(app);
   applyTimeouts(server, config);

@@ -201,7 +201,10 @@ export function createHttpLogger(logger: Logger, options: { redactQuery?: readon
         res: { statusCode },
         responseTime: Date.now() - started,
       };
-      if (statusCode >= 500) logger.error({ ...line, err: statusError(statusCode) }, "request errored");
+      // 503 is "not now" by design (the database is briefly unreachable, the process is draining):
+      // its cause is told once (database_outage_started/_ended), not as an error per request.
+      if (statusCode === 503) logger.info(line, "request answered 503");
+      else if (statusCode >= 500) logger.error({ ...line, err: statusError(statusCode) }, "request errored");
       // The visitor went away before the whole response was sent.
       else if (!res.writableFinished) logger.info(line, "request aborted");
       else logger.info(line, "request completed");

@@ -5,9 +5,10 @@
  * - `{ "status": "error", "error": "<for the visitor>", ...extra }` (a 409 adds `reference`),
  * - `{ "status": "invalid", "errors": { field: message } }` for a 422.
  * A database that cannot be reached just now (server/db/unavailable.ts: stopped, restarting,
- * failing over) is answered 503 with Retry-After, logged at warn as `database_unavailable`: the
- * request stored nothing, and the same request again (the same idempotency key) will, once the
- * database is back (issue 10). Anything else that is not a client error is logged and answered as
+ * failing over) is answered 503 with Retry-After: the request stored nothing, and the same request
+ * again (the same idempotency key) will, once the database is back (issue 10). The outage is
+ * logged once when it starts and once when it ends, with its count (server/db/outage.ts, issue 41);
+ * without an outage log (a test's router), each such request is logged at warn as `database_unavailable`. Anything else that is not a client error is logged and answered as
  * a 500 in the same envelope, never with details.
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
@@ -16,6 +17,7 @@ import { noStore, requestPath } from "../http/guards";
 import { errorMessage } from "../pages/error-page";
 import { logNotFound } from "../events";
 import { isDatabaseUnavailable } from "../db/unavailable";
+import type { OutageLog } from "../db/outage";
 import type { ApiError, ApiInvalid } from "../../shared/api-envelope";
 
 export const NOT_FOUND_MESSAGE = "No such API endpoint.";
@@ -35,7 +37,7 @@ export function envelopeOf(error: HttpError): ApiError | ApiInvalid {
 }
 
 /** Turns what reached the handler into the answer to give, logging what our own code did not raise. */
-function answerFor(error: unknown, req: Request): HttpError {
+function answerFor(error: unknown, req: Request, outage: OutageLog | undefined): HttpError {
   if (error instanceof HttpError) {
     if (error.status >= 500) req.log.error({ err: error }, "request failed");
     return error;
@@ -46,15 +48,17 @@ function answerFor(error: unknown, req: Request): HttpError {
     return new HttpError(status, errorMessage(status));
   }
   if (isDatabaseUnavailable(error)) {
-    req.log.warn({ event: "database_unavailable", path: requestPath(req), err: error }, "database unavailable");
+    if (outage) outage.met("api", error);
+    else req.log.warn({ event: "database_unavailable", path: requestPath(req), err: error }, "database unavailable");
     return new HttpError(503, DATABASE_UNAVAILABLE_MESSAGE);
   }
   req.log.error({ err: error }, "request failed");
   return new HttpError(500, errorMessage(500));
 }
 
-export const apiErrors: ErrorRequestHandler = (error: unknown, req, res, next) => {
-  const answer = answerFor(error, req);
+/** The API's error handler; `outage` hears of every request that met an unreachable database. */
+export const apiErrors = (outage?: OutageLog): ErrorRequestHandler => (error: unknown, req, res, next) => {
+  const answer = answerFor(error, req, outage);
   if (res.headersSent) {
     next(error);
     return;

@@ -10,6 +10,7 @@ import type { PrivacyService } from "../privacy/service";
 import type { ClientBudgets } from "../http/rate-limit";
 import { jsonBodyPipeline, signedJsonPipeline, type Endpoint } from "./pipeline";
 import { apiErrors, apiNotFound } from "./errors";
+import type { OutageLog } from "../db/outage";
 import { leadEndpoints, type LeadApiOptions } from "./leads";
 import { privacyEndpoints } from "./privacy";
 import { buyerReturnEndpoints, type BuyerReturnsOptions } from "./buyer-returns";
@@ -27,6 +28,8 @@ export interface ApiDependencies {
   vehicles?: VehicleCatalog;
   /** Buyers' signed return reports; absent when BUYERS_FILE is unset (the endpoint is then a 404). */
   buyerReturns?: BuyerReturnsOptions;
+  /** Told of each request that met an unreachable database: one warning per outage (server/db/outage.ts). */
+  outage?: OutageLog;
 }
 
 /** The endpoint's path inside the router (the paths in shared/routes.ts are full). */
@@ -35,7 +38,7 @@ function mountedPath(path: string): string {
   return path.slice(API_PREFIX.length);
 }
 
-export function apiRouter({ csrf, budgets, privacy, leads, vehicles, buyerReturns }: ApiDependencies): express.Router {
+export function apiRouter({ csrf, budgets, privacy, leads, vehicles, buyerReturns, outage }: ApiDependencies): express.Router {
   const router = express.Router();
   const endpoints: Endpoint[] = [
     ...privacyEndpoints(privacy, csrf, budgets),
@@ -50,6 +53,6 @@ export function apiRouter({ csrf, budgets, privacy, leads, vehicles, buyerReturn
     else router.post(path, ...jsonBodyPipeline(endpoint.body, csrf), endpoint.handle);
   }
   router.use(apiNotFound);
-  router.use(apiErrors);
+  router.use(apiErrors(outage));
   return router;
 }

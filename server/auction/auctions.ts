@@ -28,6 +28,8 @@ import type { Bid, PingResult } from "./bids";
 import { pingPayload } from "./ping";
 import { pingRound } from "./pinger";
 import { selectWinners, type Sale } from "./select";
+import { isDatabaseUnavailable } from "../db/unavailable";
+import type { OutageLog } from "../db/outage";
 
 export interface AuctionRecord {
   id: string;
@@ -385,6 +387,10 @@ export interface AuctioneerOptions {
   /** Where each ping's outcome is counted for the report (buyer_pinged; never for a test lead). */
   analytics?: EventRecorder;
   pollMs?: number;
+  /** How often it looks while no active buyer bids (default 30 s): leads then start no auction, only a cascade or a lease run out may need one. */
+  idlePollMs?: number;
+  /** Where an unreachable database is told once per outage (server/db/outage.ts) instead of a line per claim. */
+  outage?: OutageLog;
   concurrency?: number;
   now?: () => Date;
   clock?: () => number;
@@ -411,6 +417,9 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   const leads = leadRepository(db);
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollMs ?? 250;
+  const idlePollMs = options.idlePollMs ?? 30_000;
+  // A lead starts an auction only when a ping/post buyer could bid (server/delivery/routing.ts); a wake-up still looks at once.
+  const bidding = () => options.buyers().buyers.some((buyer) => buyer.mode === "pingpost" && buyer.status === "active");
   // Each auction mostly waits (up to AUCTION_DEADLINE_MS) for its bids: a few hundred at once cost little.
   const concurrency = options.concurrency ?? 256;
   const log = logger.child({ component: "auction" });
@@ -588,7 +597,8 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
         while (running) {
           const room = concurrency - inFlight.size;
           const started = await claimAndStart().catch((error: unknown) => {
-            log.error({ event: "auction_error", err: error }, "could not claim auctions");
+            if (options.outage && isDatabaseUnavailable(error)) options.outage.met("auction", error);
+            else log.error({ event: "auction_error", err: error }, "could not claim auctions");
             return [];
           });
           // A full claim may have left more waiting, and a lead stored meanwhile is due now: look again at once.
@@ -599,7 +609,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
           }
           waitingForRoom = inFlight.size >= concurrency;
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, pollMs);
+            const timer = setTimeout(resolve, bidding() ? pollMs : idlePollMs);
             wake = () => {
               clearTimeout(timer);
               resolve();

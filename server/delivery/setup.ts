@@ -11,6 +11,7 @@ import type { BuyersFile } from "./buyers";
 import { createDeliveryWorker, type DeliveryWorker } from "./worker";
 import type { EventRecorder } from "../analytics/writer";
 import type { Wakeups } from "../workers/wakeups";
+import type { OutageLog } from "../db/outage";
 
 export interface DeliverySetup {
   config: Config;
@@ -24,6 +25,8 @@ export interface DeliverySetup {
   analytics?: EventRecorder;
   /** Wakes the auction when one of its posts was refused or failed (server/workers/wakeups.ts). */
   wakeups?: Wakeups;
+  /** Where an unreachable database is told once per outage. */
+  outage?: OutageLog;
 }
 
 /**
@@ -38,7 +41,7 @@ function linkOrigin(config: Config, logger: Logger): string {
   return origin;
 }
 
-export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression, analytics, wakeups }: DeliverySetup): DeliveryWorker {
+export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression, analytics, wakeups, outage }: DeliverySetup): DeliveryWorker {
   const key = { secret: certificateSecret(config, csrfSecret), baseUrl: linkOrigin(config, logger) };
   return createDeliveryWorker({
     db,
@@ -50,5 +53,6 @@ export function createDelivery({ config, db, logger, buyers, csrfSecret, suppres
     salesAllowed: (leads) => salesAllowed(leads, suppression),
     ...(analytics ? { analytics } : {}),
     ...(wakeups ? { wakeups } : {}),
+    ...(outage ? { outage } : {}),
   });
 }

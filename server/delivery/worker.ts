@@ -18,6 +18,8 @@ import { deliveryPayload, postbackDelivery, postbackEventId, responseExcerpt, so
 import { isTestLead } from "../auction/sandbox";
 import { send, type SendResult } from "./http-send";
 import type { EventRecorder } from "../analytics/writer";
+import { isDatabaseUnavailable } from "../db/unavailable";
+import type { OutageLog } from "../db/outage";
 import { createZipDirectory } from "../zip-codes";
 import type { Wakeups } from "../workers/wakeups";
 
@@ -35,6 +37,8 @@ export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 10, baseDelayMs: 2_000,
 
 export interface DeliveryWorkerOptions {
   db: Database;
+  /** Where an unreachable database is told once per outage (server/db/outage.ts) instead of a line per claim. */
+  outage?: OutageLog;
   /** The settings in force (server/settings/directory.ts): read at each send, so a change applies to the next one. Paused and archived buyers' queued deliveries are still sent. */
   buyers: () => BuyersFile;
   logger: Logger;
@@ -427,7 +431,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       try {
         claimed = await claimAndSend();
       } catch (error) {
-        log.warn({ err: error, event: "delivery_worker_error" }, "could not claim deliveries; trying again shortly");
+        if (options.outage && isDatabaseUnavailable(error)) options.outage.met("delivery", error);
+        else log.warn({ err: error, event: "delivery_worker_error" }, "could not claim deliveries; trying again shortly");
       }
       // A lead stored while this claim ran may have missed it: look again at once.
       if (claimed === 0 && nudged) continue;

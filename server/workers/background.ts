@@ -15,6 +15,7 @@ import { createAuctioneer } from "../auction/auctions";
 import { salesAllowed, suppressionList } from "../privacy/suppression";
 import type { EventRecorder } from "../analytics/writer";
 import type { Wakeups } from "./wakeups";
+import type { OutageLog } from "../db/outage";
 
 export interface BackgroundOptions {
   config: Config;
@@ -26,6 +27,8 @@ export interface BackgroundOptions {
   secret: string | Buffer;
   wakeups: Wakeups;
   analytics?: EventRecorder;
+  /** Where an unreachable database is told once per outage (server/db/outage.ts). */
+  outage?: OutageLog;
 }
 
 export interface BackgroundWork {
@@ -36,9 +39,9 @@ export interface BackgroundWork {
 }
 
 export function createBackgroundWork(options: BackgroundOptions): BackgroundWork {
-  const { config, db, logger, buyers, wakeups, analytics } = options;
+  const { config, db, logger, buyers, wakeups, analytics, outage } = options;
   const suppression = suppressionList(db);
-  const worker = createDelivery({ config, db, logger, buyers, csrfSecret: options.secret, suppression, wakeups, ...(analytics ? { analytics } : {}) });
+  const worker = createDelivery({ config, db, logger, buyers, csrfSecret: options.secret, suppression, wakeups, ...(analytics ? { analytics } : {}), ...(outage ? { outage } : {}) });
   const auctioneer = createAuctioneer({
     db,
     buyers,
@@ -47,6 +50,7 @@ export function createBackgroundWork(options: BackgroundOptions): BackgroundWork
     salesAllowed: (leads) => salesAllowed(leads, suppression),
     onQueued: () => wakeups.wake("deliveries"),
     ...(analytics ? { analytics } : {}),
+    ...(outage ? { outage } : {}),
   });
   const unsubscribe = [wakeups.on("deliveries", () => worker.nudge()), wakeups.on("auctions", () => auctioneer.nudge())];
   return {

@@ -8,6 +8,7 @@
 import http from "node:http";
 import pg from "pg";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAuctioneer, auctionRepository } from "../../server/auction/auctions";
@@ -491,5 +492,25 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     expect(lines.filter((line) => line.event === "delivery_worker_error")).toEqual([]);
     expect(await sold(reference)).toEqual([["excl", "exclusive", 30, "excl-bid-1", "accepted"]]);
     expect((await auctionRepository(db).find(reference))?.status).toBe("sold");
+  });
+
+  it.skipIf(store.kind !== "postgres")("polls for auctions while a buyer bids, and only on a wake-up (or every 30 s) while none does", async () => {
+    const bidding = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 30, type: "exclusive" })] });
+    const postOnly = buyersFileSchema.parse({ buyers: [{ id: "poster", name: "Poster Insurance", url: "http://127.0.0.1:9/post", secret: secretOf("poster"), price: 5 }] });
+    const paused = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 30, type: "exclusive" }, { status: "paused" })] });
+    const claimsIn = async (file: BuyersFile) => {
+      const auctions = auctioneer(file, { pollMs: 10 });
+      const { statements } = await statementsOf(async () => {
+        auctions.start();
+        await sleep(300);
+        await auctions.stop();
+      });
+      return statements ?? 0;
+    };
+    // A claim is one statement: about 30 in 300 ms at a 10 ms poll.
+    expect(await claimsIn(bidding)).toBeGreaterThan(10);
+    // The first look at start only (a server with post buyers alone logged 125 claim errors in an outage).
+    expect(await claimsIn(postOnly)).toBeLessThanOrEqual(1);
+    expect(await claimsIn(paused)).toBeLessThanOrEqual(1);
   });
 });

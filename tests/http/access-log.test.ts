@@ -30,6 +30,9 @@ app.use(createHttpLogger(logger));
 app.get("/healthz", (_req, res) => void res.send("ok"));
 app.get("/boom", (req, res) => {
   req.log.error({ event: "example_failure" }, "something broke");
+  res.status(500).send("broken");
+});
+app.get("/not-now", (_req, res) => {
   res.status(503).send("unavailable");
 });
 /** Sends its headers and part of a body, then never ends: the visitor gives up. */
@@ -65,8 +68,15 @@ describe("the access log middleware", () => {
     const response = await request(app).get("/boom");
     const id = response.headers["x-request-id"] as string;
     const line = await accessLine(id);
-    expect(line).toMatchObject({ level: "error", msg: "request errored", res: { statusCode: 503 }, err: { message: "failed with status code 503" } });
+    expect(line).toMatchObject({ level: "error", msg: "request errored", res: { statusCode: 500 }, err: { message: "failed with status code 500" } });
     expect(lines.filter((entry) => entry.requestId === id).map((entry) => entry.msg)).toEqual(["something broke", "request errored"]);
+  });
+
+  it("writes a 503 (not now: the database is briefly away, or the process drains) at info, its cause being logged once per outage", async () => {
+    const response = await request(app).get("/not-now");
+    const line = await accessLine(response.headers["x-request-id"] as string);
+    expect(line).toMatchObject({ level: "info", msg: "request answered 503", res: { statusCode: 503 } });
+    expect(line).not.toHaveProperty("err");
   });
 
   it("says so when the visitor leaves before the response is complete", async () => {

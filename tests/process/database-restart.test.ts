@@ -11,6 +11,7 @@ import { createTestDatabase, startThrowawayCluster, type TestDatabase, type Thro
 import { startProductionServer, type RunningServer } from "../../tools/production-server";
 import { leadBody, leadSessionFrom, type LeadSession } from "../../tools/lead-session";
 import { CSRF_HEADER } from "../../shared/routes";
+import { until } from "../support/processes";
 
 /** Visitors submitting at once, each one request after another. */
 const VISITORS = 8;
@@ -147,13 +148,22 @@ describe("PostgreSQL restarted under a stream of quote requests", () => {
     const session = await openSession();
     const after = await submitUntilAnswered(session, leadBody(session));
     expect(after.statuses).toEqual([201]);
-    const warnings = server.logs.filter((line) => line.event === "database_unavailable");
-    expect(warnings).toHaveLength(unavailable);
-    expect(warnings.every((line) => typeof line.requestId === "string" && line.requestId !== "")).toBe(true);
+    // Each outage is logged twice at warn, when met and when over, with the count of 503s between
+    // (issue 41: a line at error per 503 before); the background worker tells its own outages.
+    const own = (event: string) => server.logs.filter((line) => line.event === event && line.process !== "background");
+    expect(await until(() => own("database_outage_ended").length === own("database_outage_started").length, 10_000)).toBe(true);
+    const started = own("database_outage_started");
+    const ended = own("database_outage_ended");
+    expect(started.length).toBeGreaterThanOrEqual(1);
+    expect(started.length).toBeLessThanOrEqual(DOWN_MS.length * 2);
+    expect([...started, ...ended].every((line) => line.level === "warn")).toBe(true);
+    expect(ended.reduce((sum, line) => sum + Number((line.met as Record<string, number>).api ?? 0), 0)).toBe(unavailable);
+    expect(server.logs.filter((line) => line.msg === "request errored")).toEqual([]);
+    expect(server.logs.filter((line) => line.event === "auction_error")).toEqual([]);
     expect(server.logs.filter((line) => line.msg === "request failed")).toEqual([]);
 
     const causes = new Map<string, number>();
-    for (const line of warnings) {
+    for (const line of started) {
       const err = line.err as { code?: string; message?: string } | undefined;
       const cause = err?.code ?? err?.message ?? "?";
       causes.set(cause, (causes.get(cause) ?? 0) + 1);
@@ -163,7 +173,7 @@ describe("PostgreSQL restarted under a stream of quote requests", () => {
         `(${restarts.map((restart) => `${restart.downMs} ms down after ${restart.answeredBefore} answered`).join("; ")}), ` +
         `${unavailable} answers 503, ${finals.filter((status) => status === 409).length} answered 409 on a retry, ` +
         `${statuses.filter((status) => status === "network").length} without an answer, ${stored.length} leads stored; ` +
-        `503 causes: ${[...causes].map(([cause, count]) => `${cause} ×${count}`).join(", ")}`,
+        `${started.length} outages logged (first causes: ${[...causes].map(([cause, count]) => `${cause} ×${count}`).join(", ")}), ${ended.map((line) => `${String(line.durationMs)} ms`).join(", ")}`,
     );
   });
 });

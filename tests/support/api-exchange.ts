@@ -26,6 +26,6 @@ export function fakeExchange(headers: Record<string, string> = {}, headersSent =
     },
   };
   const next = vi.fn() as unknown as NextFunction & ReturnType<typeof vi.fn>;
-  const handle = (error: unknown) => apiErrors(error, { log, ...request } as unknown as Request, res as unknown as Response, next);
+  const handle = (error: unknown) => apiErrors()(error, { log, ...request } as unknown as Request, res as unknown as Response, next);
   return { log, sent, next, handle };
 }
