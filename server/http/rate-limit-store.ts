@@ -10,12 +10,16 @@
  *   there are only 2^32 IPv4 addresses, and hashing them all takes minutes.
  * - Expired rows are deleted by a sweep that about one increment in CLEANUP_CHANCE⁻¹ starts,
  *   without waiting for it: no timer to stop, and the table holds about one window of clients.
- * - Fail open: when the database is away or slow (over STORE_TIMEOUT_MS) the request goes through
- *   unlimited, and a warn line says so at most once per WARN_INTERVAL_MS. Refusing visitors
- *   because the limiter's store is down would turn a database outage into a site outage.
+ * - A per-process stand-in (issue 41): when the database is away or slow (over STORE_TIMEOUT_MS)
+ *   the hit is counted in express-rate-limit's own MemoryStore instead (StoreWithStandIn): the same
+ *   budget per client, in this process only, so N replicas allow a client at most N times the limit
+ *   meanwhile. Bounded, and an honest visitor is never refused because the store failed: the
+ *   budget is per client. A warn line says so at most once per WARN_INTERVAL_MS. Once the database
+ *   answers, its count is used again; the stand-in's counts expire with their window (kept, not
+ *   dropped, so a database that fails every other call still bounds a client).
  */
 import { createHmac } from "node:crypto";
-import type { ClientRateLimitInfo, Options, Store } from "express-rate-limit";
+import { MemoryStore, type ClientRateLimitInfo, type Options, type Store } from "express-rate-limit";
 import type { Database, Queryable } from "../db/database";
 import type { Logger } from "../logger";
 
@@ -30,7 +34,7 @@ export type BudgetStoreOptions = Partial<Pick<Options, "store" | "passOnStoreErr
 /** A new store per budget: express-rate-limit refuses a store shared by two limiters. */
 export type BudgetStores = (budget: string) => BudgetStoreOptions;
 
-/** A failure of the store itself (as opposed to the library's own warnings): the request was let through. */
+/** A failure of the shared store itself (as opposed to the library's own warnings): the stand-in counts the hit. */
 export class RateLimitStoreError extends Error {
   constructor(
     readonly budget: string,
@@ -44,7 +48,7 @@ export class RateLimitStoreError extends Error {
 export interface PostgresStoreOptions {
   /** Probability that an increment starts the sweep of this budget's expired rows. */
   cleanupChance?: number;
-  /** Past this, a call fails (and the request goes through). */
+  /** Past this, a call fails (and the per-process stand-in counts the hit). */
   timeoutMs?: number;
 }
 
@@ -149,8 +153,89 @@ export class PostgresRateLimitStore implements Store {
 }
 
 /**
- * express-rate-limit's complaints, as our log lines. Store failures (the request was let through)
- * are one warn line per interval for all budgets together, with how many were not logged since.
+ * One budget's counters: in PostgreSQL (`shared`), or, for a call that fails with a
+ * RateLimitStoreError (the database is away, or over its time limit), in this process's
+ * MemoryStore, keyed the same way. Each failure goes to `reportFailure` (rateLimitLogger's
+ * `error`, which throttles it). Every call tries the database first, so its count is used again as
+ * soon as it answers. A decrement goes where it can too: one for a hit counted by the stand-in
+ * that reaches the database after it came back gives back one hit there (at most one per request
+ * that straddles the recovery).
+ */
+export class StoreWithStandIn implements Store {
+  /** As the shared store: keys count for every replica (the stand-in is the exception, during an outage). */
+  readonly localKeys = false;
+  readonly prefix: string;
+  private readonly standIn = new MemoryStore();
+
+  constructor(
+    private readonly shared: PostgresRateLimitStore,
+    private readonly reportFailure: (error: RateLimitStoreError) => void,
+  ) {
+    this.prefix = shared.prefix;
+  }
+
+  init(options: Options): void {
+    this.shared.init(options);
+    this.standIn.init(options); // its sweep timer is unref'd: nothing to stop at exit
+  }
+
+  increment(key: string): Promise<ClientRateLimitInfo> {
+    return this.either(
+      () => this.shared.increment(key),
+      () => this.standIn.increment(key),
+    );
+  }
+
+  decrement(key: string): Promise<void> {
+    return this.either(
+      () => this.shared.decrement(key),
+      () => this.standIn.decrement(key),
+    );
+  }
+
+  get(key: string): Promise<ClientRateLimitInfo | undefined> {
+    return this.either(
+      () => this.shared.get(key),
+      () => this.standIn.get(key),
+    );
+  }
+
+  /** Both: a reset client starts from zero wherever it is counted next. */
+  async resetKey(key: string): Promise<void> {
+    await this.standIn.resetKey(key);
+    await this.either(
+      () => this.shared.resetKey(key),
+      async () => {},
+    );
+  }
+
+  async resetAll(): Promise<void> {
+    await this.standIn.resetAll();
+    await this.either(
+      () => this.shared.resetAll(),
+      async () => {},
+    );
+  }
+
+  shutdown(): void {
+    this.standIn.shutdown();
+  }
+
+  private async either<T>(shared: () => Promise<T>, standIn: () => Promise<T>): Promise<T> {
+    try {
+      return await shared();
+    } catch (error) {
+      if (!(error instanceof RateLimitStoreError)) throw error;
+      this.reportFailure(error);
+      return standIn();
+    }
+  }
+}
+
+/**
+ * express-rate-limit's complaints, as our log lines. Shared store failures (the per-process
+ * stand-in counted the hit) are one warn line per interval for all budgets together, with how
+ * many were not logged since.
  */
 export function rateLimitLogger(logger: Logger, intervalMs = WARN_INTERVAL_MS): (budget: string) => NonNullable<BudgetStoreOptions["logger"]> {
   let lastWarnAt = -Infinity;
@@ -169,7 +254,7 @@ export function rateLimitLogger(logger: Logger, intervalMs = WARN_INTERVAL_MS): 
       }
       logger.warn(
         { err: error.cause, event: "rate_limit_store_unavailable", budget, unloggedSinceLast: unlogged },
-        "rate limit store unavailable: requests go through without a limit",
+        "rate limit store unavailable: a per-process limit stands in (each process counts its clients on its own)",
       );
       lastWarnAt = now;
       unlogged = 0;
@@ -178,16 +263,21 @@ export function rateLimitLogger(logger: Logger, intervalMs = WARN_INTERVAL_MS): 
 }
 
 /**
- * The stores for clientBudgets(): PostgreSQL's table when the database is PostgreSQL; nothing
- * (express-rate-limit's memory store) on the embedded store, which only one process can open.
+ * The stores for clientBudgets(): PostgreSQL's table, with the per-process stand-in, when the
+ * database is PostgreSQL; nothing (express-rate-limit's memory store) on the embedded store, which
+ * only one process can open. passOnStoreError stays as the last resort: only an error that is not
+ * the shared store's failure (a bug) would reach the library, and it lets that request through.
  */
 export function budgetStoresFor(db: Database, secret: string | Buffer, logger: Logger, options: PostgresStoreOptions = {}): BudgetStores | undefined {
   if (db.kind !== "postgres") return undefined;
   const hashKey = clientKeyHasher(secret);
   const loggerFor = rateLimitLogger(logger);
-  return (budget) => ({
-    store: new PostgresRateLimitStore(db, budget, hashKey, options),
-    passOnStoreError: true,
-    logger: loggerFor(budget),
-  });
+  return (budget) => {
+    const logger = loggerFor(budget);
+    return {
+      store: new StoreWithStandIn(new PostgresRateLimitStore(db, budget, hashKey, options), (error) => logger.error(error)),
+      passOnStoreError: true,
+      logger,
+    };
+  };
 }

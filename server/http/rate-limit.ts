@@ -2,7 +2,8 @@
  * Per-client budgets (IP address, see TRUST_PROXY) over a 10-minute window, counted before any
  * parsing. One budget per kind of submission, shared by every route that takes it: the privacy
  * request's JSON API and its no-JavaScript form spend the same one. Where the budgets count
- * (shared by every replica on PostgreSQL, in memory on the embedded store): ./rate-limit-store.ts.
+ * (shared by every replica on PostgreSQL, per process while it fails; in memory on the embedded
+ * store): ./rate-limit-store.ts.
  */
 import type { RequestHandler } from "express";
 import { rateLimit } from "express-rate-limit";
