@@ -160,6 +160,24 @@ describe("the connection itself", () => {
     expect(requests).toBe(before + 1);
   });
 
+  it.each([
+    "https://169.254.169.254/latest/meta-data/",
+    "http://127.0.0.1:5432/",
+    "http://localhost:6379/",
+    "http://[::1]:5432/",
+    "http://2130706433:5432/",
+    "https://10.0.0.5/leads",
+    "https://192.168.1.1/",
+    "https://metadata.google.internal/",
+  ])("refuses %s when connecting too, for an address saved before the rule", async (address) => {
+    const lines: Record<string, unknown>[] = [];
+    setOutboundPolicy(PRODUCTION, createLogger({ NODE_ENV: "test", LOG_LEVEL: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }));
+    const result = await send(address, { method: "POST", headers: {}, body: "{}", party: { buyer: "legacy" } }, 2_000);
+    expect(result).toMatchObject({ outcome: "network_error", httpStatus: null });
+    expect(result.excerpt).toMatch(/^refused: /);
+    expect(lines).toEqual([expect.objectContaining({ event: "outbound_refused", buyer: "legacy" })]);
+  });
+
   it("reaches a public-looking name that resolves to an allowed range", async () => {
     const resolver: Resolver = (_hostname, _family, callback) => callback(null, [{ address: "127.0.0.1", family: 4 }]);
     setOutboundPolicy({ enforce: true, allow: allowList("127.0.0.0/8"), resolver }, createLogger({ NODE_ENV: "test", LOG_LEVEL: "silent" }));
