@@ -1,6 +1,6 @@
 /**
  * Ops command for quote requests (docs/lead-operations.md):
- *   npm run leads -- export --since 2026-11-01 [--until 2026-12-01] [--format csv|ndjson]
+ *   npm run leads -- export [--since 2026-11-01] [--until 2026-12-01] [--format csv|ndjson]   (days in REPORT_TIME_ZONE; default the last 30)
  *   npm run leads -- purge [--dry-run]          the retention job: run it daily
  *   npm run leads -- deliveries [--status failed] [--since 2026-11-01] [--reference LD-…] [--format table|csv|json]
  *   npm run leads -- retry LD-… [--buyer ID]    dead-lettered deliveries back in the queue
@@ -32,14 +32,30 @@ import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { csv, parseDay, runAsScript, UsageError } from "./common";
 import { testLink, TEST_LINK_MAX_HOURS } from "../leads/test-link";
 import { campaignIdSchema, zipSchema } from "../../shared/campaign";
+import { DEFAULT_DAYS } from "../admin/report-query";
+import { dayStart } from "../admin/lead-list-query";
+import { addDays } from "../analytics/report-days";
+import { dayIn } from "../../shared/formatters";
 
 const DELIVERY_STATUSES: readonly DeliveryStatus[] = ["pending", "sending", "accepted", "rejected", "failed", "returned"];
 /** As POST /api/buyer-returns allows. */
 const REASON_MAX_LENGTH = 500;
 
+/**
+ * The export's instants: [since, until) as days in the report's time zone (the days analysts and
+ * the console count in), until tomorrow and the ${DEFAULT_DAYS} days before it unless given.
+ */
+export function exportRange(since: string | undefined, until: string | undefined, timeZone: string, now: Date): { since: Date; until: Date } {
+  const lastDay = until ?? addDays(dayIn(now, timeZone), 1);
+  const firstDay = since ?? addDays(lastDay, -DEFAULT_DAYS);
+  return { since: dayStart(firstDay, timeZone), until: dayStart(lastDay, timeZone) };
+}
+
 const USAGE = `Usage: npm run leads -- <command> [options]
-  export  --since YYYY-MM-DD [--until YYYY-MM-DD] [--format csv|ndjson]
-          quote requests received in [since, until) (UTC days), with their consent records
+  export  [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--format csv|ndjson]
+          quote requests received in [since, until), with their consent records; days in
+          REPORT_TIME_ZONE (America/New_York unless set), as the report and the console count them;
+          until defaults to tomorrow (today is in), since to ${DEFAULT_DAYS} days before until
   purge   [--dry-run]   the retention job, daily: delete leads older than ${LEAD_RETENTION_YEARS} years, consent records and
           finished deliveries older than ${CONSENT_RETENTION_YEARS} years, closed privacy requests older than
           ${PRIVACY_REQUEST_RETENTION_MONTHS} months and analytics events older than ANALYTICS_RETENTION_DAYS (396 days by default)
@@ -236,8 +252,7 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
   const until = parseDay(values.until, "until");
   const format = values.format ?? (command === "deliveries" ? "table" : "csv");
   if (command === "export") {
-    if (!since) throw new UsageError("Say where the export starts with --since YYYY-MM-DD.");
-    if (until && until <= since) throw new UsageError("--until must be after --since.");
+    if (since && until && until <= since) throw new UsageError("--until must be after --since.");
     if (!["csv", "ndjson"].includes(format)) throw new UsageError(`Unknown format ${format}: use csv or ndjson.`);
   }
   if (command === "deliveries") {
@@ -301,7 +316,8 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     }
     const repository = leadRepository(db);
     if (command === "export") {
-      out(formatLeads(await repository.list({ since, until }), format));
+      const range = exportRange(values.since, values.until, config.REPORT_TIME_ZONE, new Date());
+      out(formatLeads(await repository.list(range), format));
       return 0;
     }
     const now = new Date();

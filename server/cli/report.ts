@@ -4,7 +4,8 @@
  *                     [--format table|csv|json] [--bots] [--sid SID]
  *   npm run report -- buyers [--since 2026-11-01] [--until …] [--format table|csv|json] [--bots] [--sid SID]
  *   npm run report -- screens [--since 2026-11-01] [--until …] [--format table|csv|json] [--bots] [--sid SID]
- * Without --since, each covers the console's default range: the 30 days up to --until (today included).
+ * Without --since, each covers the console's default range: the 30 days up to --until (today included);
+ * with no arguments at all, that is the sub-id report by day and sid, as the console opens it.
  *   npm run report -- tid CLK123 [--format table|json] [--limit N]
  * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, through the
  * running server's database process when there is one, decision 033; REPORT_TIME_ZONE for the days).
@@ -25,6 +26,7 @@ import { screenFunnels } from "../analytics/screen-funnel";
 import { csv, runAsScript, UsageError } from "./common";
 
 const USAGE = `Usage:
+  npm run report                      the sub-id report of the last ${DEFAULT_DAYS} days (today included), in REPORT_TIME_ZONE
   npm run report -- [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--by ${REPORT_GROUPINGS.join("|")}]
                     [--format table|csv|json] [--bots] [--sid SID]
       the sub-id report for the days [since, until) in REPORT_TIME_ZONE (until defaults to
@@ -258,9 +260,10 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
       help: { type: "boolean", short: "h" },
     },
   });
-  if (values.help || argv.length === 0) {
+  // No arguments: the report the console opens on (its default range), as the README promises.
+  if (values.help) {
     out(`${USAGE}\n`);
-    return values.help ? 0 : 2;
+    return 0;
   }
   const [first, ...operands] = positionals;
   if (first !== undefined && first !== "tid" && first !== "buyers" && first !== "screens") throw new UsageError(`Unknown command ${first}.\n${USAGE}`);

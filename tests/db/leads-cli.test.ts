@@ -131,9 +131,13 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
     let location: Location;
     const refs: Record<string, string> = {};
 
+    // UTC days for the tests of the format; the report's own zone is tried below.
     async function cli(...argv: string[]) {
+      return cliIn("UTC", ...argv);
+    }
+    async function cliIn(timeZone: string, ...argv: string[]) {
       let output = "";
-      const code = await run(argv, (text) => (output += text), location.env);
+      const code = await run(argv, (text) => (output += text), { ...location.env, REPORT_TIME_ZONE: timeZone });
       return { code, output };
     }
 
@@ -312,6 +316,29 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
       expect((await cli("export", "--since", "2030-01-01")).output).toBe(`${COLUMNS.join(",")}\r\n`);
       expect(await cli("export", "--since", "2030-01-01", "--format", "ndjson")).toEqual({ code: 0, output: "" });
     });
+
+    it("counts days in REPORT_TIME_ZONE, as the report and the console do", async () => {
+      const refsOf = async (...argv: string[]) =>
+        (await cliIn("America/New_York", "export", ...argv, "--format", "ndjson")).output
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => (JSON.parse(line) as { reference: string }).reference);
+      // 2026-02-01T00:00Z is still January 31 in New York (19:00); its February starts at 05:00Z.
+      expect(await refsOf("--since", "2026-01-31", "--until", "2026-02-01")).toEqual([refs.before, refs.first]);
+      expect(await refsOf("--since", "2026-02-01", "--until", "2026-03-01")).toEqual([refs.repeat, refs.atUntil]);
+    });
+
+    it("exports the last 30 days, today included, without --since (the console's default range)", async () => {
+      const now = Date.now();
+      const recent = await withRepository(location, (repo) => create(repo, newLead(new Date(now - 60_000))));
+      const older = await withRepository(location, (repo) => create(repo, newLead(new Date(now - 40 * 86_400_000))));
+      const { code, output } = await cliIn("America/New_York", "export", "--format", "ndjson");
+      expect(code).toBe(0);
+      const exported = output.split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { reference: string }).reference);
+      expect(exported).toContain(recent);
+      expect(exported).not.toContain(older);
+      expect(exported).not.toContain(refs.repeat);
+    });
   });
 
   describe("purge", () => {
@@ -437,14 +464,16 @@ describe("npm run leads: the command line", () => {
     const none = await cli();
     expect(none.code).toBe(2);
     expect(none.output).toMatch(/^Usage: npm run leads -- <command>/);
-    expect(none.output).toMatch(/export\s+--since YYYY-MM-DD/);
+    expect(none.output).toMatch(/export\s+\[--since YYYY-MM-DD\]/);
     expect(none.output).toMatch(/purge\s+\[--dry-run\]/);
     expect(await cli("--help")).toEqual({ code: 0, output: none.output });
   });
 
-  it("refuses an export without --since, before touching the database", async () => {
-    await expect(cli("export")).rejects.toBeInstanceOf(UsageError);
-    await expect(cli("export", "--format", "ndjson")).rejects.toThrow("Say where the export starts with --since YYYY-MM-DD.");
+  it("says in its usage that the export counts days in REPORT_TIME_ZONE and defaults to the last 30", async () => {
+    const { output } = await cli("--help");
+    expect(output).toMatch(/export\s+\[--since YYYY-MM-DD\]/);
+    expect(output).toMatch(/days in\s+REPORT_TIME_ZONE/);
+    expect(output).toMatch(/since to 30 days before until/);
   });
 
   it("refuses an unknown format, a bad date, an empty range and an unknown command", async () => {
@@ -465,14 +494,14 @@ describe("npm run leads: the command line", () => {
 
   it("exits with code 2 and the message on stderr when run as a script with a usage mistake", () => {
     const script = path.join(ROOT, "server/cli/leads.ts");
-    const result = spawnSync(process.execPath, ["--import", "tsx", script, "export", "--format", "csv"], {
+    const result = spawnSync(process.execPath, ["--import", "tsx", script, "export", "--format", "xlsx"], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, ...unreachable },
       encoding: "utf8",
       timeout: 30_000,
     });
     expect(result.status).toBe(2);
-    expect(result.stderr).toBe("Say where the export starts with --since YYYY-MM-DD.\n");
+    expect(result.stderr).toBe("Unknown format xlsx: use csv or ndjson.\n");
     expect(result.stdout).toBe("");
   });
 });

@@ -126,6 +126,10 @@ describe.each(commandStores({ REPORT_TIME_ZONE: TIME_ZONE }, { running: true }))
     const today = new Intl.DateTimeFormat("en-CA", { timeZone: TIME_ZONE }).format(new Date());
     expect(await runReport(["buyers", "--sid", "zz"], store.env)).toEqual({ code: 0, text: `No pings or sales from ${addDays(today, -29)} to ${today} (${TIME_ZONE}), bots excluded, sid zz.\n` });
     expect((await runReport(["--sid", "zz"], store.env)).code).toBe(0);
+    // With no arguments at all: the same report (before, the usage and exit 2).
+    const bare = await runReport([], store.env);
+    expect(bare.code).toBe(0);
+    expect(bare.text).toContain(`Sub-id report, ${addDays(today, -29)} to ${today} (${TIME_ZONE}), by day,sid, bots excluded`);
     await expect(runReport(["buyers", "--until", "soon"], store.env)).rejects.toThrow("--until must be a date like 2026-11-01.");
   });
 
