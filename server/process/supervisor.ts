@@ -4,12 +4,18 @@
  * serves (or `{ failed: message }`), is started again when it dies (backing off from 0.5 s to
  * 10 s; a run of a minute resets the back-off), and ends when the channel closes: `stop()` closes
  * it and waits, and a server that is killed closes it by dying. Lines a child writes to stderr
- * are logged as its problems.
+ * are logged as its problems. A child whose stdout the server reads can also be handed the server's
+ * own stdout (passStdout), to write its log there itself once the server is gone.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { setPriority } from "node:os";
 import { createInterface } from "node:readline";
 import type { Logger } from "../logger";
+
+/** Names the child's fd that is the server's own stdout (ChildSpec.passStdout); unset when it has none. */
+export const SERVER_STDOUT_FD_ENV = "QUOTE_SITE_SERVER_STDOUT_FD";
+/** The server's stdout is the child's fd 4: after stdin, stdout, stderr and the IPC channel (fd 3). */
+const SERVER_STDOUT_CHILD_FD = 4;
 
 export interface ChildSpec {
   /** The log events' prefix: `<name>_started`, `<name>_exited`, … */
@@ -20,6 +26,12 @@ export interface ChildSpec {
   execArgv?: string[];
   /** Each line the child writes to stdout; unset: stdout is inherited. */
   onStdoutLine?: (line: string) => void;
+  /**
+   * Also give the child this process's own stdout (its fd 4, named in SERVER_STDOUT_FD_ENV). Its
+   * stdout pipe has no reader once this process is killed; the log stream it relayed to (a
+   * container's, the journal's) usually outlives it, and the child can write there itself.
+   */
+  passStdout?: boolean;
   /** Messages other than ready/failed/created. */
   onMessage?: (message: Record<string, unknown>, child: ChildProcess) => void;
   /** A niceness to run at (0-19: higher is lower priority), set once it is forked. */
@@ -37,9 +49,10 @@ const HEALTHY_RUN_MS = 60_000;
 /** Forks the child; `ready` resolves with its ready (or created) message, rejects when it fails or exits first. */
 export function spawnChild(spec: ChildSpec, logger: Logger): { child: ChildProcess; ready: Promise<ReadyMessage> } {
   const child = fork(spec.script, [], {
-    env: spec.env,
+    env: spec.passStdout ? { ...spec.env, [SERVER_STDOUT_FD_ENV]: String(SERVER_STDOUT_CHILD_FD) } : spec.env,
     execArgv: [...(spec.script.endsWith(".ts") ? ["--import", "tsx"] : []), ...(spec.execArgv ?? [])],
-    stdio: ["ignore", spec.onStdoutLine ? "pipe" : "inherit", "pipe", "ipc"],
+    // fd 1 itself: reading process.stdout would make a stream of it (and change its mode) for nothing.
+    stdio: ["ignore", spec.onStdoutLine ? "pipe" : "inherit", "pipe", "ipc", ...(spec.passStdout ? [1] : [])],
     serialization: "json",
   });
   if (spec.niceness !== undefined && child.pid !== undefined) {

@@ -8,11 +8,20 @@
  * the embedded store the database process's socket), the settings (polled, as every replica
  * does), and a funnel-event writer for what it records (pings, sales, refusals). Messages from the
  * server: { wake: "deliveries" | "auctions" } (a lead stored, a revocation queued: look now) and
- * { metrics: id } (a scrape: it answers { metrics: id, json }). When the channel closes it stops
- * claiming, finishes the sends and auctions in flight, writes its events and exits.
+ * { metrics: id } (a scrape: it answers { metrics: id, json }) and { stop: true } (the server is
+ * stopping it and reads its lines until it exits). When the channel closes it stops claiming,
+ * finishes the sends and auctions in flight, writes its events and exits.
+ *
+ * Its log lines go to its stdout, which the server reads and writes into its own log. A channel
+ * that closes without { stop: true } means the server is gone (killed) and that pipe has no reader:
+ * from then on it writes its lines itself to the server's own stdout, handed to it as an inherited
+ * fd (server/process/supervisor.ts), which is usually a collector's pipe or the journal, alive
+ * still (issue 41). A server that dies while stopping it is noticed by its parent pid changing.
  */
-import { loadConfig } from "../config";
-import { createLogger } from "../logger";
+import { loadConfig, type Config } from "../config";
+import pino, { type DestinationStream } from "pino";
+import { bufferedDestination, createLogger } from "../logger";
+import { SERVER_STDOUT_FD_ENV } from "../process/supervisor";
 import { connectEmbedded, openDatabase, type Database } from "../db/database";
 import { openSettingsDirectory } from "../settings/directory";
 import { createEventWriter } from "../analytics/writer";
@@ -24,11 +33,46 @@ import { Worker } from "node:worker_threads";
 import { SECRET_ENV } from "./main-env";
 import { outboundPolicy } from "../delivery/outbound";
 import { setOutboundPolicy } from "../delivery/http-send";
+import { createOutageLog, probeDatabase } from "../db/outage";
 
+/** Writes of at most PIPE_BUF bytes (4096 on Linux) to a pipe are atomic: never cut by another writer's. */
+const PIPE_BUF = 4_096;
+/** How often a worker whose server is stopping it checks that the server is still there. */
+const SERVER_WATCH_MS = 250;
+
+/** What pino calls on its destination besides write: flush (logger.flush), flushSync (logger.fatal). */
+type Destination = DestinationStream & { flush(callback: (error?: Error) => void): void; flushSync(): void };
+
+/**
+ * Where the log lines go: stdout, read by the server, through the same buffered destination as
+ * the server's own lines (server/logger.ts) until `ownLog()`; from then on the server's own stdout
+ * (fd SERVER_STDOUT_FD_ENV), each write whole lines within PIPE_BUF, so that a line is never cut
+ * by another process writing to the same pipe. Undefined in development (pretty-printed, as before).
+ */
+function logOutput(config: Config): { destination: Destination; ownLog(): boolean } | undefined {
+  if (config.NODE_ENV === "development") return undefined;
+  const fd = Number(process.env[SERVER_STDOUT_FD_ENV]);
+  const toServer = bufferedDestination(1, config.LOG_BUFFER_BYTES);
+  let current: Destination = toServer;
+  return {
+    destination: { write: (line) => current.write(line), flush: (callback) => current.flush(callback), flushSync: () => current.flushSync() },
+    ownLog() {
+      if (current !== toServer || !Number.isInteger(fd) || fd < 3) return false;
+      // pino's: asynchronous, flushed when the process exits, a no-op if that stream is gone too (EPIPE).
+      current = pino.destination({ dest: fd, sync: false, maxWrite: PIPE_BUF, maxLength: config.LOG_BUFFER_BYTES });
+      return true;
+    },
+  };
+}
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const logger = createLogger(config).child({ process: "background" });
+  const output = logOutput(config);
+  const logger = createLogger(config, output?.destination).child({ process: "background" });
+  const serverPid = process.ppid;
+  const serverGone = (noticed: "channel_closed" | "parent_changed") => {
+    if (output?.ownLog()) logger.warn({ event: "background_server_gone", serverPid, noticed }, "the server is gone: this process writes its log lines to the server's stdout itself until it exits");
+  };
   // Every lead, ping, webhook and postback leaves from this process: the same rules as the server's.
   setOutboundPolicy(outboundPolicy(config), logger);
   registry.setDefaultLabels({ process: "background" });
@@ -42,13 +86,17 @@ async function main(): Promise<void> {
   const wakeups = createWakeups();
   /** The server waits as long before it kills this process (server/workers/process.ts). */
   const stopDeadlineMs = config.SHUTDOWN_TIMEOUT_MS + 5_000;
-  const work = createBackgroundWork({ config, db, logger, buyers: () => settings.current(), secret, wakeups, ...(writer ? { analytics: writer } : {}) });
+  // One warning when the database goes and one when it is back, not one per claim (issue 41).
+  const outage = createOutageLog({ logger, probe: probeDatabase(db.builder) });
+  const work = createBackgroundWork({ config, db, logger, buyers: () => settings.current(), secret, wakeups, outage, ...(writer ? { analytics: writer } : {}) });
   work.startWhenNeeded();
   settings.onChange(() => work.startWhenNeeded());
   settings.start();
 
-  process.on("message", (message: { wake?: WorkKind; metrics?: number }) => {
-    if (message.wake === "deliveries" || message.wake === "auctions") wakeups.wake(message.wake);
+  let serverStopping = false;
+  process.on("message", (message: { wake?: WorkKind; metrics?: number; stop?: boolean }) => {
+    if (message.stop === true) serverStopping = true;
+    else if (message.wake === "deliveries" || message.wake === "auctions") wakeups.wake(message.wake);
     else if (typeof message.metrics === "number") {
       const id = message.metrics;
       registry.getMetricsAsJSON().then(
@@ -61,6 +109,17 @@ async function main(): Promise<void> {
   process.on("disconnect", () => {
     if (stopping) return;
     stopping = true;
+    if (!serverStopping) serverGone("channel_closed");
+    else {
+      // The server reads this process's lines until it exits, unless it is killed meanwhile (its
+      // own deadline, an orchestrator's): it is then reparented, and its pid is no longer ours.
+      const watch = setInterval(() => {
+        if (process.ppid === serverPid) return;
+        clearInterval(watch);
+        serverGone("parent_changed");
+      }, SERVER_WATCH_MS);
+      watch.unref();
+    }
     // A server killed outright leaves this process on its own, perhaps with its database gone
     // too: whatever it is waiting for, it ends by this deadline rather than linger.
     setTimeout(() => {

@@ -3,7 +3,8 @@
  * lower CPU priority (niceness BACKGROUND_NICENESS), passes wake-ups to it, adds its metrics to
  * GET /metrics, writes its log lines into the server's own log (one stream, lines never
  * interleaved), starts it again if it dies (what it had claimed is claimed again when its lease
- * runs out: nothing is lost), and stops it on shutdown after the requests in flight.
+ * runs out: nothing is lost), and stops it on shutdown after the requests in flight. It also hands
+ * the worker its own stdout: a worker whose server is killed writes its last lines there itself.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -22,6 +23,8 @@ export interface BackgroundProcess {
 
 /** How long a scrape waits for the worker's metrics before leaving them out. */
 const METRICS_TIMEOUT_MS = 2_000;
+/** How long stop() waits for its { stop: true } to be written before it closes the channel anyway. */
+const STOP_MESSAGE_TIMEOUT_MS = 1_000;
 
 export function backgroundMainScript(serverModuleUrl: string): string {
   const bundled = fileURLToPath(new URL("./background.js", serverModuleUrl));
@@ -39,6 +42,10 @@ export async function startBackgroundProcess(options: { script: string; logger: 
     script: options.script,
     env: { ...process.env, ...(typeof options.secret === "string" ? {} : { [SECRET_ENV]: options.secret.toString("hex") }) },
     onStdoutLine: (line) => (destination ? destination.write(`${line}\n`) : process.stdout.write(`${line}\n`)),
+    // Its stdout pipe dies with this process; the stream this process writes to usually does not
+    // (a container's log collector, the journal). A worker left alone writes its lines there itself
+    // until it exits (issue 41; server/workers/main.ts).
+    passStdout: true,
     onMessage: (message) => {
       if (typeof message.metrics !== "number") return;
       pending.get(message.metrics)?.(Array.isArray(message.json) ? (message.json as MetricsJson) : []);
@@ -77,6 +84,19 @@ export async function startBackgroundProcess(options: { script: string; logger: 
     async stop() {
       for (const off of unsubscribe) off();
       removeSource();
+      // Said before the channel closes: a channel that closes without it means this process is
+      // gone and nobody reads the worker's stdout any more (server/workers/main.ts).
+      // Not waited for long: a worker whose channel is full and unread would keep it from stopping.
+      const child = supervised.current();
+      if (child.connected) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, STOP_MESSAGE_TIMEOUT_MS);
+          child.send({ stop: true }, () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
       await supervised.stop();
     },
   };
