@@ -119,8 +119,9 @@ export const configSchema = z.object({
   /** The ping/post auction's whole ping round, in ms: answers after it count as no bid (server/auction/). */
   AUCTION_DEADLINE_MS: z.coerce.number().int().min(50).max(10_000).default(750),
   /**
-   * The background worker process's niceness (0-19; higher yields the CPU sooner): the auction and
-   * the delivery worker give way to the process answering visitors (decision 034).
+   * How much nicer than the server the background worker process runs (0-19, added to the
+   * server's own niceness, at most 19; higher yields the CPU sooner): the auction and the delivery
+   * worker give way to the process answering visitors (decision 034).
    */
   BACKGROUND_NICENESS: z.coerce.number().int().min(0).max(19).default(10),
   /** The operations console's own listener (never the public port): 127.0.0.1 keeps it off the network. */

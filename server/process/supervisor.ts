@@ -8,7 +8,7 @@
  * own stdout (passStdout), to write its log there itself once the server is gone.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 import { createInterface } from "node:readline";
 import type { Logger } from "../logger";
 
@@ -34,7 +34,11 @@ export interface ChildSpec {
   passStdout?: boolean;
   /** Messages other than ready/failed/created. */
   onMessage?: (message: Record<string, unknown>, child: ChildProcess) => void;
-  /** A niceness to run at (0-19: higher is lower priority), set once it is forked. */
+  /**
+   * How much lower than this process's its priority is, as `nice -n` counts (0-19), set once it is
+   * forked: its niceness is this process's plus this, at most 19, so a server that runs niced
+   * itself (shared CI, a batch host) still keeps the same lead over its child.
+   */
   niceness?: number;
   startTimeoutMs?: number;
   stopTimeoutMs?: number;
@@ -57,7 +61,7 @@ export function spawnChild(spec: ChildSpec, logger: Logger): { child: ChildProce
   });
   if (spec.niceness !== undefined && child.pid !== undefined) {
     try {
-      setPriority(child.pid, spec.niceness);
+      setPriority(child.pid, Math.min(19, getPriority() + spec.niceness));
     } catch (error) {
       logger.warn({ event: `${spec.name}_priority_not_set`, err: error }, "could not lower the child process's priority");
     }

@@ -53,12 +53,15 @@ describe("the background worker process", { timeout: 120_000 }, () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it("sends the leads from a process of its own, at niceness 10, logging into the server's log", async () => {
+  it("sends the leads from a process of its own, 10 nicer than the server's, logging into the server's log", async () => {
     const pid = backgroundPid();
     expect(pid).toBeGreaterThan(0);
     expect(pid).not.toBe(server.child.pid);
-    expect(niceness(pid)).toBe(10);
-    expect(niceness(server.child.pid!)).toBe(0);
+    // Relative, so `nice -n 10 npm test` (shared CI often runs niced) holds too: 0 and 10, or 10 and 19.
+    const serverNiceness = niceness(server.child.pid!);
+    expect(serverNiceness).toBe(os.getPriority());
+    expect(niceness(pid)).toBe(Math.min(19, serverNiceness + 10));
+    if (serverNiceness < 19) expect(niceness(pid)).toBeGreaterThan(serverNiceness);
     const reference = await submit();
     const [received] = await stub.waitForLeads("acme", 1, 20_000);
     expect((received?.json as { reference: string }).reference).toBe(reference);
