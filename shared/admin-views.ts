@@ -19,6 +19,8 @@ export const adminPaths = {
   leads: "/leads",
   leadsCsv: "/leads.csv",
   leadRetry: "/leads/retry",
+  /** POST (ops): the lead's page with its phone and email shown, logged as admin_action show_contact. */
+  leadContact: "/leads/contact",
   leadReturn: "/leads/return",
   buyers: "/buyers",
   buyerNew: "/buyers/new",
@@ -102,6 +104,11 @@ export interface ReportView extends ViewBase {
    * grow with the traffic, while the rest of the page reads the small daily rollup.
    */
   screens?: ScreenFunnel[];
+  /**
+   * What bots did in the range (and sid) that the report leaves out: only when bots are excluded
+   * and did anything, so the page can say how much and link to the report with them.
+   */
+  botsLeftOut?: { clicks: number; leads: number; events: number };
   /** Problems with the form's values (the report then shows the defaults). */
   errors?: string[];
 }
@@ -158,6 +165,23 @@ export interface AuctionView {
   pings: { buyerId: string; outcome: string; latencyMs: number; httpStatus: number | null; price: number | null; saleType: "exclusive" | "shared" | null; bidId: string | null; detail: string | null; won: boolean }[];
 }
 
+/**
+ * Who sent a lead, for ops helping a visitor who calls with its reference (issue 42, item 9): the
+ * name, ZIP and city as they are, the phone and email masked. `revealed` only in the answer to the
+ * POST that asked for them (logged as admin_action show_contact), never in an address or cookie.
+ * Analysts' views have none of it, not even masked.
+ */
+export interface LeadContactView {
+  name: string;
+  zip: string;
+  city: string;
+  /** "(•••) •••-0134" */
+  phone: string;
+  /** "j•••@example.com" */
+  email: string;
+  revealed?: { phone: string; email: string; /** E.164, for a tel: link. */ tel: string };
+}
+
 /** A lead's status in the list (server/db/lead-list.ts defines each from the stored rows). */
 export const LEAD_STATUSES = ["sold", "unsold", "returned", "test"] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
@@ -211,8 +235,8 @@ export interface LeadListView {
 export interface LeadsView extends ViewBase {
   page: "leads";
   reference?: string;
-  /** The lead found (no contact details: reference, received, state, campaign, duplicate, the quote's facts). */
-  lead?: { reference: string; receivedAt: string; state: string; sid: string | null; tid: string | null; duplicateOf: string | null; gpc: boolean; quote: QuoteFactsView };
+  /** The lead found: reference, received, state, campaign, duplicate, the quote's facts; for ops also who sent it (`contact`). */
+  lead?: { reference: string; receivedAt: string; state: string; sid: string | null; tid: string | null; duplicateOf: string | null; gpc: boolean; quote: QuoteFactsView; contact?: LeadContactView };
   /** Its auction, when it was sold by one. */
   auction?: AuctionView;
   /** Each configured buyer: offered, or the rule that excluded the lead (shared/admin-offers-view.ts). */
@@ -259,6 +283,7 @@ export interface BuyerSummaryView {
   revenue30d: number;
   failed: number;
   pending: number;
+  /** Whether it takes leads now: active, and inside its schedule (always, without one). */
   open: boolean;
 }
 
@@ -281,8 +306,11 @@ export interface SettingsHistoryRowView {
   at: string;
   actor: string;
   action: string;
-  /** The fields that differ, dotted ("caps.day"), values as JSON text; secrets only as fingerprints. */
-  changes: { field: string; before: string; after: string }[];
+  /**
+   * What changed, in sentences that name who did it ("Price rule Homeowners +$4.00 added by ana.",
+   * "Paused by ana."), in the form's order; secrets only as fingerprints (server/admin/settings-history.ts).
+   */
+  sentences: string[];
 }
 
 /** A secret the server just made: shown in this one response, never again. */

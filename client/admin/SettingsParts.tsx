@@ -1,9 +1,9 @@
 /**
  * Pieces the buyers' and sources' pages share: a cap or budget against its usage in words, a
- * status button form, and the history table (who changed what, before → after).
+ * status button form, and the history table (each change in sentences naming who made it).
  */
 import type { ReactNode } from "react";
-import type { AdminSession, LimitUsageView, SettingsFormView, SettingsHistoryRowView } from "../../shared/admin-views";
+import type { AdminSession, BuyerSummaryView, LimitUsageView, SettingsFormView, SettingsHistoryRowView } from "../../shared/admin-views";
 import { AdminLayout } from "./AdminLayout";
 import { CsrfField } from "./CsrfField";
 import { ErrorSummary } from "./SettingsFields";
@@ -39,6 +39,17 @@ export function LimitsList({ name, limits }: { name: string; limits: LimitUsageV
   );
 }
 
+/**
+ * Whether a buyer takes leads now, and why not (issue 42, item 8): a paused or archived buyer is
+ * closed whatever its schedule says. `short` for the list's column, the sentence for its page.
+ */
+export function openNowText(buyer: Pick<BuyerSummaryView, "status" | "open">, short = false): string {
+  if (buyer.status === "paused") return short ? "Closed (paused)" : "Closed: paused, it is offered no leads until resumed";
+  if (buyer.status === "archived") return short ? "Closed (archived)" : "Closed: archived, it is offered no more leads";
+  if (buyer.open) return "Open";
+  return short ? "Closed (schedule)" : "Closed: outside its schedule";
+}
+
 /** One button that POSTs a status change (with the session's CSRF token). */
 export function StatusButton({ session, action, status, label, danger }: { session: AdminSession; action: string; status: string; label: string; danger?: boolean }) {
   return (
@@ -52,6 +63,7 @@ export function StatusButton({ session, action, status, label, danger }: { sessi
   );
 }
 
+/** Each change as sentences ("Price rule Homeowners +$4.00 added by ana."), newest first. */
 export function HistoryTable({ rows, what }: { rows: SettingsHistoryRowView[]; what: string }) {
   if (rows.length === 0) return <p className="empty">No changes recorded.</p>;
   return (
@@ -61,28 +73,22 @@ export function HistoryTable({ rows, what }: { rows: SettingsHistoryRowView[]; w
         <thead>
           <tr>
             <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">Action</th>
-            <th scope="col">Changed (before → after)</th>
+            <th scope="col">What happened</th>
           </tr>
         </thead>
         <tbody>
           {rows.map((row, index) => (
-            <tr key={`${row.at}-${index}`}>
+            <tr key={`${row.at}-${index}`} data-action={row.action}>
               <td>
                 <time dateTime={row.at}>{formatTime(row.at)}</time>
               </td>
-              <td>{row.actor}</td>
-              <td>{row.action.replace(/_/g, " ")}</td>
               <td className="wrap">
-                {row.changes.length === 0 ? (
-                  <span className="muted">nothing</span>
+                {row.sentences.length === 1 ? (
+                  <p className="change">{row.sentences[0]}</p>
                 ) : (
                   <ul className="changes">
-                    {row.changes.map((change) => (
-                      <li key={change.field}>
-                        <code>{change.field}</code>: {change.before} → {change.after}
-                      </li>
+                    {row.sentences.map((sentence, line) => (
+                      <li key={line}>{sentence}</li>
                     ))}
                   </ul>
                 )}

@@ -202,6 +202,12 @@ tr.status-paused th, tr.status-paused td { background: #fffbeb; }
 .fingerprint { font-size: 0.85rem; }
 .data-table td.wrap, .wrap { white-space: normal; overflow-wrap: anywhere; }
 .changes { margin: 0; padding-left: 18px; min-width: 260px; }
+.change { margin: 0; min-width: 260px; }
+/* A buyer that is not taking leads says so under its name, before anything else. */
+.status-notice { margin: 0 0 16px; padding: 10px 12px; border-radius: var(--radius); border: 1px solid; border-left-width: 6px; }
+.status-notice-paused { background: #fffbeb; border-color: #b45309; color: #78350f; }
+.status-notice-archived { background: var(--surface); border-color: var(--muted); color: var(--ink); }
+.closed-now { font-weight: 700; }
 .consequences { background: #fff; border: 1px solid var(--line); border-radius: var(--radius); padding: 12px 12px 12px 32px; }
 
 /* The buyer and source forms */
@@ -223,6 +229,19 @@ tr.status-paused th, tr.status-paused td { background: #fffbeb; }
   border: 1px solid #6b7280; border-radius: var(--radius); background: #fff; color: var(--ink);
 }
 .form-actions { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin: 0; }
+/*
+ * A buyer's form is about 4,600 px tall: its Save stays in view at the bottom of the window
+ * (issue 42, item 8), as the settings pages of large consoles keep theirs. It is the form's last
+ * element, so the tab order still reaches it after the last field, and Enter in a field still
+ * submits with it (the form's first button). Scrolling a focused field into view keeps it above
+ * the bar (scroll-padding), so the bar never hides the field being typed in (WCAG 2.4.11).
+ */
+html:has(.settings-form) { scroll-padding-bottom: 96px; }
+.settings-form > .form-actions {
+  position: sticky; bottom: 0; z-index: 5;
+  background: #fff; border: 1px solid var(--line); border-bottom: 0; border-radius: var(--radius) var(--radius) 0 0;
+  padding: 10px 12px; box-shadow: 0 -4px 12px rgba(31, 41, 55, 0.12);
+}
 .form-errors a { color: var(--danger); }
 
 /* Charts */

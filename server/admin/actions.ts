@@ -1,7 +1,7 @@
 /**
  * What ops do from the console (POST, ops only, the session's CSRF token checked before these
- * run): send a lead's dead-lettered deliveries again, record a buyer's return, close a privacy
- * request. Each answers 303 back to its page with a flash message (post/redirect/get), or, when
+ * run): send a lead's dead-lettered deliveries again, record a buyer's return, show a lead's phone
+ * and email to help its caller, close a privacy request. Each answers 303 back to its page with a flash message (post/redirect/get), or, when
  * the form itself is wrong, 422 with the page and the problem. Every action is logged as
  * admin_action with the user, whatever came of it.
  */
@@ -105,6 +105,28 @@ export function createActions({ db, buyers: buyersNow, flash, render, nudge, ana
         kind: "error",
         text: outcome.kind === "already_returned" ? `${reference} was already returned by ${buyerId}.` : `${buyerId} has no accepted delivery of ${reference}.`,
       });
+    },
+
+    /**
+     * Ops helping a visitor who calls with a reference (issue 42, item 9): the lead's page again
+     * with the phone and email whole, in this one answer (never in an address or a cookie), and
+     * who looked logged as admin_action show_contact. Analysts never reach this (403 before it).
+     */
+    async showContact(req: Request, res: Response): Promise<void> {
+      const buyers = buyersNow?.();
+      const raw = field(req, "reference");
+      const reference = leadReferenceOf(raw);
+      if (!reference) {
+        logAction(req, res, "show_contact", String(raw ?? "").slice(0, 40), "invalid");
+        return refuse(req, res, await leadsView(db, undefined, buyers !== undefined), "A lead reference looks like LD-7K3M-Q9XD.");
+      }
+      const view = await leadsView(db, reference, buyers !== undefined, buyers, "ops", { reveal: true });
+      if (!view.lead?.contact?.revealed) {
+        logAction(req, res, "show_contact", reference, "nothing_to_do");
+        return render(req, res, 404, view);
+      }
+      logAction(req, res, "show_contact", reference, "done");
+      return render(req, res, 200, view);
     },
 
     async closePrivacyRequest(req: Request, res: Response): Promise<void> {

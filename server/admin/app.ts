@@ -188,6 +188,7 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
 
   app.post(adminPaths.leadRetry, body, requireSessionCsrf, ops, actions.retry);
   app.post(adminPaths.leadReturn, body, requireSessionCsrf, ops, actions.returnLead);
+  app.post(adminPaths.leadContact, body, requireSessionCsrf, ops, actions.showContact);
   app.post(adminPaths.privacyClose, body, requireSessionCsrf, ops, actions.closePrivacyRequest);
 
   app.use((req, res) => {

@@ -185,17 +185,37 @@ export function buyerFieldFor(path: readonly PropertyKey[], ruleRows: readonly n
 export type BuyerFormResult = { ok: true; buyer: BuyerInput } | { ok: false; errors: Record<string, string> };
 
 /**
- * The form checked: the buyer to save, or every problem by field at once. Each address must be
- * one the outbound policy lets the server call (in production, https:// to a public host: a lead
- * carries a person's contact details).
+ * A new buyer's id that another buyer has, or a name another buyer has in any case (the consent
+ * names buyers by name, so a name is one buyer's), against the buyers stored now (archived ones
+ * too: they can be restored). `editing`: the id of the buyer being edited (its id is fixed, its
+ * own name is no clash). The store checks the same again when it saves, in its transaction.
  */
-export function checkBuyerForm(values: FormValues, options: { id?: string; status: BuyerStatus; outbound: OutboundPolicy }): BuyerFormResult {
+export function buyerKeyProblems(candidate: { id: string; name: string }, others: ReadonlyArray<Pick<Buyer, "id" | "name">>, editing?: string): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (editing === undefined && others.some((buyer) => buyer.id === candidate.id)) problems.id = `A buyer with id ${candidate.id} exists already.`;
+  const name = candidate.name.toLowerCase();
+  const clash = name === "" ? undefined : others.find((buyer) => buyer.id !== editing && buyer.name.toLowerCase() === name);
+  if (clash) problems.name = `Another buyer (${clash.id}) is called ${clash.name}: the consent names buyers, so each name is one buyer's.`;
+  return problems;
+}
+
+/**
+ * The form checked: the buyer to save, or every problem by field at once (issue 42, item 7: one
+ * submit lists them all). Each address must be one the outbound policy lets the server call (in
+ * production, https:// to a public host: a lead carries a person's contact details); with
+ * `others` (the buyers stored now), a taken id or name is one of the problems too.
+ */
+export function checkBuyerForm(values: FormValues, options: { id?: string; status: BuyerStatus; outbound: OutboundPolicy; others?: ReadonlyArray<Pick<Buyer, "id" | "name">> }): BuyerFormResult {
   const { input, ruleRows } = buyerFromForm(values, options);
   const parsed = buyerSchema.safeParse({ ...input, secret: STAND_IN_SECRET });
   const errors = parsed.success ? {} : errorsByField(parsed.error.issues, (path) => buyerFieldFor(path, ruleRows));
   const addresses = { url: text(values, "url") || undefined, pingUrl: text(values, "pingUrl") || undefined, webhookUrl: text(values, "webhookUrl") || undefined };
   let refused = false;
-  for (const [key, problem] of Object.entries(buyerAddressProblems(addresses, options.outbound))) {
+  const more = {
+    ...buyerAddressProblems(addresses, options.outbound),
+    ...(options.others ? buyerKeyProblems({ id: options.id ?? text(values, "id"), name: text(values, "name") }, options.others, options.id) : {}),
+  };
+  for (const [key, problem] of Object.entries(more)) {
     if (errors[key] !== undefined) continue;
     errors[key] = sentence(problem);
     refused = true;

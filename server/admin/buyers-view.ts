@@ -103,7 +103,8 @@ export async function buyersView(db: Database, buyers: BuyersFile | undefined, n
       revenue30d: Math.round(s.revenue * 100) / 100,
       failed: s.failed,
       pending: s.pending,
-      open: isOpen(buyer, now),
+      // Open means it takes leads now: a paused or archived buyer is closed whatever its schedule says (issue 42, item 8).
+      open: buyer.status === "active" && isOpen(buyer, now),
     };
   });
   return { page: "buyers", buyers: summaries, configured: true };

@@ -11,6 +11,9 @@ import type { AdminRole, LeadListQuery, LeadListRowView, LeadListView } from "..
 import { adminPaths } from "../../shared/admin-views";
 import { leadListSearch } from "./lead-list-query";
 import { TEST_LEAD_PHONE } from "../auction/sandbox";
+import { maskEmail, maskPhone } from "./contact-mask";
+
+export { maskEmail, maskPhone };
 
 /** A lead with the sandbox's test number is a test (server/auction/sandbox.ts), whatever its deliveries. */
 const STATUS_RULES = { testPhone: TEST_LEAD_PHONE };
@@ -19,17 +22,6 @@ const STATUS_RULES = { testPhone: TEST_LEAD_PHONE };
 export const LEAD_PAGE_SIZE = 50;
 /** Beyond this the console refuses a CSV (held in memory): `npm run leads -- export` has no limit. */
 export const LEAD_CSV_MAX_ROWS = 10_000;
-
-/** "+14155550134" → "(•••) •••-0134": enough to tell two leads apart on a screen others may see. */
-export function maskPhone(phone: string): string {
-  return `(•••) •••-${phone.slice(-4)}`;
-}
-
-/** "jane.doe@example.com" → "j•••@example.com". */
-export function maskEmail(email: string): string {
-  const at = email.lastIndexOf("@");
-  return at <= 0 ? "•••" : `${email.slice(0, 1)}•••${email.slice(at)}`;
-}
 
 /** What the buyers that kept the lead paid (returned sales are not revenue); null when none kept it. */
 function keptPrice(purchases: LeadListRow["purchases"]): number | null {

@@ -1,11 +1,14 @@
 /**
- * The leads page (GET /leads): one lead by reference — its facts without contact details, each
- * delivery with every try — or, without a reference, the recent dead-lettered deliveries.
+ * The leads page (GET /leads): one lead by reference — its facts, each delivery with every try, and
+ * for ops who sent it (name, ZIP, city; phone and email masked until asked for) — or, without a
+ * reference, the recent dead-lettered deliveries.
  */
 import type { Database } from "../db/database";
-import { leadRepository } from "../db/leads";
+import { leadRepository, type LeadRecord } from "../db/leads";
 import { deliveryRepository, type DeliveryRecord } from "../db/deliveries";
-import type { AuctionView, LeadDeliveryView, LeadsView } from "../../shared/admin-views";
+import type { AuctionView, LeadContactView, LeadDeliveryView, LeadsView } from "../../shared/admin-views";
+import { formatUsPhone } from "../../shared/contact";
+import { maskEmail, maskPhone } from "./contact-mask";
 import { auctionRepository } from "../auction/auctions";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { quoteFacts } from "./quote-facts";
@@ -94,16 +97,36 @@ function withoutBuyerWords(view: LeadsView): LeadsView {
   };
 }
 
-/**
- * `returnsPossible`: the server knows its buyers (BUYERS_FILE), which a return needs; `buyers`, for
- * the per-buyer offers; `role`: an analyst's view carries no buyer's own words.
- */
-export async function leadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers?: BuyersFile, role: "ops" | "analyst" = "ops"): Promise<LeadsView> {
-  const view = await opsLeadsView(db, raw, returnsPossible, buyers);
-  return role === "analyst" ? withoutBuyerWords(view) : view;
+/** An analyst's lead carries no contact details at all, not even masked, nor the caller's name, ZIP or city. */
+function withoutContact(view: LeadsView): LeadsView {
+  if (!view.lead) return view;
+  const { contact: _contact, ...lead } = view.lead;
+  return { ...view, lead };
 }
 
-async function opsLeadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers?: BuyersFile): Promise<LeadsView> {
+/**
+ * `returnsPossible`: the server knows its buyers (BUYERS_FILE), which a return needs; `buyers`, for
+ * the per-buyer offers; `role`: an analyst's view carries no buyer's own words and no contact
+ * details; `reveal` (ops, POST /leads/contact only): the phone and email unmasked.
+ */
+export async function leadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers?: BuyersFile, role: "ops" | "analyst" = "ops", options: { reveal?: boolean } = {}): Promise<LeadsView> {
+  const view = await opsLeadsView(db, raw, returnsPossible, buyers, role === "ops" && options.reveal === true);
+  return role === "analyst" ? withoutContact(withoutBuyerWords(view)) : view;
+}
+
+/** Who sent the lead, for ops helping a caller: name, ZIP and city; phone and email masked unless `reveal`. */
+function contactView(lead: LeadRecord, reveal: boolean): LeadContactView {
+  return {
+    name: `${lead.firstName} ${lead.lastName}`.trim(),
+    zip: lead.zip,
+    city: lead.city,
+    phone: maskPhone(lead.phone),
+    email: maskEmail(lead.email),
+    ...(reveal ? { revealed: { phone: formatUsPhone(lead.phone), email: lead.email, tel: lead.phone } } : {}),
+  };
+}
+
+async function opsLeadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers: BuyersFile | undefined, reveal: boolean): Promise<LeadsView> {
   const failed = await recentFailed(db);
   if (raw === undefined || raw === "") return { page: "leads", deliveries: [], failed };
   const reference = leadReferenceOf(raw);
@@ -116,8 +139,10 @@ async function opsLeadsView(db: Database, raw: unknown, returnsPossible: boolean
   return {
     page: "leads",
     reference,
-    // Facts only: the contact details stay out of the console (docs/operations-console.md).
-    ...(lead ? { lead: { reference: lead.reference, receivedAt: lead.receivedAt.toISOString(), state: lead.state, sid: lead.sid, tid: lead.tid, duplicateOf: lead.duplicateOf, gpc: lead.gpc, quote: quoteFacts(lead) } } : {}),
+    // The contact is masked here (leadsView drops it for analysts); shown whole only when ops ask, logged.
+    ...(lead
+      ? { lead: { reference: lead.reference, receivedAt: lead.receivedAt.toISOString(), state: lead.state, sid: lead.sid, tid: lead.tid, duplicateOf: lead.duplicateOf, gpc: lead.gpc, quote: quoteFacts(lead), contact: contactView(lead, reveal) } }
+      : {}),
     ...(auction ? { auction } : {}),
     ...(offers ? { offers } : {}),
     deliveries: views,

@@ -9,14 +9,27 @@ import { parseReportQuery, type ReportQuery } from "./report-query";
 export async function reportView(db: Database, reports: AdminReports, raw: Record<string, unknown>, timeZone: string, now: Date = new Date()): Promise<ReportView> {
   const { query, errors } = parseReportQuery(raw, timeZone, now);
   const request = { ...query, includeBots: query.bots };
-  const [rows, trend, buyers, screens] = await Promise.all([
+  const [rows, trend, buyers, screens, bots] = await Promise.all([
     reports.rows(db, request),
     reports.trend(db, request),
     reports.buyers(db, request),
     query.screens ? reports.screens(db, request) : undefined,
+    // Left out: say how much, so an empty report is not taken for no traffic (issue 42, item 6).
+    query.bots ? undefined : reports.botsLeftOut(db, query),
   ]);
   const totals = reports.totals(rows);
-  return { page: "report", query, rows, totals, buyers, funnel: reports.funnel(totals), trend, ...(screens ? { screens } : {}), ...(errors.length > 0 ? { errors } : {}) };
+  return {
+    page: "report",
+    query,
+    rows,
+    totals,
+    buyers,
+    funnel: reports.funnel(totals),
+    trend,
+    ...(screens ? { screens } : {}),
+    ...(bots && bots.events > 0 ? { botsLeftOut: bots } : {}),
+    ...(errors.length > 0 ? { errors } : {}),
+  };
 }
 
 /** One CSV cell: null (the grouping left it out) is empty; numbers as the report computed them. */

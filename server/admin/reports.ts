@@ -7,7 +7,7 @@ import type { Database } from "../db/database";
 import type { BuyerReportRow, JourneyEvent, ReportRow, ScreenFunnel } from "../../shared/analytics";
 import type { ReportView, TrendSeries } from "../../shared/admin-views";
 import type { ReportQuery } from "./report-query";
-import { buyerRows, funnel, journey, reportRows, reportTotals, trend } from "../analytics/report";
+import { botsLeftOut, buyerRows, funnel, journey, reportRows, reportTotals, trend, type BotsLeftOut } from "../analytics/report";
 import { screenFunnels } from "../analytics/screen-funnel";
 
 export interface AdminReports {
@@ -18,6 +18,8 @@ export interface AdminReports {
   journey(db: Database, tid: string): Promise<JourneyEvent[]>;
   buyers(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<BuyerReportRow[]>;
   screens(db: Database, query: ReportQuery & { includeBots: boolean }): Promise<ScreenFunnel[]>;
+  /** The bots' clicks, leads and events of the range (and sid), which the report leaves out unless asked. */
+  botsLeftOut(db: Database, query: ReportQuery): Promise<BotsLeftOut>;
 }
 
 export const analyticsReports: AdminReports = {
@@ -28,4 +30,5 @@ export const analyticsReports: AdminReports = {
   journey: (db, tid) => journey(db, tid),
   buyers: (db, query) => buyerRows(db, query),
   screens: (db, query) => screenFunnels(db, query),
+  botsLeftOut: (db, query) => botsLeftOut(db, query),
 };

@@ -11,7 +11,7 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import type { Database } from "../db/database";
 import { BUYER_STATUSES, SOURCE_STATUSES, type BuyerStatus, type SourceStatus } from "../delivery/buyers";
 import { campaignIdSchema } from "../../shared/campaign";
-import { createBuyer, createSource, getBuyer, getSource, rotateBuyerSecret, setBuyerStatus, setSourceStatus, SettingsKeyError, StaleRevisionError, updateBuyer, updateSource } from "../settings/store";
+import { createBuyer, createSource, getBuyer, getSource, loadSettings, rotateBuyerSecret, setBuyerStatus, setSourceStatus, SettingsKeyError, StaleRevisionError, updateBuyer, updateSource } from "../settings/store";
 import type { SettingsDirectory } from "../settings/directory";
 import { adminPaths, buyerPaths, sourcePaths, type BuyerDetailView, type BuyerFormView, type FormValues, type SourceFormView } from "../../shared/admin-views";
 import { parsedBody } from "../http/guards";
@@ -56,6 +56,8 @@ export function settingsRoutes({ db, settings, render, flash, outbound, ops, now
   const post = [form, requireSessionCsrf, ops];
   const notFound = (req: Request, res: Response, message: string) => render(req, res, 404, { page: "error", status: 404, message });
   const current = () => settings?.current();
+  /** The buyers and sources stored now (not this replica's copy, which may be a poll behind): a taken id or name is told with the form's other problems. */
+  const storedNow = () => loadSettings(db.builder);
   /** After a change: this replica applies it now, so the next page and the next lead see it. */
   const applied = async () => settings?.refresh();
 
@@ -92,7 +94,7 @@ export function settingsRoutes({ db, settings, render, flash, outbound, ops, now
     const values = formValuesOf(req.body);
     // "More price rules": the same form again with empty rows, nothing saved.
     if (text(values, "more") === "rules") return render(req, res, 200, buyerForm({ mode: "create", values, errors: {} }, 3));
-    const checked = checkBuyerForm(values, { status: "active", outbound });
+    const checked = checkBuyerForm(values, { status: "active", outbound, others: (await storedNow()).buyers });
     const target = text(values, "id").slice(0, 40);
     if (!checked.ok) {
       logAction(req, res, "create_buyer", target, "invalid", { fields: Object.keys(checked.errors) });
@@ -143,7 +145,7 @@ export function settingsRoutes({ db, settings, render, flash, outbound, ops, now
       logAction(req, res, "update_buyer", id, "invalid", { fields: ["revision"] });
       return edit(422, { "": "This form does not say which version of the buyer it edits: open the edit page again." });
     }
-    const checked = checkBuyerForm(values, { id, status: stored.entry.status, outbound });
+    const checked = checkBuyerForm(values, { id, status: stored.entry.status, outbound, others: (await storedNow()).buyers });
     if (!checked.ok) {
       logAction(req, res, "update_buyer", id, "invalid", { fields: Object.keys(checked.errors) });
       return edit(422, checked.errors);
@@ -251,7 +253,7 @@ export function settingsRoutes({ db, settings, render, flash, outbound, ops, now
   router.post(adminPaths.sources, ...post, async (req, res) => {
     if (!settings) return notFound(req, res, "This console runs without business settings.");
     const values = formValuesOf(req.body);
-    const checked = checkSourceForm(values, { status: "active", outbound });
+    const checked = checkSourceForm(values, { status: "active", outbound, others: (await storedNow()).sources });
     const target = text(values, "sid").slice(0, 40);
     if (!checked.ok) {
       logAction(req, res, "create_source", target, "invalid", { fields: Object.keys(checked.errors) });

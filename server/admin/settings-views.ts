@@ -10,6 +10,7 @@ import type { Buyer, BuyersFile, Source } from "../delivery/buyers";
 import { getBuyer, getSource, secretFingerprint, settingsHistory, type ChangeKind, type SettingsChange } from "../settings/store";
 import type { BuyerDetailView, SettingRowView, SettingsHistoryRowView, SourceDetailView, SourcesView, SourceSummaryView } from "../../shared/admin-views";
 import { buyersView } from "./buyers-view";
+import { changeSentences } from "./settings-history";
 
 /** A buyer's deliveries still to be sent or being sent: they finish whatever its status becomes. */
 export async function deliveriesInFlight(db: Database, buyerId: string): Promise<number> {
@@ -23,27 +24,9 @@ export async function deliveriesInFlight(db: Database, buyerId: string): Promise
   return Number(row?.n ?? 0);
 }
 
-/** Nested settings as dotted fields ("caps.day": "200"); lists and leaves as JSON text. */
-function flatten(value: unknown, prefix = "", into: Record<string, string> = {}): Record<string, string> {
-  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-    for (const [key, entry] of Object.entries(value as Record<string, unknown>)) flatten(entry, prefix ? `${prefix}.${key}` : key, into);
-  } else if (value !== undefined && prefix) {
-    into[prefix] = typeof value === "string" ? value : JSON.stringify(value);
-  }
-  return into;
-}
-
-/** A change as the fields it changed, before → after (the store already masked the secrets). */
+/** A change as sentences that say what changed and who changed it (server/admin/settings-history.ts). */
 export function historyRow(change: SettingsChange): SettingsHistoryRowView {
-  const before = flatten(change.before ?? {});
-  const after = flatten(change.after ?? {});
-  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  return {
-    at: change.at.toISOString(),
-    actor: change.actor,
-    action: change.action,
-    changes: fields.filter((field) => before[field] !== after[field]).map((field) => ({ field, before: before[field] ?? "—", after: after[field] ?? "—" })),
-  };
+  return { at: change.at.toISOString(), actor: change.actor, action: change.action, sentences: changeSentences(change) };
 }
 
 async function history(db: Database, kind: ChangeKind, key: string): Promise<SettingsHistoryRowView[]> {

@@ -16,7 +16,7 @@ export type SourceFormResult = { ok: true; source: Source } | { ok: false; error
  * The form checked: the source to save (`sid` from the address when editing), or every problem by
  * field at once; the postback address must be one the outbound policy lets the server call.
  */
-export function checkSourceForm(values: FormValues, options: { sid?: string; status: SourceStatus; outbound: OutboundPolicy }): SourceFormResult {
+export function checkSourceForm(values: FormValues, options: { sid?: string; status: SourceStatus; outbound: OutboundPolicy; others?: ReadonlyArray<Pick<Source, "sid">> }): SourceFormResult {
   const input = compact({
     sid: options.sid ?? text(values, "sid"),
     name: text(values, "name") || undefined,
@@ -30,7 +30,11 @@ export function checkSourceForm(values: FormValues, options: { sid?: string; sta
   const postbackUrl = text(values, "postbackUrl");
   const refused = postbackUrl && errors.postbackUrl === undefined ? sourceAddressProblem({ postbackUrl }, options.outbound) : undefined;
   if (refused !== undefined) errors.postbackUrl = sentence(refused);
-  if (!parsed.success || refused !== undefined) return { ok: false, errors };
+  // A new source's sid another has: said with the other problems, not after them (issue 42, item 7).
+  const sid = text(values, "sid");
+  const taken = options.sid === undefined && errors.sid === undefined && (options.others ?? []).some((source) => source.sid === sid);
+  if (taken) errors.sid = `A source with sid ${sid} exists already.`;
+  if (!parsed.success || refused !== undefined || taken) return { ok: false, errors };
   return { ok: true, source: parsed.data };
 }
 

@@ -183,6 +183,31 @@ export async function buyerRows(db: Database, query: TrendQuery): Promise<BuyerR
     .sort((a, b) => b.revenue - a.revenue || (a.buyer < b.buyer ? -1 : a.buyer > b.buyer ? 1 : 0));
 }
 
+/** What a report without bots leaves out (issue 42, item 6): bots' clicks, leads and funnel events. */
+export interface BotsLeftOut {
+  clicks: number;
+  leads: number;
+  /** Clicks, ZIP submits, quote page views, form starts and leads together. */
+  events: number;
+}
+
+/**
+ * The bots' share of [since, until) (the sid filter applies): the rollup's bot rows, which the
+ * report and the trend leave out unless asked. A page that shows "nothing" says what it hid.
+ */
+export async function botsLeftOut(db: Database, query: Omit<TrendQuery, "includeBots">): Promise<BotsLeftOut> {
+  let select = db.builder.selectFrom("analyticsDaily").where("day", ">=", query.since).where("day", "<", query.until).where("bot", "=", true);
+  if (query.sid !== undefined) select = select.where("sid", "=", query.sid);
+  const row = await select
+    .select((eb) => [
+      eb.fn.sum<string | number | null>("clicks").as("clicks"),
+      eb.fn.sum<string | number | null>("leads").as("leads"),
+      eb.fn.sum<string | number | null>(sql`clicks + zip_submits + quote_views + form_starts + leads`).as("events"),
+    ])
+    .executeTakeFirst();
+  return { clicks: Number(row?.clicks ?? 0), leads: Number(row?.leads ?? 0), events: Number(row?.events ?? 0) };
+}
+
 export interface FunnelStage {
   stage: string;
   count: number;

@@ -333,8 +333,82 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       expect(view.lead?.quote.drivers).toHaveLength(2);
       expect(view.lead?.quote.drivers[1]).toMatch(/^Spouse, age \d+ · Married · Valid US driver's license · first licensed at 17 · accidents: 1 · tickets: None · claims: 1 · DUI: no · SR-22: no$/);
       expect(view.lead?.quote.insurance).toBe("Insured now (GEICO) · continuously 1 to 3 years · wants standard coverage · I own my home");
-      for (const secret of ["O'Brien", "O&#x27;Brien", "1990-04-15", "1HGCM82633A004352"]) expect(response.text).not.toContain(secret);
+      // The quote's words hold no name; no birth date or VIN anywhere on the page.
+      expect(JSON.stringify(view.lead?.quote)).not.toContain("O'Brien");
+      for (const secret of ["1990-04-15", "1HGCM82633A004352"]) expect(response.text).not.toContain(secret);
       expect(response.text).toContain("2019 Toyota Camry");
+    });
+
+    describe("a visitor who calls with a reference (issue 42, item 9)", () => {
+      let reference: string;
+      let lead: { phone: string; email: string };
+      beforeAll(async () => {
+        const input = sampleNewLead({ sid: "fb01", tid: "caller-click", lead: { zip: "90210", drivers: sampleDrivers({ firstName: "Renée", lastName: "Callahan" }) } });
+        reference = await leadWithDeliveries({}, input);
+        lead = { phone: input.lead.phone, email: input.lead.email };
+      });
+      const digits = (phone: string) => phone.replace(/^\+1/, "");
+      const formatted = (phone: string) => `(${digits(phone).slice(0, 3)}) ${digits(phone).slice(3, 6)}-${digits(phone).slice(6)}`;
+
+      it("shows ops the caller's name, ZIP and city, and the phone and email masked", async () => {
+        const response = await get(ops.agent, `/leads?reference=${reference}`);
+        expect(response.status).toBe(200);
+        const view = lastView<LeadsView>("leads");
+        expect(view.lead?.contact).toEqual({ name: "Renée Callahan", zip: "90210", city: "Beverly Hills", phone: `(•••) •••-${lead.phone.slice(-4)}`, email: `${lead.email[0]}•••@example.com` });
+        const section = parseHtml(response.text).querySelector("section.caller");
+        const text = section?.text ?? "";
+        for (const shown of ["Renée Callahan", "90210", "Beverly Hills", `(•••) •••-${lead.phone.slice(-4)}`]) expect(text).toContain(shown);
+        expect(response.text).not.toContain(lead.email);
+        expect(response.text).not.toContain(formatted(lead.phone));
+        expect(response.text).not.toContain(digits(lead.phone));
+        const form = section?.querySelector('form[method="post"][action="/leads/contact"]');
+        expect(form?.querySelector('input[name="reference"]')?.getAttribute("value")).toBe(reference);
+        expect(form?.querySelector("button")?.text.trim()).toBe("Show phone and email");
+      });
+
+      it("shows the phone and email on a POST (never in an address or cookie), logged as admin_action", async () => {
+        const before = logs.length;
+        const response = await post(ops.agent, "/leads/contact", { reference: reference.toLowerCase(), _csrf: ops.csrf });
+        expect(response.status).toBe(200);
+        expect(response.headers["cache-control"]).toBe("no-store");
+        expect(response.headers["set-cookie"]?.toString() ?? "").not.toContain(lead.email);
+        const view = lastView<LeadsView>("leads");
+        expect(view.lead?.contact).toMatchObject({ name: "Renée Callahan", revealed: { phone: formatted(lead.phone), email: lead.email } });
+        const section = parseHtml(response.text).querySelector("section.caller");
+        expect(section?.text).toContain(formatted(lead.phone));
+        expect(section?.text).toContain(lead.email);
+        expect(section?.querySelector(`a[href="tel:${lead.phone}"]`)).not.toBeNull();
+        expect(section?.querySelector("form")).toBeNull();
+        const line = logs.slice(before).find((entry) => entry.event === "admin_action");
+        expect(line).toMatchObject({ user: OPS.name, action: "show_contact", target: reference, outcome: "done" });
+        expect(rawLogs.join("")).not.toContain(lead.email);
+        expect(rawLogs.join("")).not.toContain(digits(lead.phone));
+        // No such lead, or no reference: refused with the page, nothing shown, logged.
+        const unknown = await post(ops.agent, "/leads/contact", { reference: "LD-ZZZZ-ZZZZ", _csrf: ops.csrf });
+        expect(unknown.status).toBe(404);
+        expect(events("admin_action").at(-1)).toMatchObject({ action: "show_contact", target: "LD-ZZZZ-ZZZZ", outcome: "nothing_to_do" });
+        const bad = await post(ops.agent, "/leads/contact", { reference: "nope", _csrf: ops.csrf });
+        expect(bad.status).toBe(422);
+        expect(events("admin_action").at(-1)).toMatchObject({ action: "show_contact", outcome: "invalid" });
+        // Without the session's CSRF token: refused.
+        expect((await post(ops.agent, "/leads/contact", { reference })).status).toBe(403);
+      });
+
+      it("gives analysts neither the caller's details, masked or not, nor the way to show them", async () => {
+        const analyst = await signedIn(ANALYST);
+        const response = await get(analyst.agent, `/leads?reference=${reference}`);
+        expect(response.status).toBe(200);
+        const view = lastView<LeadsView>("leads");
+        expect(view.lead).toBeDefined();
+        expect(view.lead).not.toHaveProperty("contact");
+        for (const hidden of ["Renée", "Callahan", "•••", lead.email, digits(lead.phone).slice(-4) + "<"]) expect(response.text).not.toContain(hidden);
+        expect(parseHtml(response.text).querySelector('form[action="/leads/contact"]')).toBeNull();
+        const refused = await post(analyst.agent, "/leads/contact", { reference, _csrf: analyst.csrf });
+        expect(refused.status).toBe(403);
+        expect(refused.text).not.toContain(lead.email);
+        expect(refused.text).not.toContain("Callahan");
+        expect(events("admin_forbidden").at(-1)).toMatchObject({ user: ANALYST.name, role: "analyst", path: "/leads/contact" });
+      });
     });
 
     it("shows one lead's auction: how it ended, every buyer's ping and bid, the winner marked", async () => {
@@ -704,6 +778,42 @@ describe.each(allStores())("the operations console ($kind)", (store) => {
       await get(ops.agent, "/?since=2026-11-01&until=2026-11-08&by=sid&bots=1&sid=a1");
       const view = lastView<ReportView>("report");
       expect(view.rows.map((row) => [row.sid, row.clicks, row.unique_clicks])).toEqual([["a1", 4, 3]]);
+    });
+
+    it("says how much bot traffic it leaves out, with a link that shows it (issue 42, item 6)", async () => {
+      const response = await get(ops.agent, "/?since=2026-11-01&until=2026-11-08&by=sid");
+      const view = lastView<ReportView>("report");
+      expect(view.botsLeftOut).toEqual({ clicks: 1, leads: 0, events: 1 });
+      const note = parseHtml(response.text).querySelector(".bots-left-out");
+      expect(note?.text.replace(/\s+/g, " ").trim()).toBe("1 click from bots left out: show them");
+      expect(note?.querySelector("a")?.getAttribute("href")).toBe("/?since=2026-11-01&until=2026-11-08&by=sid&bots=1");
+      // Shown: nothing is left out, so nothing is said.
+      const shown = await get(ops.agent, "/?since=2026-11-01&until=2026-11-08&by=sid&bots=1");
+      expect(lastView<ReportView>("report").botsLeftOut).toBeUndefined();
+      expect(parseHtml(shown.text).querySelector(".bots-left-out")).toBeNull();
+    });
+
+    it("does not say 'No events' when a range's only traffic was a bot's: it says what was left out", async () => {
+      // A headless browser's visit, its lead included: the report's defaults leave all of it out.
+      const at = (minute: number) => new Date(Date.parse("2026-09-10T15:00:00Z") + minute * 60_000);
+      await insertEvents(
+        db,
+        [
+          { name: "campaign_hit", at: at(0), sid: "hb1", tid: "hb-t1", visitId: "hb-v1", bot: true },
+          { name: "zip_submitted", at: at(1), sid: "hb1", tid: "hb-t1", visitId: "hb-v1", bot: true, detail: "accepted" },
+          { name: "lead_submitted", at: at(2), sid: "hb1", tid: "hb-t1", visitId: "hb-v1", bot: true, leadReference: "LD-HBHB-0001" },
+        ],
+        ZONE,
+      );
+      const response = await get(ops.agent, "/?since=2026-09-10&until=2026-09-11&by=day,sid");
+      const view = lastView<ReportView>("report");
+      expect(view.rows).toEqual([]);
+      expect(view.botsLeftOut).toEqual({ clicks: 1, leads: 1, events: 3 });
+      const page = parseHtml(response.text);
+      expect(page.querySelector(".report-table tbody")?.text.trim()).toBe("Nothing from people in this range: bots' traffic is left out (see above).");
+      expect(page.querySelector(".bots-left-out")?.text.replace(/\s+/g, " ").trim()).toBe("1 click and 1 lead from bots left out: show them");
+      await get(ops.agent, page.querySelector(".bots-left-out a")!.getAttribute("href")!);
+      expect(lastView<ReportView>("report").rows.map((row) => [row.sid, row.clicks, row.leads])).toEqual([["hb1", 1, 1]]);
     });
 
     it("downloads the same rows as CSV, with the report's columns", async () => {

@@ -101,6 +101,12 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
     return problems;
   }
 
+  /** What the buyer's page says beside "Open now". */
+  function openNowIn(html: string): string {
+    const term = parseHtml(html).querySelectorAll(".facts dt").find((dt) => dt.text.trim() === "Open now");
+    return term?.nextElementSibling?.text.trim() ?? "";
+  }
+
   beforeAll(async () => {
     db = await store.open();
     await registerDisclosure(db.builder, disclosureFor(undefined));
@@ -169,8 +175,7 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
       ]);
       expect(detail.history).toHaveLength(1);
       expect(detail.history[0]).toMatchObject({ actor: "console:olivia", action: "create" });
-      expect(detail.history[0]!.changes).toContainEqual({ field: "secret", before: "—", after: secretFingerprint(secret) });
-      expect(detail.history[0]!.changes).toContainEqual({ field: "caps.day", before: "—", after: "200" });
+      expect(detail.history[0]!.sentences).toEqual([`Created by olivia, with the secret ${secretFingerprint(secret)}.`]);
       expect(parseHtml(again.text).querySelectorAll(".history-table tbody tr")).toHaveLength(1);
 
       expect(actions("create_buyer").at(-1)).toMatchObject({ user: OPS.name, target: "lakeside", outcome: "done" });
@@ -253,6 +258,42 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
       expect(buyerNow("inside")).toBeUndefined();
     });
 
+    it("lists every problem of a new buyer in one answer: the schema's, the address's and a taken id and name (issue 42, item 7)", async () => {
+      await createBuyer("summitline", { name: "Summit Line Insurance" });
+      const before = settings.current().version;
+      const response = await post(ops.agent, "/buyers", { id: "summitline", name: "summit line INSURANCE", mode: "post", url: "http://summitline.example/leads", price: "", _csrf: ops.csrf });
+      expect(response.status).toBe(422);
+      expect(lastView<BuyerFormView>("buyer-form").errors).toEqual({
+        id: "A buyer with id summitline exists already.",
+        name: "Another buyer (summitline) is called Summit Line Insurance: the consent names buyers, so each name is one buyer's.",
+        url: "Use an https:// address: in production leads, pings and postbacks go out over TLS only.",
+        price: "This is required.",
+      });
+      // Each beside its field, and each in the summary at the top with a link to it.
+      const problems = problemsIn(response.text);
+      expect(Object.keys(problems).sort()).toEqual(["id", "name", "price", "url"]);
+      expect(problems.name).toContain("Another buyer (summitline)");
+      const summary = parseHtml(response.text).querySelector('[role="alert"]');
+      for (const field of ["id", "name", "url", "price"]) expect(summary?.querySelector(`a[href="#f-${field}"]`), field).not.toBeNull();
+      expect(settings.current().version).toBe(before);
+      expect(actions("create_buyer").at(-1)).toMatchObject({ target: "summitline", outcome: "invalid", fields: ["price", "url", "id", "name"] });
+
+      // An edit that takes another buyer's name is told so together with its other problems.
+      await createBuyer("rivet");
+      await get(ops.agent, "/buyers/rivet/edit");
+      const form = lastView<BuyerFormView>("buyer-form");
+      const edited = await post(ops.agent, "/buyers/rivet", { ...form.values, name: "Summit Line Insurance", "caps.day": "-1", revision: String(form.revision), _csrf: ops.csrf });
+      expect(edited.status).toBe(422);
+      expect(Object.keys(lastView<BuyerFormView>("buyer-form").errors).sort()).toEqual(["caps.day", "name"]);
+    });
+
+    it("hints that a buyer's address is https:// to a public host in production, and no longer that loopback http:// is accepted", async () => {
+      const form = await get(ops.agent, "/buyers/new");
+      const hint = parseHtml(form.text).querySelector("#f-url-hint")?.text ?? "";
+      expect(hint).toContain("https:// to a public host");
+      expect(hint).not.toMatch(/loopback|localhost|127\.0\.0\.1|http:\/\/(?!s)/i);
+    });
+
     it("never answers 500, whatever the form holds", async () => {
       const odd: Form[] = [
         { _csrf: ops.csrf },
@@ -307,11 +348,8 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
       const page = await get(ops.agent, "/buyers/harbor");
       const history = lastView<BuyerDetailView>("buyer").history;
       expect(history.map((row) => row.action)).toEqual(["update", "create"]);
-      expect(history[0]!.changes).toEqual([
-        { field: "caps.hour", before: "—", after: "5" },
-        { field: "price", before: "12", after: "15" },
-      ]);
-      expect(parseHtml(page.text).querySelector(".history-table")?.text).toContain("12 → 15");
+      expect(history[0]!.sentences).toEqual(["Cap per hour set to 5 by olivia.", "Base price changed from $12.00 to $15.00 by olivia."]);
+      expect(parseHtml(page.text).querySelector(".history-table")?.text).toContain("Base price changed from $12.00 to $15.00 by olivia.");
       // A bad edit: 422 beside the field, nothing saved.
       const bad = await post(ops.agent, "/buyers/harbor", { ...form.values, revision: String(Number(revision) + 1), "caps.day": "-3", _csrf: ops.csrf });
       expect(bad.status).toBe(422);
@@ -375,6 +413,64 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
 
       const wrong = await post(ops.agent, "/buyers/ridge/status", { status: "deleted", _csrf: ops.csrf });
       expect(wrong.status).toBe(422);
+    });
+  });
+
+  describe("a buyer's page at a glance (issue 42, item 8)", () => {
+    it("does not call a paused or archived buyer open now", async () => {
+      await createBuyer("glance");
+      const open = await get(ops.agent, "/buyers/glance");
+      expect(lastView<BuyerDetailView>("buyer").buyer.open).toBe(true);
+      expect(openNowIn(open.text)).toBe("Open");
+      await post(ops.agent, "/buyers/glance/status", { status: "paused", _csrf: ops.csrf });
+      const paused = await get(ops.agent, "/buyers/glance");
+      expect(lastView<BuyerDetailView>("buyer").buyer.open).toBe(false);
+      expect(openNowIn(paused.text)).toBe("Closed: paused, it is offered no leads until resumed");
+      expect(parseHtml(paused.text).querySelector(".status-notice")?.text).toContain("Paused: it is offered no leads until resumed.");
+      const list = await get(ops.agent, "/buyers");
+      expect(parseHtml(list.text).querySelector('[data-buyer="glance"]')?.text).not.toMatch(/\bOpen\b/);
+      await post(ops.agent, "/buyers/glance/status", { status: "archived", confirm: "yes", _csrf: ops.csrf });
+      const archived = await get(ops.agent, "/buyers/glance");
+      expect(openNowIn(archived.text)).toBe("Closed: archived, it is offered no more leads");
+    });
+
+    it("tells the history in sentences, not keys and JSON", async () => {
+      await createBuyer("story", { states: ["CA"] });
+      await get(ops.agent, "/buyers/story/edit");
+      const form = lastView<BuyerFormView>("buyer-form");
+      const saved = await post(ops.agent, "/buyers/story", {
+        ...form.values,
+        states: ["CA", "TX"],
+        "priceRules.0.label": "Homeowners",
+        "priceRules.0.add": "4",
+        "priceRules.0.when.homeowner": "yes",
+        "filters.driverAge.min": "21",
+        "schedule.on": "yes",
+        "schedule.timeZone": "America/Chicago",
+        "schedule.days": ["mon", "tue"],
+        "schedule.from": "09:00",
+        "schedule.to": "17:00",
+        revision: String(form.revision),
+        _csrf: ops.csrf,
+      });
+      expect(saved.status).toBe(303);
+      await post(ops.agent, "/buyers/story/status", { status: "paused", _csrf: ops.csrf });
+      const page = await get(ops.agent, "/buyers/story");
+      const history = lastView<BuyerDetailView>("buyer").history;
+      expect(history.map((row) => row.sentences)).toEqual([
+        ["Paused by olivia."],
+        [
+          "Schedule changed from always to Mon, Tue 09:00–17:00 (America/Chicago) by olivia.",
+          "States: TX added by olivia.",
+          "Price rule Homeowners +$4.00 added by olivia (when homeowner: yes).",
+          "Lead filter drivers' ages set to at least 21 by olivia.",
+        ],
+        [expect.stringMatching(/^Created by olivia, with the secret sha256:[0-9a-f]{12}\.$/)],
+      ]);
+      const table = parseHtml(page.text).querySelector(".history-table")!;
+      expect(table.text).toContain("Price rule Homeowners +$4.00 added by olivia (when homeowner: yes).");
+      // No raw keys, no JSON.
+      for (const raw of ["priceRules", "driverAge", "{", "[", '"']) expect(table.text, raw).not.toContain(raw);
     });
   });
 
@@ -474,7 +570,8 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
       expect(detail.status).toBe(200);
       const view = lastView<SourceDetailView>("source");
       expect(view.history.map((row) => row.action)).toEqual(["archive", "update", "create"]);
-      expect(view.history[1]!.changes).toEqual([{ field: "payout", before: "8", after: "9" }]);
+      expect(view.history[1]!.sentences).toEqual(["Payout per sold lead changed from $8.00 to $9.00 by olivia."]);
+      expect(view.history[0]!.sentences).toEqual(["Archived by olivia."]);
       expect(parseHtml(detail.text).querySelectorAll(".history-table tbody tr")).toHaveLength(3);
       expect(actions("set_source_status").at(-1)).toMatchObject({ target: "fb01", status: "archived", outcome: "done" });
     });

@@ -612,7 +612,7 @@ describe("the buyers page", () => {
     const document = render(buyersView);
     expect(tableRows(document.querySelector(".buyers-table"))).toEqual([
       ["Acme Insurance (acme)", "active", "post", "$18.50", "Day 45 / 50 Month $1,240.00 / $5,000.00", "62.5%", "$4,321.00", "2", "1", "Open"],
-      ["Bolt Auto (bolt)", "paused", "ping/post", "$12.00", "No caps or budget · today 7", "—", "$0.00", "0", "0", "Closed"],
+      ["Bolt Auto (bolt)", "paused", "ping/post", "$12.00", "No caps or budget · today 7", "—", "$0.00", "0", "0", "Closed (paused)"],
     ]);
     const meter = document.querySelector("meter");
     expect(meter?.getAttribute("value")).toBe("45");

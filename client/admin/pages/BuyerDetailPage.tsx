@@ -8,7 +8,7 @@ import { buyerPaths, adminPaths, type BuyerDetailView } from "../../../shared/ad
 import { AdminLayout } from "../AdminLayout";
 import { CsrfField } from "../CsrfField";
 import { formatCount, formatMoney, formatTime } from "../format";
-import { HistoryTable, LimitsList, StatusButton } from "../SettingsParts";
+import { HistoryTable, LimitsList, openNowText, StatusButton } from "../SettingsParts";
 
 export function BuyerDetailPage({ view }: { view: BuyerDetailView }) {
   const { buyer, session } = view;
@@ -28,6 +28,20 @@ export function BuyerDetailPage({ view }: { view: BuyerDetailView }) {
           Status: <strong className="buyer-status">{buyer.status}</strong>
         </p>
       </div>
+
+      {buyer.status !== "active" ? (
+        <p className={`status-notice status-notice-${buyer.status}`}>
+          {buyer.status === "paused" ? (
+            <>
+              <strong>Paused:</strong> it is offered no leads until resumed. Its deliveries in flight still finish.
+            </>
+          ) : (
+            <>
+              <strong>Archived:</strong> it is offered no more leads; its history, deliveries and returns are kept{isOps ? ", and Restore offers it leads again" : ""}.
+            </>
+          )}
+        </p>
+      ) : null}
 
       {view.oneTimeSecret ? (
         <section className="one-time-secret" aria-labelledby="secret-title">
@@ -86,7 +100,7 @@ export function BuyerDetailPage({ view }: { view: BuyerDetailView }) {
           </div>
           <div>
             <dt>Open now</dt>
-            <dd>{buyer.open ? "Open" : "Closed"}</dd>
+            <dd className={buyer.open ? undefined : "closed-now"}>{openNowText(buyer)}</dd>
           </div>
         </dl>
       </section>

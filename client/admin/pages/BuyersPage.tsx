@@ -7,7 +7,7 @@
 import { adminPaths, buyerPaths, type AdminSession, type BuyerSummaryView, type BuyersView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
 import { formatCount, formatMoney, formatRate } from "../format";
-import { LimitsList, StatusButton } from "../SettingsParts";
+import { LimitsList, openNowText, StatusButton } from "../SettingsParts";
 
 function BuyerActions({ buyer, session }: { buyer: BuyerSummaryView; session: AdminSession }) {
   const paths = buyerPaths(buyer.id);
@@ -70,7 +70,7 @@ function BuyersTable({ buyers, caption, id, session }: { buyers: BuyerSummaryVie
               <td className="num">{formatMoney(buyer.revenue30d)}</td>
               <td className={buyer.failed > 0 ? "num attention" : "num"}>{formatCount(buyer.failed)}</td>
               <td className="num">{formatCount(buyer.pending)}</td>
-              <td>{buyer.open ? "Open" : "Closed"}</td>
+              <td>{openNowText(buyer, true)}</td>
               {isOps && session ? (
                 <td>
                   <BuyerActions buyer={buyer} session={session} />

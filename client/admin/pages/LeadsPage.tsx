@@ -2,9 +2,10 @@
  * Leads: the recent leads, filtered and a page at a time (contact details masked, for ops only),
  * with their CSV for ops; one lead by reference with its deliveries to buyers and postbacks and
  * every attempt, where ops retry a failed one or record a buyer's return; and the recently
- * dead-lettered deliveries. A lead's own page never shows contact details.
+ * dead-lettered deliveries. A lead's own page shows ops who sent it (name, ZIP, city; phone and
+ * email masked, shown whole on a logged POST); analysts see no contact details anywhere.
  */
-import { adminPaths, LEAD_STATUSES, type AdminSession, type AuctionView, type LeadDeliveryView, type LeadListView, type LeadsView, type QuoteFactsView } from "../../../shared/admin-views";
+import { adminPaths, LEAD_STATUSES, type AdminSession, type AuctionView, type LeadContactView, type LeadDeliveryView, type LeadListView, type LeadsView, type QuoteFactsView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
 import { SearchForm } from "../SearchForm";
 import { CsrfField } from "../CsrfField";
@@ -59,6 +60,56 @@ function LeadFacts({ lead }: { lead: NonNullable<LeadsView["lead"]> }) {
 }
 
 /** What the visitor asked quotes for: every vehicle and driver, and the household's insurance. */
+/**
+ * Who sent the lead (ops only: analysts' views carry none of it), for a visitor who calls with a
+ * reference: name, ZIP and city, the phone and email masked until "Show phone and email", a POST
+ * that answers with them once and is logged with the user's name.
+ */
+function CallerSection({ reference, contact, session }: { reference: string; contact: LeadContactView; session: AdminSession | undefined }) {
+  const revealed = contact.revealed;
+  return (
+    <section className="caller card" aria-labelledby="caller-title">
+      <h3 id="caller-title">Who sent it</h3>
+      <dl className="facts-inline">
+        <div>
+          <dt>Name</dt>
+          <dd>{contact.name}</dd>
+        </div>
+        <div>
+          <dt>ZIP</dt>
+          <dd>{contact.zip}</dd>
+        </div>
+        <div>
+          <dt>City</dt>
+          <dd>{contact.city}</dd>
+        </div>
+        <div>
+          <dt>Phone</dt>
+          <dd>{revealed ? <a href={`tel:${revealed.tel}`}>{revealed.phone}</a> : contact.phone}</dd>
+        </div>
+        <div>
+          <dt>Email</dt>
+          <dd>{revealed ? revealed.email : contact.email}</dd>
+        </div>
+      </dl>
+      {revealed ? (
+        <p className="note">Shown to you on this page only; the console logged that you looked.</p>
+      ) : session ? (
+        <form method="post" action={adminPaths.leadContact} className="inline-form">
+          <CsrfField token={session.csrfToken} />
+          <input type="hidden" name="reference" value={reference} />
+          <button type="submit" className="button-secondary" aria-describedby="caller-show-note">
+            Show phone and email
+          </button>
+          <p id="caller-show-note" className="hint">
+            For a visitor who calls with this reference: check the last digits first. Each look is logged with your name.
+          </p>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
 function QuoteFacts({ quote }: { quote: QuoteFactsView }) {
   return (
     <section aria-labelledby="quote-facts">
@@ -488,6 +539,7 @@ function LeadPage({ view }: { view: LeadsView }) {
       {view.lead ? (
         <>
           <h2>Lead {view.lead.reference}</h2>
+          {view.lead.contact ? <CallerSection reference={view.lead.reference} contact={view.lead.contact} session={view.session} /> : null}
           <LeadFacts lead={view.lead} />
           <QuoteFacts quote={view.lead.quote} />
           {view.auction ? <AuctionSection auction={view.auction} /> : null}

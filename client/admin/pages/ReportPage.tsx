@@ -9,7 +9,7 @@ import { AdminLayout } from "../AdminLayout";
 import { FunnelChart } from "../charts/FunnelChart";
 import { TrendChart } from "../charts/TrendChart";
 import { columnHeading, columnsFor, columnTitles, formatCell, isNumeric } from "../report-columns";
-import { reportCsvHref } from "../report-query";
+import { reportCsvHref, reportQueryString } from "../report-query";
 import { ScreenFunnelSection } from "../ScreenFunnelSection";
 import { formatCount, formatMoney, formatRate } from "../format";
 
@@ -82,7 +82,7 @@ function ReportTable({ view }: { view: ReportView }) {
           {view.rows.length === 0 ? (
             <tr>
               <td colSpan={columns.length} className="empty">
-                No events in this range.
+                {view.botsLeftOut ? "Nothing from people in this range: bots' traffic is left out (see above)." : "No events in this range."}
               </td>
             </tr>
           ) : (
@@ -119,6 +119,27 @@ function ReportTable({ view }: { view: ReportView }) {
         </tfoot>
       </table>
     </div>
+  );
+}
+
+const counted = (count: number, one: string, many: string) => `${formatCount(count)} ${count === 1 ? one : many}`;
+
+/**
+ * "7 clicks and 1 lead from bots left out: show them" (issue 42, item 6): a report that leaves
+ * bots out says how much it hid, so an empty table is not read as no traffic.
+ */
+export function botsLeftOutText(bots: NonNullable<ReportView["botsLeftOut"]>): string {
+  const parts = [bots.clicks > 0 ? counted(bots.clicks, "click", "clicks") : "", bots.leads > 0 ? counted(bots.leads, "lead", "leads") : ""].filter(Boolean);
+  return `${parts.length > 0 ? parts.join(" and ") : counted(bots.events, "event", "events")} from bots left out`;
+}
+
+function BotsLeftOut({ view }: { view: ReportView }) {
+  if (!view.botsLeftOut) return null;
+  const href = `${adminPaths.report}?${reportQueryString({ ...view.query, bots: true })}`;
+  return (
+    <p className="note bots-left-out">
+      {botsLeftOutText(view.botsLeftOut)}: <a href={href}>show them</a>
+    </p>
   );
 }
 
@@ -200,6 +221,7 @@ export function ReportPage({ view }: { view: ReportView }) {
         </div>
       ) : null}
       <ReportForm query={view.query} />
+      <BotsLeftOut view={view} />
       <ReportTable view={view} />
       <p className="note">
         CR is leads / unique clicks; EPC is revenue / unique clicks; bids are auction bids (test leads never count); revenue and payout are net of returns. Every column is defined in docs/analytics.md.
