@@ -25,7 +25,7 @@ import {
 import { CSRF_FIELD, paths } from "../../shared/routes";
 import { site } from "../../shared/site";
 import { SUBMISSION_FIELD, type DoNotSellActionData, type DoNotSellLoaderData } from "./do-not-sell-data";
-import { REQUEST_PAGE_HEADINGS, requestPageFace } from "./privacy-request-pages";
+import { REQUEST_DEADLINES, REQUEST_PAGE_HEADINGS, requestPageFace } from "./privacy-request-pages";
 
 export { loader, action } from "./do-not-sell-data";
 export { doNotSellHandle as handle } from "./privacy-request-pages";
@@ -83,6 +83,40 @@ function ContactInput(props: {
   );
 }
 
+const { optOutBusinessDays, revokeConsentBusinessDays, nevadaOptOutDays, answerDays } = REQUEST_DEADLINES;
+
+/**
+ * How soon each request is acted on, said before the form is sent (issue 42: an opt-out's 15
+ * business days, Cal. Code Regs. tit. 11, §7026(f)), in the privacy policy's words and with the
+ * deadlines the server keeps (docs/privacy-operations.md). On the Do Not Sell face only: the
+ * "Stop calls and texts" face says its own deadline in its own words.
+ */
+function RequestTimings() {
+  return (
+    <section className="request-timings" aria-labelledby="request-timings-heading" data-testid="request-timings">
+      <h2 id="request-timings-heading">How soon we act</h2>
+      <ul>
+        <li>
+          <strong>Do not sell or share:</strong> we stop selling and sharing your personal information within{" "}
+          {optOutBusinessDays} business days; our systems apply it as soon as your request arrives.
+        </li>
+        <li>
+          <strong>Nevada opt-out:</strong> applied the same way; we respond within {nevadaOptOutDays} days (30 more at most, if
+          we tell you).
+        </li>
+        <li>
+          <strong>Stop calls and texts:</strong> your consent is revoked at once; companies that have your quote request
+          must stop calling and texting within {revokeConsentBusinessDays} business days.
+        </li>
+        <li>
+          <strong>Know, delete or correct:</strong> we respond within {answerDays} days ({answerDays} more at most, if we tell
+          you why), and may first verify your identity. <strong>Appeals:</strong> within {answerDays} days.
+        </li>
+      </ul>
+    </section>
+  );
+}
+
 export function DoNotSellPage() {
   const loaderData = useLoaderData() as DoNotSellLoaderData;
   const actionData = useActionData() as DoNotSellActionData | undefined;
@@ -135,7 +169,7 @@ export function DoNotSellPage() {
               Your reference number is <strong className="reference">{received}</strong>. Keep it to follow up with us at{" "}
               <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. Your consent to be called and texted about
               your quote requests is revoked from now on: we send your requests to no more companies, and we are telling each
-              company that already has one to stop. They have up to 10 business days to do so.
+              company that already has one to stop. They have up to {revokeConsentBusinessDays} business days to do so.
             </p>
             <p>
               <Link to={paths.doNotSell}>Send another request</Link>
@@ -146,9 +180,9 @@ export function DoNotSellPage() {
             <p className="notice-title">We received your request</p>
             <p>
               Your reference number is <strong className="reference">{received}</strong>. Keep it to follow up with us at{" "}
-              <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. We stop selling and sharing your personal information within 15
-              business days of an opt-out (our systems apply it as soon as it arrives), and answer requests to know, delete
-              or correct within 45 days. We may contact you to verify your identity before we
+              <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. We stop selling and sharing your personal information within{" "}
+              {optOutBusinessDays} business days of an opt-out (our systems apply it as soon as it arrives), and answer requests to know, delete
+              or correct within {answerDays} days. We may contact you to verify your identity before we
               share or delete information.
             </p>
             <p>
@@ -186,12 +220,13 @@ export function DoNotSellPage() {
               When you asked for quotes, you agreed that the insurers and agents named beside the consent box could call and
               text you about your request. Send this form to take that consent back. We record it the moment it arrives: your
               quote requests go to no more companies, and every company that already has one is told at once that you
-              revoked your consent. The law gives them up to 10 business days to stop calling and texting you.
+              revoked your consent. The law gives them up to {revokeConsentBusinessDays} business days to stop calling and texting you.
             </p>
             <p>
               To find your quote requests we need the email address or the phone number you gave us. You can also reply STOP
               to a text, tell the caller, or write to <a href={`mailto:${site.contactEmail}`}>{site.contactEmail}</a>. This
-              does not delete your information or stop its sale: for that, choose another request below. More in our{" "}
+              does not delete your information or stop its sale: for that, choose another request below (we stop selling and
+              sharing within {optOutBusinessDays} business days of an opt-out). More in our{" "}
               <Link to={`${paths.privacy}#opting-out`}>privacy policy</Link>.
             </p>
           </>
@@ -205,6 +240,8 @@ export function DoNotSellPage() {
             our <Link to={paths.californiaRights}>privacy policy</Link>.
           </p>
         )}
+
+        {face === "doNotSell" ? <RequestTimings /> : null}
 
         {/* A plain form: it posts without JavaScript; with it, the router's useSubmit sends it in place
             (the route's action, useActionData, "Sending…"), as <Form> would. <Form> itself is not used:

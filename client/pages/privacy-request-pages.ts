@@ -14,6 +14,21 @@ import { pageTitle, type RouteHandle } from "../page-meta";
 
 export type RequestPageFace = "doNotSell" | "stopCalls";
 
+/**
+ * The deadlines the page promises before and after a request is sent: the ones the server sets
+ * each request's `due_at` by (server/privacy/deadlines.ts, docs/privacy-operations.md).
+ */
+export const REQUEST_DEADLINES = {
+  /** Opt-out of sale and sharing: Cal. Code Regs. tit. 11, §7026(f). */
+  optOutBusinessDays: 15,
+  /** Revocation of consent to calls and texts: 47 CFR 64.1200(a)(10). */
+  revokeConsentBusinessDays: 10,
+  /** Nevada opt-out: NRS 603A.345. */
+  nevadaOptOutDays: 60,
+  /** Know, delete, correct (Cal. Civ. Code §1798.130(a)(2)) and appeals. */
+  answerDays: 45,
+} as const;
+
 export const REQUEST_PAGE_HEADINGS: Record<RequestPageFace, string> = {
   doNotSell: "Do Not Sell or Share My Personal Information",
   stopCalls: "Stop calls and texts",

@@ -13,6 +13,8 @@ const references: Array<{ reference: string; email: string; gpc: boolean; reques
 const STOP_TITLE = "Stop calls and texts | QuoteRidge";
 const DO_NOT_SELL_TITLE = "Do Not Sell or Share My Personal Information | QuoteRidge";
 const REVOKE_LABEL = "Stop calls and texts: I revoke my consent to be contacted about my quote requests";
+/** What the Do Not Sell face says before anything is sent (issue 42; Cal. Code Regs. tit. 11, §7026(f)). */
+const OPT_OUT_DEADLINE = "we stop selling and sharing your personal information within 15 business days";
 
 beforeAll(async () => {
   harness = await startHarness({ DATA_DIR: dataDir });
@@ -183,15 +185,21 @@ describe("the Do Not Sell form in a real browser", () => {
     await page.goto(harness.url("/do-not-sell"));
     await waitForHydration(page, "footer a");
     await setWindowMarker(page);
+    const timings = page.getByTestId("request-timings");
+    await expect(timings.textContent()).resolves.toContain(OPT_OUT_DEADLINE);
     const legal = page.getByRole("navigation", { name: "Legal" });
     await legal.getByRole("link", { name: "Stop Calls and Texts", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Stop calls and texts", exact: true }).waitFor();
     await expect.poll(() => page.title()).toBe(STOP_TITLE);
     await expect.poll(() => page.getByLabel(REVOKE_LABEL).isChecked()).toBe(true);
+    // That face speaks of its own request's deadline, not the Do Not Sell list.
+    await expect.poll(() => timings.count()).toBe(0);
+    await expect(page.locator("main").textContent()).resolves.toContain("up to 10 business days to stop calling and texting you");
     await legal.getByRole("link", { name: "Do Not Sell or Share My Personal Information", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Do Not Sell or Share My Personal Information", exact: true }).waitFor();
     await expect.poll(() => page.title()).toBe(DO_NOT_SELL_TITLE);
     await expect(page.getByLabel(REVOKE_LABEL).isChecked()).resolves.toBe(false);
+    await expect(timings.textContent()).resolves.toContain(OPT_OUT_DEADLINE);
     expect(await hasWindowMarker(page), "client-side navigation throughout").toBe(true);
     await context.close();
   });

@@ -230,6 +230,8 @@ beforeAll(async () => {
     await site("privacy request received", "/do-not-sell?received=PR-AAAA-AAAA"),
     await site("privacy request received, stop calls and texts", "/do-not-sell?request=revoke_consent&received=PR-AAAA-AAAA"),
     await site("not found", "/no-such-page"),
+    // The server's fixed 404 (server/pages/error-page.ts): the same page without React.
+    await site("not found, a missing file", "/assets/no-such-file.js"),
   );
   // The form refused (422: the error summary, fields marked invalid), then sent twice (409: "we already have this request").
   const form = await request(t.app).get("/do-not-sell");

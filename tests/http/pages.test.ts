@@ -3,6 +3,7 @@ import request from "supertest";
 import { parse, type HTMLElement } from "node-html-parser";
 import { createTestApp, type TestApp } from "../support/app";
 import { carriers, formatPostalAddress, site } from "../../shared/site";
+import { LEGAL_LINKS } from "../../shared/routes";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -191,10 +192,13 @@ describe("the legal pages", () => {
 });
 
 describe("unknown paths", () => {
-  it("render the not-found page with HTTP 404", async () => {
+  it("render the not-found page with HTTP 404, inside the site's header and legal footer", async () => {
     const { response, doc } = await page("/no/such/page?sid=a1");
     expect(response.status).toBe(404);
-    expect(doc.querySelector("h1")?.text).toBe("404");
+    expect(doc.querySelectorAll("h1").map((heading) => heading.text)).toEqual(["404"]);
+    expect(attr(doc.querySelector("header a"), "href")).toBe("/zipcode");
+    expect(doc.querySelectorAll('footer nav[aria-label="Legal"] a').map((link) => [attr(link, "href"), link.text])).toEqual(LEGAL_LINKS.map((link) => [link.href, link.text]));
+    expect(doc.querySelector("footer")?.text).toContain(formatPostalAddress());
     expect(doc.querySelector("main")?.text).toContain("Oops! Page not found");
     const home = doc.querySelectorAll("a").find((link) => link.text === "Return to Home");
     expect(attr(home ?? null, "href")).toBe("/");
@@ -208,11 +212,29 @@ describe("unknown paths", () => {
     expect(line).toMatchObject({ event: "not_found", path: "/missing-page", level: "info" });
   });
 
-  it("answer missing files under /assets with a plain 404, logged too", async () => {
+  it("answer missing files under /assets with the not-found page, logged too", async () => {
     const response = await request(t.app).get("/assets/nope-123.js");
     expect(response.status).toBe(404);
     expect(response.text).toContain("Oops! Page not found");
     expect(t.events("not_found").some((entry) => entry.path === "/assets/nope-123.js")).toBe(true);
+  });
+
+  it("get one page however the server answers them: the fixed 404 (a missing file, a refused consent link) is the router's, header and footer included", async () => {
+    /** The page's markup, without React's text separators and the router's link marker. */
+    const body = (html: string) => /<div class="page">[\s\S]*<\/footer><\/div>/.exec(html.replaceAll("<!-- -->", "").replaceAll(' data-discover="true"', ""))?.[0];
+    const head = (html: string) => {
+      const doc = parse(html);
+      return [doc.querySelector("title")?.text, attr(doc.querySelector('meta[name="description"]'), "content"), attr(doc.querySelector('meta[name="robots"]'), "content")];
+    };
+    const rendered = await request(t.app).get("/no/such/page");
+    expect(body(rendered.text)).toBeDefined();
+    for (const path of ["/assets/nope-123.js", "/consent/not-a-certificate"]) {
+      const fixed = await request(t.app).get(path);
+      expect(fixed.status, path).toBe(404);
+      expect(body(fixed.text), path).toBe(body(rendered.text));
+      expect(head(fixed.text), path).toEqual(head(rendered.text));
+      expect(head(fixed.text), path).toEqual([`Page not found | ${site.productName}`, "The page you were looking for does not exist.", "noindex"]);
+    }
   });
 
   it("never serve the raw SSR template", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
-import { addBusinessDays } from "../../server/privacy/deadlines";
+import { addBusinessDays, dueDate } from "../../server/privacy/deadlines";
+import { REQUEST_DEADLINES } from "../../client/pages/privacy-request-pages";
 import { parse } from "node-html-parser";
 import { createTestApp, type TestApp } from "../support/app";
 import { PRIVACY_REFERENCE_PATTERN } from "../../shared/privacy-request";
@@ -88,6 +89,43 @@ describe("GET /do-not-sell", () => {
     }
     expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(submissionId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("says before a request is sent that selling and sharing stop within 15 business days of an opt-out, and how soon each other request is answered", async () => {
+    const { doc } = await openForm();
+    const main = doc.querySelector("main")!;
+    expect(main.querySelector('[data-testid="privacy-received"]'), "nothing sent yet").toBeNull();
+    const timings = main.querySelector('[data-testid="request-timings"]');
+    expect(timings?.querySelector("h2")?.text).toBe("How soon we act");
+    const items = timings?.querySelectorAll("li").map((item) => item.text.replace(/\s+/g, " ").trim()) ?? [];
+    expect(items).toEqual([
+      "Do not sell or share: we stop selling and sharing your personal information within 15 business days; our systems apply it as soon as your request arrives.",
+      "Nevada opt-out: applied the same way; we respond within 60 days (30 more at most, if we tell you).",
+      "Stop calls and texts: your consent is revoked at once; companies that have your quote request must stop calling and texting within 10 business days.",
+      "Know, delete or correct: we respond within 45 days (45 more at most, if we tell you why), and may first verify your identity. Appeals: within 45 days.",
+    ]);
+    // Before the form, where a visitor reads it before sending.
+    const children = main.childNodes.filter((node) => node.nodeType === 1);
+    expect(children.indexOf(timings!)).toBeLessThan(children.indexOf(main.querySelector("form.privacy-form")!));
+  });
+
+  it("promises the deadlines the server keeps for each request (server/privacy/deadlines.ts)", () => {
+    const monday = new Date("2026-11-02T17:00:00Z");
+    const days = (type: Parameters<typeof dueDate>[0]) => (dueDate(type, monday).getTime() - monday.getTime()) / 86_400_000;
+    expect(dueDate("opt_out_sale_sharing", monday)).toEqual(addBusinessDays(monday, REQUEST_DEADLINES.optOutBusinessDays));
+    expect(dueDate("revoke_consent", monday)).toEqual(addBusinessDays(monday, REQUEST_DEADLINES.revokeConsentBusinessDays));
+    expect(days("nevada_opt_out")).toBe(REQUEST_DEADLINES.nevadaOptOutDays);
+    for (const type of ["access", "deletion", "correction", "appeal"] as const) expect(days(type), type).toBe(REQUEST_DEADLINES.answerDays);
+  });
+
+  it('keeps the "Stop calls and texts" face to its own request before sending: 10 business days for calls and texts, 15 only for an opt-out chosen instead', async () => {
+    const main = parse((await request(t.app).get("/do-not-sell?request=revoke_consent")).text).querySelector("main")!;
+    const text = main.text.replace(/\s+/g, " ");
+    expect(main.querySelector('[data-testid="privacy-received"]'), "nothing sent yet").toBeNull();
+    expect(main.querySelector('[data-testid="request-timings"]'), "the Do Not Sell face's list is not this face's").toBeNull();
+    expect(text).toContain("The law gives them up to 10 business days to stop calling and texting you.");
+    expect(text).toContain("This does not delete your information or stop its sale: for that, choose another request below (we stop selling and sharing within 15 business days of an opt-out).");
+    expect(text.match(/15 business days/g)).toHaveLength(1);
   });
 
   it("sets an HttpOnly, SameSite=Strict CSRF cookie and is never cached", async () => {
