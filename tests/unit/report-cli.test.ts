@@ -58,13 +58,13 @@ describe("npm run report: command-line mistakes", () => {
     await expect(run(["--since", "2099-01-01"], () => {}, { DATA_DIR: "/nonexistent/never-created" })).rejects.toThrow(/--since 2099-01-01 is after today .*: say --until too/);
   });
 
-  it("prints its usage for --help (exit 0) and without arguments (exit 2)", async () => {
+  it("prints its usage for --help (exit 0; without arguments it prints the default report: tests/db/report-cli.test.ts)", async () => {
     let text = "";
     expect(await run(["--help"], (chunk) => (text += chunk), ENV)).toBe(0);
     expect(text).toContain("npm run report -- tid CLICK_ID");
     expect(text).toContain("npm run report -- screens [--since YYYY-MM-DD]");
     expect(text).toContain("since to 30 days before until, as the console's report");
-    expect(await run([], () => {}, ENV)).toBe(2);
+    expect(text).toContain("npm run report                      the sub-id report of the last 30 days");
   });
 });
 
