@@ -30,6 +30,7 @@ import { pingRound } from "./pinger";
 import { selectWinners, type Sale } from "./select";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import type { OutageLog } from "../db/outage";
+import { createClaimLoop } from "../workers/claim-loop";
 
 export interface AuctionRecord {
   id: string;
@@ -424,14 +425,6 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   const concurrency = options.concurrency ?? 256;
   const log = logger.child({ component: "auction" });
   const leaseMs = options.deadlineMs + 30_000;
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  /** A lead was stored while the worker was claiming: it looks again before waiting. */
-  let nudged = false;
-  /** Waiting because every place was taken: an auction's end wakes it. */
-  let waitingForRoom = false;
-
   /** A stored disclosure version never changes (decision 010): its named buyers are read once per process. */
   const namedByVersion = new Map<number, Promise<Set<string>>>();
   async function namedBuyers(lead: LeadRecord): Promise<Set<string>> {
@@ -555,15 +548,11 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
     }
   }
 
-  /** Auctions running now: most of each one's time is waiting for bids, so many run at once. */
-  const inFlight = new Set<Promise<void>>();
   const runGuarded = (auction: AuctionRecord, lead: LeadRecord | undefined, saleAllowed: boolean) =>
     run(auction, lead, saleAllowed).catch((error: unknown) => log.error({ event: "auction_error", reference: auction.leadReference, err: error }, "auction failed; its lease runs out and it runs again"));
 
   /** Claims as many due auctions as there is room for and starts them; resolves with them (not when they end). */
-  async function claimAndStart(): Promise<Promise<void>[]> {
-    const room = concurrency - inFlight.size;
-    if (room <= 0) return [];
+  async function claimAndStart(room: number): Promise<Promise<void>[]> {
     const claimed = await repository.claimDue(room, leaseMs, now());
     if (claimed.length === 0) return [];
     // The batch's leads, and whether each may be sold, in two statements for all of them.
@@ -573,63 +562,29 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
     const allowedOf = new Map(present.map((lead, index) => [lead.reference, allowed[index] ?? false]));
     return claimed.map((auction) => {
       const lead = found.get(auction.leadReference);
-      const running = runGuarded(auction, lead, lead ? (allowedOf.get(lead.reference) ?? false) : false).finally(() => {
-        inFlight.delete(running);
-        // Room again for a worker that was full; one with room is woken by new work, not by this (a claim per auction's end cost a statement a lead).
-        if (waitingForRoom) wake?.();
-      });
-      inFlight.add(running);
-      return running;
+      return runGuarded(auction, lead, lead ? (allowedOf.get(lead.reference) ?? false) : false);
     });
   }
 
-  async function runOnce(): Promise<number> {
-    const started = await claimAndStart();
-    await Promise.all(started);
-    return started.length;
-  }
+  // Most of an auction's time is waiting for bids, so many run at once; a new lead's auction
+  // starts at once (a nudge ends every wait but a full one), and an auction's end makes room.
+  const loop = createClaimLoop({
+    claim: claimAndStart,
+    concurrency,
+    idleMs: () => (bidding() ? pollMs : idlePollMs),
+    gatherMs: pollMs,
+    nudgeEndsGathering: true,
+    fullMs: pollMs,
+    onError(error) {
+      if (options.outage && isDatabaseUnavailable(error)) options.outage.met("auction", error);
+      else log.error({ event: "auction_error", err: error }, "could not claim auctions");
+    },
+  });
 
   return {
-    start() {
-      if (running) return;
-      running = true;
-      loop = (async () => {
-        while (running) {
-          const room = concurrency - inFlight.size;
-          const started = await claimAndStart().catch((error: unknown) => {
-            if (options.outage && isDatabaseUnavailable(error)) options.outage.met("auction", error);
-            else log.error({ event: "auction_error", err: error }, "could not claim auctions");
-            return [];
-          });
-          // A full claim may have left more waiting, and a lead stored meanwhile is due now: look again at once.
-          if (!running || (started.length > 0 && started.length === room)) continue;
-          if (nudged && inFlight.size < concurrency) {
-            nudged = false;
-            continue;
-          }
-          waitingForRoom = inFlight.size >= concurrency;
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, bidding() ? pollMs : idlePollMs);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          wake = undefined;
-          waitingForRoom = false;
-        }
-      })();
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      await loop;
-      await Promise.all(inFlight);
-    },
-    runOnce,
-    nudge() {
-      nudged = true;
-      wake?.();
-    },
+    start: () => loop.start(),
+    stop: () => loop.stop(),
+    runOnce: () => loop.runOnce(),
+    nudge: () => loop.nudge(),
   };
 }

@@ -20,6 +20,7 @@ import { send, type SendResult } from "./http-send";
 import type { EventRecorder } from "../analytics/writer";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import type { OutageLog } from "../db/outage";
+import { createClaimLoop } from "../workers/claim-loop";
 import { createZipDirectory } from "../zip-codes";
 import type { Wakeups } from "../workers/wakeups";
 
@@ -135,21 +136,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     return indexed.byId.get(id);
   };
   const log = logger.child({ component: "delivery" });
-  const inFlight = new Set<Promise<void>>();
+  /** New work is due: an idle worker claims at once, a busy one at its next claim (set below). */
+  let lookAgain: () => void = () => {};
   let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  /** A lead was stored since the current claim began. */
-  let nudged = false;
-  /** Waiting for its poll because the last claim found nothing (a nudge wakes only this wait, so a busy worker still claims in batches). */
-  let idle = false;
-  /** Waiting because it was nearly full: sends ending wake it once a batch fits. */
-  let waitingForRoom = false;
-  /** New work is due: an idle worker claims at once, a busy one at its next claim. */
-  function lookAgain(): void {
-    nudged = true;
-    if (idle) wake?.();
-  }
 
   /** Results waiting to be recorded together (deliveries.completeMany). */
   const toRecord: { item: CompletionItem; settle: (recorded: boolean) => void; fail: (error: unknown) => void }[] = [];
@@ -393,78 +382,45 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  async function claimAndSend(): Promise<number> {
-    const room = concurrency - inFlight.size;
-    if (room <= 0) return 0;
+  /** Claims as many due deliveries as there is room for and starts sending them (resolves with the sends, not when they end). */
+  async function claimAndSend(room: number): Promise<Promise<void>[]> {
     const claimed = await deliveries.claimDue(room, leaseMs(), now(), postbackLeaseMs);
-    if (claimed.length === 0) return 0;
+    if (claimed.length === 0) return [];
     // Unread (the database went away): the claims' leases run out and they are sent again, same keys.
     const batch = await readBatch(claimed);
-    for (const delivery of claimed) {
-      const task = process(delivery, batch).finally(() => {
-        inFlight.delete(task);
-        // A worker that was nearly full has room for a batch again: claim more (not one at a time
-        // as each send ends). One with room claims on its own schedule: waking it at every send's
-        // end cost a claim statement per post.
-        if (waitingForRoom && concurrency - inFlight.size >= refill) wake?.();
-      });
-      inFlight.add(task);
-    }
-    return claimed.length;
+    return claimed.map((delivery) => process(delivery, batch));
   }
 
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
-
-  async function run(): Promise<void> {
-    while (running) {
-      nudged = false;
-      let claimed = 0;
-      try {
-        claimed = await claimAndSend();
-      } catch (error) {
-        if (options.outage && isDatabaseUnavailable(error)) options.outage.met("delivery", error);
-        else log.warn({ err: error, event: "delivery_worker_error" }, "could not claim deliveries; trying again shortly");
-      }
-      // A lead stored while this claim ran may have missed it: look again at once.
-      if (claimed === 0 && nudged) continue;
-      // Idle: poll (or a nudge). Nearly full: wait until sends end and leave room for a batch.
-      // Busy with room left: let a batch gather.
-      if (!running) break;
-      idle = claimed === 0;
-      waitingForRoom = claimed > 0 && concurrency - inFlight.size < refill;
-      await pause(claimed === 0 ? pollMs : waitingForRoom ? 1_000 : batchWindowMs);
-      idle = false;
-      waitingForRoom = false;
-    }
-  }
+  // Sends mostly wait for their buyers, so many run at once. A busy worker claims in batches (a
+  // nudge wakes only an idle one: a claim per lead cost a statement each); a nearly full one waits
+  // until a quarter of its places are free, not a claim per send's end.
+  const loop = createClaimLoop({
+    claim: claimAndSend,
+    concurrency,
+    idleMs: () => pollMs,
+    gatherMs: batchWindowMs,
+    nudgeEndsGathering: false,
+    fullMs: 1_000,
+    refill,
+    onError(error) {
+      if (options.outage && isDatabaseUnavailable(error)) options.outage.met("delivery", error);
+      else log.warn({ err: error, event: "delivery_worker_error" }, "could not claim deliveries; trying again shortly");
+    },
+  });
+  lookAgain = () => loop.nudge();
 
   return {
     start() {
       if (running) return;
       running = true;
-      loop = run();
+      loop.start();
       log.info({ event: "delivery_worker_started", buyers: settings().buyers.map((buyer) => buyer.id), concurrency }, "delivery worker started");
     },
     async stop() {
       running = false;
-      wake?.();
-      await loop;
-      await Promise.allSettled([...inFlight]);
+      await loop.stop();
     },
-    nudge: lookAgain,
-    async runOnce() {
-      const claimed = await claimAndSend();
-      await Promise.allSettled([...inFlight]);
-      return claimed;
-    },
+    nudge: () => loop.nudge(),
+    runOnce: () => loop.runOnce(),
   };
 }
