@@ -9,13 +9,18 @@
  * ../shared/notes/phone-flow.md, 2026-11-27). A report, not a test: a MISS still exits 0; only a
  * broken run (no server, no browser, no thank-you) exits 1.
  *
- * Options: --no-pauses (the test's pace: a quick look, not the time a person takes).
+ * Then the same visitor twice more, each with one typo on the contact screen that they correct
+ * (issue 42: the phone or the email left short, the consent box tapped, then a tap back into the
+ * field and the rest typed): their taps, which must be exactly one more than the clean walk's.
+ *
+ * Options: --no-pauses (the test's pace: a quick look, not the time a person takes); --no-typos
+ * (the clean walk only).
  */
 import { parseArgs } from "node:util";
 import { chromium, type Browser } from "playwright";
 import { CHROMIUM_ARGS, findChromium } from "../tools/chromium";
 import { startProductionServer, type RunningServer } from "../tools/production-server";
-import { PHONE_CONTEXT, walkPhoneVisitor, type PhoneVisitReport } from "../tools/phone-visitor";
+import { PHONE_CONTEXT, walkPhoneVisitor, type ContactTypo, type PhoneVisitReport } from "../tools/phone-visitor";
 
 const log = (message: string) => process.stderr.write(`[bench:phone] ${message}\n`);
 
@@ -72,8 +77,24 @@ function print(report: PhoneVisitReport, pauses: boolean): void {
   process.stdout.write(`${out.join("\n")}\n`);
 }
 
+/** Issue 42: a corrected typo costs the tap back into the field, nothing more. */
+function printTypos(clean: PhoneVisitReport, walks: [ContactTypo, PhoneVisitReport][]): void {
+  const out: string[] = ["", "One typo on the contact screen, corrected (issue 42):"];
+  const contactTaps = (report: PhoneVisitReport) => report.records.find((record) => record.id === "contact")?.taps ?? 0;
+  out.push(`  ${"no typo".padEnd(44)} ${String(clean.taps).padStart(2)} taps (${contactTaps(clean)} on the contact screen), ${clean.chars} characters`);
+  for (const [typo, report] of walks) {
+    const what = `${typo} left short, box tapped, ${typo} finished`;
+    const end = report.thankYou ? "" : `  — stopped at ${report.stuck ?? "?"}`;
+    out.push(`  ${what.padEnd(44)} ${String(report.taps).padStart(2)} taps (${contactTaps(report)} on the contact screen), ${report.chars} characters, ${report.questionScrolls} scrolls on question screens${end}`);
+  }
+  const pass = walks.every(([, report]) => report.thankYou && report.taps === clean.taps + 1 && report.chars === clean.chars);
+  const actual = walks.map(([typo, report]) => `${typo} ${report.taps - clean.taps >= 0 ? "+" : ""}${report.taps - clean.taps}`).join(", ");
+  out.push("", "Target (issue 42):", `  ${pass ? "PASS" : "MISS"}  a corrected typo costs exactly one more tap (the tap back into the field): ${actual}`);
+  process.stdout.write(`${out.join("\n")}\n`);
+}
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { "no-pauses": { type: "boolean" } } });
+  const { values } = parseArgs({ options: { "no-pauses": { type: "boolean" }, "no-typos": { type: "boolean" } } });
   const pauses = !values["no-pauses"];
   let server: RunningServer | undefined;
   let browser: Browser | undefined;
@@ -89,7 +110,17 @@ async function main(): Promise<number> {
     log(`walking ${server.origin}/ as a phone visitor${pauses ? " at a person's pace (about a minute)" : ""}…`);
     const report = await walkPhoneVisitor(page, { origin: server.origin, sid: "bench-phone", tid: "bench-phone", pauses, log: (line) => log(`  ${line}`) });
     print(report, pauses);
-    return report.thankYou ? 0 : 1;
+    if (!report.thankYou) return 1;
+    if (values["no-typos"]) return 0;
+    const walks: [ContactTypo, PhoneVisitReport][] = [];
+    for (const typo of ["phone", "email"] as const) {
+      log(`walking again with the ${typo} left short at first, then corrected…`);
+      const again = await browser.newContext(PHONE_CONTEXT);
+      walks.push([typo, await walkPhoneVisitor(await again.newPage(), { origin: server.origin, sid: "bench-phone", tid: `typo-${typo}`, pauses, typo, log: (line) => log(`  ${line}`) })]);
+      await again.close();
+    }
+    printTypos(report, walks);
+    return walks.every(([, walk]) => walk.thankYou) ? 0 : 1;
   } finally {
     await browser?.close();
     await server?.stop();

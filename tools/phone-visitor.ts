@@ -114,7 +114,20 @@ export interface WalkOptions {
   log?: (message: string) => void;
   /** Runs on each screen as it arrives, before it is answered, and on the thank-you (e.g. an accessibility check). */
   inspect?: (frame: Frame, screen: string) => Promise<void>;
+  /**
+   * One slip on the contact screen, corrected as a person does (issue 42): the field left short
+   * (the phone's last 4 digits, or the email's ".com"), the consent box tapped, then, with the
+   * field's message in view, a tap back into it and the rest typed. The same characters in all;
+   * the one tap more is the tap back.
+   */
+  typo?: ContactTypo;
 }
+
+/** Which contact field the visitor gets wrong at first (WalkOptions.typo). */
+export type ContactTypo = "email" | "phone";
+
+/** How much of each field the slip leaves out: the phone's last 4 digits, the email's ".com". */
+const TYPO_TAIL: Readonly<Record<ContactTypo, number>> = { phone: 4, email: 4 };
 
 const FRAME_PATH = "/rapidfire.html";
 const SCROLL_LOG = "__phoneVisitorScrolls";
@@ -162,7 +175,7 @@ export function quoteFrame(page: Page): Frame {
 
 /** Walks the form from the ad link to the thank-you and returns what it took. */
 export async function walkPhoneVisitor(page: Page, options: WalkOptions): Promise<PhoneVisitReport> {
-  const { origin, sid = "phone-sid", tid = "phone-tid", pauses = false, log = () => {}, inspect } = options;
+  const { origin, sid = "phone-sid", tid = "phone-tid", pauses = false, log = () => {}, inspect, typo } = options;
   const visitor = PHONE_VISITOR;
   await page.addInitScript(recordScrolls, SCROLL_LOG);
   await page.goto(`${origin}/?${new URLSearchParams({ zip: visitor.zip, sid, tid })}`);
@@ -255,11 +268,13 @@ export async function walkPhoneVisitor(page: Page, options: WalkOptions): Promis
     await act(() => target.evaluate((element) => element.scrollIntoView({ block: "center" })));
   }
 
-  async function tap(target: Locator): Promise<void> {
+  /** A tap on the target's middle, or (`atEnd`) near its right end: where a finger goes to add to a field's text. */
+  async function tap(target: Locator, atEnd = false): Promise<void> {
     await target.waitFor({ state: "visible" });
     if (pauses) await sleep(300);
     await reveal(target);
-    await act(() => target.tap());
+    const box = atEnd ? await target.boundingBox() : null;
+    await act(() => target.tap(box ? { position: { x: box.width - 12, y: box.height / 2 } } : {}));
     totals.taps += 1;
     if (here) here.taps += 1;
   }
@@ -324,13 +339,23 @@ export async function walkPhoneVisitor(page: Page, options: WalkOptions): Promis
     coverage: () => tap(option("coverage", visitor.coverage, true)),
     residence: () => tap(option("residence", visitor.residence)),
     contact: async () => {
+      // The slip, if any: what is typed first, and the rest typed after the tap back.
+      const typed = { email: visitor.email as string, phone: visitor.phone as string };
+      const left = typo ? typed[typo].slice(-TYPO_TAIL[typo]) : "";
+      if (typo) typed[typo] = typed[typo].slice(0, -TYPO_TAIL[typo]);
       await tap(field("streetAddress"));
       await type(visitor.street);
       await enter();
-      await type(visitor.email);
+      await type(typed.email);
       await enter();
-      await type(visitor.phone);
+      await type(typed.phone);
       await tap(step("contact").locator('input[name="consent"]'));
+      if (typo) {
+        // The field's message is what the visitor reads next; then back into the field, to its end.
+        await step("contact").locator(`#rf-${typo}-error:not(:empty)`).waitFor();
+        await tap(field(typo), true);
+        await type(left);
+      }
       await tap(next());
     },
   };

@@ -1,10 +1,12 @@
 /**
  * Checking answers with the shared rules (shared/lead/fields.ts), the server's own: a step on
  * Next, a field on leaving it, and a shown message again as the answer is edited, so it goes as
- * soon as the answer is fixed. Also what editing does besides: the insurer's name answers
- * "insured today", and the date of birth gets its slashes.
+ * soon as the answer is fixed, never under a finger's press (press.ts). Also what editing does
+ * besides: the insurer's name answers "insured today". (The numeric fields keep their digits
+ * in numeric-input.ts.)
  */
 import { checkLeadFields, checkRecordFields, type LeadField, type RecordKind } from "../../shared/lead/fields";
+import { watchPresses } from "./press";
 import { RECORD_FIELDS } from "./records";
 import { recordOf, type View } from "./view";
 import { unknownZip, type ZipPlace } from "./zip-place";
@@ -46,28 +48,31 @@ export function watchAnswers(view: View, check: Check, onFirstEdit: () => void):
   const { form } = view;
   let started = false;
 
-  // A press on a button (Next, Back) that takes focus from a field: that button checks the screen
-  // itself. A message shown on the way would move the button between the press and its release,
-  // and the click would be lost (a tap on a phone, a click with a mouse).
-  let pressingButton = false;
-  form.addEventListener("pointerdown", (event) => {
-    pressingButton = Boolean((event.target as Element | null)?.closest?.("button"));
-  });
-  form.addEventListener("click", () => (pressingButton = false));
+  // A press that takes focus from a field: the field's message waits until the press has landed,
+  // so it never moves the control under the finger (press.ts; issue 42: the consent box stayed
+  // unticked). A press on a button (Next, Back) needs none: that button checks the screen itself
+  // (issue 32).
+  const presses = watchPresses(form.ownerDocument);
 
   // On leaving a field: its message (only once something was entered, or to update a shown one).
   form.addEventListener("focusout", (event) => {
     const field = view.fieldOf(event.target);
-    if (!field || field === "consent" || view.blockOf(field).hidden || pressingButton) return;
+    if (!field || field === "consent" || view.blockOf(field).hidden || presses.pressed === "button") return;
     const next = (event as FocusEvent).relatedTarget;
     if (next instanceof Node && view.blockOf(field).contains(next)) return; // moving between one group's radios
+    presses.afterPress(() => checkLeft(field));
+  });
+
+  function checkLeft(field: string): void {
+    // The tap may have gone on to another screen meanwhile (a choice answers its screen).
+    if (view.blockOf(field).closest("[hidden]")) return;
     const raw = view.readRaw()[field];
     if ((raw === "" || raw === undefined) && !view.hasError(field)) return;
     void check([field]).then((errors) => {
       const message = errors[field];
       if (message) view.announce(message);
     });
-  });
+  }
 
   // While a message shows, it goes away as soon as the answer is fixed.
   form.addEventListener("input", (event) => onEdit(event.target));
@@ -81,7 +86,6 @@ export function watchAnswers(view: View, check: Check, onFirstEdit: () => void):
       onFirstEdit();
     }
     if (field === "currentInsurer" || field === "currentlyInsured") linkInsurer(view, field);
-    if (field === "dateOfBirth") formatDate(target as HTMLInputElement);
     if (view.hasError(field) && field !== "zip") void check([field]);
   }
 }
@@ -95,14 +99,4 @@ export function linkInsurer(view: View, changed: "currentInsurer" | "currentlyIn
   if (changed === "currentInsurer" && currentInsurer) view.writeRaw(["currentlyInsured"], { currentlyInsured: "yes" });
   if (changed === "currentlyInsured" && currentlyInsured === "no") view.writeRaw(["currentInsurer"], {});
   view.showError(changed === "currentInsurer" ? "currentlyInsured" : "currentInsurer", undefined);
-}
-
-/** Types "04151990" as "04/15/1990"; leaves alone a date typed with its own slashes ("4/5/1990"). */
-function formatDate(control: HTMLInputElement): void {
-  const value = control.value;
-  if (!/^[\d/]*$/.test(value) || value.split("/").slice(0, -1).some((part) => part.length !== 2)) return;
-  const digits = value.replace(/\//g, "").slice(0, 8);
-  const formatted = [digits.slice(0, 2), digits.slice(2, 4), digits.slice(4)].filter(Boolean).join("/");
-  // "04/" typed by hand stays as it is; anything else takes the formatted form.
-  if (formatted !== value && value !== `${formatted}/`) control.value = formatted;
 }

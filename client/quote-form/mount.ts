@@ -30,7 +30,8 @@ import { createScreens, fieldsOf } from "./screens";
 import { NETWORK_ERROR, createSender, parentAddress } from "./submit";
 import { showThankYou } from "./thank-you";
 import type { ZipLocation } from "./types";
-import { adoptView, infoOf, type RawAnswers } from "./view";
+import { ALL_FIELDS, adoptView, infoOf, type RawAnswers } from "./view";
+import { watchNumericFields } from "./numeric-input";
 import { watchVin } from "./vin-fill";
 import { createZipPlace } from "./zip-place";
 import { createModelList } from "./model-list";
@@ -124,7 +125,7 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     screens.showSent();
     // The last "Question N of M" must not stay in the live region under the thank-you.
     view.announce("");
-    showThankYou(view.form, reference, duplicate, values, matchesToken ? matchesSection(reference, matchesToken, fetchMatches, wait) : undefined);
+    showThankYou(view.form, reference, duplicate, values, matchesToken ? matchesSection(reference, matchesToken, fetchMatches, wait, undefined, duplicate) : undefined);
   });
   const zipInput = view.controlsOf("zip")[0] as HTMLInputElement;
 
@@ -167,6 +168,8 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     started = true;
     sendEvent({ event: "form_started", ...context() });
   }
+  // Digits only in the numeric fields, before the answers are read or checked (issue 42).
+  watchNumericFields(view, ALL_FIELDS);
   watchAnswers(view, check, start);
 
   /** The screen's own messages: focus the first, say how many. */

@@ -20,10 +20,10 @@ export function showThankYou(form: HTMLFormElement, reference: string, duplicate
     { class: "rf-done", "aria-labelledby": "rf-done-title" },
     heading,
     h("p", {}, "Your quote request is in. Your reference number is ", h("strong", { class: "rf-reference" }, reference), "."),
-    duplicate
-      ? h("p", {}, "We already had a request from you in the past 30 days, so we linked this one to it: partners who have it are working on it, and there is no need to send it again.")
-      : null,
-    // Who accepted the request, as they do (matches.ts); none without a token to ask with.
+    // Who has the earlier request is the matches step's to say (matches.ts), once: this line
+    // claims nothing about it (issue 42: it said partners were working on a request none had).
+    duplicate ? h("p", {}, "We already had a request from you in the past 30 days, so we linked this one to it. There is no need to send it again.") : null,
+    // Who accepted the request (for a duplicate: the earlier one), as they do (matches.ts); none without a token to ask with.
     matches ?? null,
     // What happens with companies that take it: gone when the matches step learns none did (matches.ts).
     h(

@@ -17,7 +17,7 @@ import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { ANNUAL_MILEAGE, COUNT_CHOICES, COVERAGE, INSURED_FOR, LICENSE_STATUS, MARITAL_STATUS, OWNERSHIP, PRIMARY_USE, RESIDENCE, YES_NO } from "../../shared/lead/fields";
 import { telUri } from "../../shared/contact";
 import { site } from "../../shared/site";
-import { PHONE_CONTEXT, PHONE_VISITOR, SCROLLING_SCREEN, quoteFrame, walkPhoneVisitor, type PhoneVisitReport } from "../../tools/phone-visitor";
+import { PHONE_CONTEXT, PHONE_VISITOR, SCROLLING_SCREEN, quoteFrame, walkPhoneVisitor, type ContactTypo, type PhoneVisitReport } from "../../tools/phone-visitor";
 
 /** axe-core's browser build, evaluated in the frame through the debugging protocol (which no CSP stops). */
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -173,6 +173,38 @@ describe("one phone visitor from an ad, at 390×664 with touch (issue 32)", () =
     expect(lead?.vehicles).toHaveLength(1);
     expect(lead?.consent).toMatchObject({ checkboxChecked: true });
   });
+});
+
+describe("one typo on the contact screen, corrected (issue 42)", () => {
+  /** The clean walk's taps, for the comparison (the same walk as above, without inspection). */
+  let clean: PhoneVisitReport;
+  beforeAll(async () => {
+    const context = await stored.harness.newContext(PHONE_CONTEXT);
+    clean = await walkPhoneVisitor(await context.newPage(), { origin: stored.harness.server.origin, sid: "typo-sid", tid: "clean" });
+    await context.close();
+  }, 120_000);
+
+  for (const typo of ["phone", "email"] as const satisfies readonly ContactTypo[]) {
+    it(`takes exactly one tap more when the ${typo} is left short, the box tapped, and the ${typo} finished: the tap back into it`, async () => {
+      const context = await stored.harness.newContext(PHONE_CONTEXT);
+      const page = await context.newPage();
+      const report = await walkPhoneVisitor(page, { origin: stored.harness.server.origin, sid: "typo-sid", tid: typo, typo });
+      console.log(`phone walk: ${clean.taps} taps without a typo; ${report.taps} with the ${typo} corrected`);
+      expect(report.stuck).toBeUndefined();
+      expect(report.thankYou).toBe(true);
+      expect(clean.thankYou).toBe(true);
+      expect(report.taps).toBe(clean.taps + 1);
+      expect(report.chars).toBe(clean.chars);
+      expect(report.questionScrolls).toBe(0);
+      const contact = (walk: PhoneVisitReport) => walk.records.find((record) => record.id === SCROLLING_SCREEN)!;
+      expect(contact(report).taps).toBe(contact(clean).taps + 1);
+      // Stored as the visitor meant it, with their consent: the box's tap was not lost.
+      const lead = await leadRepository(stored.db).findByReference(report.reference ?? "");
+      expect(lead).toMatchObject({ email: PHONE_VISITOR.email, phone: `+1${PHONE_VISITOR.phone}` });
+      expect(lead?.consent).toMatchObject({ checkboxChecked: true });
+      await context.close();
+    }, 60_000);
+  }
 });
 
 describe("the first screens from the keyboard alone, on the same phone", () => {

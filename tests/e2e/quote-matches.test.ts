@@ -2,8 +2,10 @@
  * The matches step in a real Chromium (issue 13): the built server with a buyer (a local stub
  * playing it) and its delivery worker; after the quote request is stored, the thank-you lists
  * the buyer once it has accepted, with its phone number, and says honestly that no partner took
- * the request when the buyer refused it.
+ * the request when the buyer refused it. A repeat within 30 days (a duplicate, linked to the
+ * first) says once what is true of the first: who has it, or that no partner took it (issue 42).
  */
+import { mkdirSync } from "node:fs";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,8 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "./helpers";
 import { freshPostgresUrl, type FreshPostgres } from "../support/databases";
 import { startBuyerStub, type BuyerStub } from "../../tools/buyer-stub";
-import { fillContact, fillQuote, type FormScope } from "./quote-form-fill";
+import { fillContact, fillQuote } from "./quote-form-fill";
 import { site } from "../../shared/site";
+import { PHONE_CONTEXT } from "../../tools/phone-visitor";
+import type { BrowserContextOptions, Page } from "playwright";
 
 const SECRET = "summit-secret-summit-secret-summit-secret";
 const PHONE = { width: 375, height: 740 };
@@ -38,8 +42,8 @@ afterAll(async () => {
 });
 
 /** A one-car, one-driver quote sent from rapidfire.html, with its own phone and email. */
-async function sendQuote(phone: string, email: string): Promise<FormScope> {
-  const context = await harness.newContext({ viewport: PHONE, isMobile: true });
+async function sendQuote(phone: string, email: string, options: BrowserContextOptions = { viewport: PHONE, isMobile: true }): Promise<Page> {
+  const context = await harness.newContext(options);
   const page = await context.newPage();
   await page.goto(harness.url("/rapidfire.html?zip=90210&sid=a1&tid=matches"));
   await page.getByText("Quotes for Beverly Hills, CA 90210.").waitFor();
@@ -71,4 +75,32 @@ describe("the matches step", () => {
     await expect(matches.textContent()).resolves.toContain(site.phone);
     await expect(page.locator(".rf-match-list").count()).resolves.toBe(0);
   });
+
+  it("says once what is true of the first request when the same visitor asks again within 30 days: no partner took it, or who has it (issue 42)", async () => {
+    stub.script("summit", [{ status: 422, body: { reason: "Out of area" } }]);
+    const first = await sendQuote("(415) 555-0144", "ana.again@example.com");
+    await expect.poll(() => first.locator(".rf-matches").textContent(), { timeout: 15_000 }).toContain("None of our partners could take your request just now.");
+
+    // The repeat, at the phone size of issue 32, with touch.
+    const repeat = await sendQuote("(415) 555-0144", "ana.again@example.com", PHONE_CONTEXT);
+    const done = repeat.locator(".rf-done");
+    await expect.poll(() => repeat.locator(".rf-matches").textContent(), { timeout: 15_000 }).toContain("None of our partners took your earlier request, so no company has it.");
+    const words = (await done.innerText()).replace(/\s+/g, " ");
+    expect(words).toContain("We already had a request from you in the past 30 days, so we linked this one to it.");
+    expect(words).not.toMatch(/working on it|could take your request just now/);
+    expect(words.match(/None of our partners/g)).toHaveLength(1);
+    // "What happens next" speaks of companies that take the request: gone, as none did.
+    await expect(repeat.getByText("What happens next").isVisible()).resolves.toBe(false);
+    await expect(repeat.locator(".rf-matches").textContent()).resolves.toContain(site.phone);
+    mkdirSync("/work/shots", { recursive: true });
+    await repeat.screenshot({ path: "/work/shots/thank-you-repeat.png" });
+
+    // A first request a buyer took: the repeat names it.
+    const taken = await sendQuote("(415) 555-0145", "ana.taken@example.com");
+    await expect.poll(() => taken.locator(".rf-matches").textContent(), { timeout: 15_000 }).toContain("Summit Auto Insurance");
+    const again = await sendQuote("(415) 555-0145", "ana.taken@example.com");
+    await expect.poll(() => again.locator(".rf-matches").textContent(), { timeout: 15_000 }).toContain("This company has your earlier request and will contact you:");
+    await expect(again.locator(".rf-match-list").textContent()).resolves.toContain("Summit Auto Insurance");
+    await expect(again.locator(".rf-done").innerText()).resolves.not.toMatch(/working on it|None of our partners/);
+  }, 60_000);
 });

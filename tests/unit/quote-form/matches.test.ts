@@ -16,10 +16,10 @@ afterEach(() => {
 
 const TOKEN = "t".repeat(43);
 
-async function sendWith(answers: LeadMatchesResponse[]) {
+async function sendWith(answers: LeadMatchesResponse[], duplicate = false) {
   const fetchMatches = vi.fn(async () => answers.length > 1 ? answers.shift()! : answers[0]!);
   const { server } = await openForm(undefined, { fetchMatches, wait: async () => {} });
-  server.submitLead.mockResolvedValueOnce({ status: "created", reference: REFERENCE, duplicate: false, matchesToken: TOKEN });
+  server.submitLead.mockResolvedValueOnce({ status: "created", reference: REFERENCE, duplicate, matchesToken: TOKEN });
   await fillAll();
   await pressNext();
   for (let i = 0; i < 40; i += 1) await settle();
@@ -62,6 +62,25 @@ describe("the matches step", () => {
     const partial = await sendWith([{ settled: false, matches: [{ name: "Summit Auto Insurance" }] }]);
     expect(partial.text()).toContain("This company has your request and will contact you:");
     expect(partial.text()).toContain("Other companies may still accept it.");
+  });
+
+  it("speaks of the earlier request a duplicate is linked to, and says once who has it or that no one took it (issue 42)", async () => {
+    const done = () => $(".rf-done").textContent ?? "";
+    const refused = await sendWith([{ settled: true, matches: [] }], true);
+    expect(done()).toContain("We already had a request from you in the past 30 days, so we linked this one to it. There is no need to send it again.");
+    expect(refused.text()).toContain(`None of our partners took your earlier request, so no company has it. To compare quotes with our help, call us at ${site.phone} and give your reference number, ${REFERENCE}.`);
+    expect(done()).not.toMatch(/working on it|could take your request/);
+    expect(done().match(/partners/g)).toHaveLength(1);
+    expect($(".rf-next-steps").hidden).toBe(true);
+    document.body.innerHTML = "";
+
+    const taken = await sendWith([{ settled: true, matches: [{ name: "Summit Auto Insurance", phone: "+14155550101" }] }], true);
+    expect(taken.text()).toContain("This company has your earlier request and will contact you:");
+    expect(done()).not.toMatch(/working on it|None of our partners/);
+    document.body.innerHTML = "";
+
+    const slow = await sendWith([{ settled: false, matches: [] }], true);
+    expect(slow.text()).toContain("We are still matching your earlier request: the companies that accept it will contact you.");
   });
 
   it("keeps asking through a failed call, and shows nothing of it without a token", async () => {

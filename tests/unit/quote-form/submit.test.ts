@@ -66,7 +66,8 @@ const TYPED = {
   residence: "rent",
   streetAddress: "123 Main St Apt 4",
   email: "Ana.Diaz@Example.com",
-  phone: "415.555.0134",
+  // Typed as 415.555.0134: the field keeps its digits (issue 42).
+  phone: "4155550134",
   consent: true,
 };
 
