@@ -45,7 +45,7 @@ export interface AppDependencies {
   leads: LeadApiOptions & { certificates: ConsentCertificates };
   /** Vehicle makes, models and VIN decoding (GET /api/vehicles/...); absent (tests of other parts): those are a 404. */
   vehicles?: VehicleCatalog;
-  /** Buyers' signed return reports (POST /api/buyer-returns); absent without BUYERS_FILE. */
+  /** Buyers' signed return reports (POST /api/buyer-returns), against the live settings' buyers; absent in tests of other parts. */
   buyerReturns?: BuyerReturnsOptions;
   /** Where funnel events are stored for the report (server/analytics/writer.ts); absent: logged only. */
   analytics?: EventRecorder;

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import { deliveryRepository } from "../db/deliveries";
 import { privacyRequestRepository } from "../db/privacy-requests";
-import type { BuyersFile } from "../delivery/buyers";
+import type { LiveSettings } from "../delivery/buyers";
 import { returnLead } from "../delivery/returns";
 import type { EventRecorder } from "../analytics/writer";
 import { adminPaths, type AdminView, type Flash } from "../../shared/admin-views";
@@ -29,7 +29,7 @@ const BUYER_PATTERN = /^[A-Za-z0-9._~-]{1,64}$/;
 export interface ActionDependencies {
   db: Database;
   /** The buyers and sources in force now. */
-  buyers?: () => BuyersFile;
+  buyers?: () => LiveSettings;
   flash: FlashStore;
   render: RenderView;
   /** Wakes the delivery worker, when this process runs one, so a retry is sent now. */

@@ -10,14 +10,14 @@
 import type { Database } from "../db/database";
 import type { LeadRecord } from "../db/leads";
 import type { DeliveryRecord } from "../db/deliveries";
-import type { BuyersFile } from "../delivery/buyers";
+import type { LiveSettings } from "../delivery/buyers";
 import { evaluateOffer, offerFacts } from "../delivery/offer";
 import { isTestLead } from "../auction/sandbox";
 import { namedBuyerIds } from "../consent/disclosures";
 import type { AuctionView } from "../../shared/admin-views";
 import type { BuyerOffersView } from "../../shared/admin-offers-view";
 
-export async function buyerOffersView(db: Database, lead: LeadRecord, buyers: BuyersFile, deliveries: readonly DeliveryRecord[], auction: AuctionView | undefined): Promise<BuyerOffersView> {
+export async function buyerOffersView(db: Database, lead: LeadRecord, buyers: LiveSettings, deliveries: readonly DeliveryRecord[], auction: AuctionView | undefined): Promise<BuyerOffersView> {
   const at = lead.receivedAt;
   const named = new Set(lead.consent ? await namedBuyerIds(db.builder, lead.consent.disclosureVersion) : []);
   // Once per lead, as at offer time: the drivers' ages then, the household's totals.

@@ -6,7 +6,7 @@
  */
 import { sql } from "kysely";
 import type { Database } from "../db/database";
-import { buyerDay, buyerTimeZone, capPeriods, isLimited, isOpen, type Buyer, type BuyersFile } from "../delivery/buyers";
+import { buyerDay, buyerTimeZone, capPeriods, isLimited, isOpen, type Buyer, type LiveSettings } from "../delivery/buyers";
 import { buyerUsage, type BuyerUsage } from "../db/buyer-counters";
 import type { BuyerSummaryView, BuyersView, LimitUsageView } from "../../shared/admin-views";
 
@@ -75,7 +75,7 @@ const byStatus = (buyer: Buyer) => (buyer.status === "archived" ? 1 : 0);
 /**
  * `only`: the one buyer of its detail page (its summary computed the same way as the list's).
  */
-export async function buyersView(db: Database, buyers: BuyersFile | undefined, now: Date = new Date(), only?: string): Promise<BuyersView> {
+export async function buyersView(db: Database, buyers: LiveSettings | undefined, now: Date = new Date(), only?: string): Promise<BuyersView> {
   if (!buyers) return { page: "buyers", buyers: [], configured: false };
   const listed = buyers.buyers.filter((buyer) => only === undefined || buyer.id === only).sort((a, b) => byStatus(a) - byStatus(b));
   const days = listed.map((buyer) => ({ buyer, day: buyerDay(buyer, now) }));

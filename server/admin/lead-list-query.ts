@@ -121,7 +121,7 @@ export function parseLeadListQuery(raw: Record<string, unknown>, options: { role
   }
   if (values.buyer !== undefined) {
     if (options.buyers.includes(values.buyer)) query.buyer = filter.buyer = values.buyer;
-    else errors.push(options.buyers.length === 0 ? "No buyers are configured (BUYERS_FILE), so there is no buyer to filter by." : `There is no buyer ${values.buyer}.`);
+    else errors.push(options.buyers.length === 0 ? "No buyers are configured (the Buyers page), so there is no buyer to filter by." : `There is no buyer ${values.buyer}.`);
   }
   if (contact !== undefined && find !== undefined) {
     query.find = find;

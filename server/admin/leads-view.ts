@@ -12,7 +12,7 @@ import { maskEmail, maskPhone } from "./contact-mask";
 import { auctionRepository } from "../auction/auctions";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { quoteFacts } from "./quote-facts";
-import type { BuyersFile } from "../delivery/buyers";
+import type { LiveSettings } from "../delivery/buyers";
 import { buyerOffersView } from "./buyer-offers-view";
 
 const RECENT_FAILED = 50;
@@ -105,11 +105,11 @@ function withoutContact(view: LeadsView): LeadsView {
 }
 
 /**
- * `returnsPossible`: the server knows its buyers (BUYERS_FILE), which a return needs; `buyers`, for
+ * `returnsPossible`: the server knows its buyers (the live settings), which a return needs; `buyers`, for
  * the per-buyer offers; `role`: an analyst's view carries no buyer's own words and no contact
  * details; `reveal` (ops, POST /leads/contact only): the phone and email unmasked.
  */
-export async function leadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers?: BuyersFile, role: "ops" | "analyst" = "ops", options: { reveal?: boolean } = {}): Promise<LeadsView> {
+export async function leadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers?: LiveSettings, role: "ops" | "analyst" = "ops", options: { reveal?: boolean } = {}): Promise<LeadsView> {
   const view = await opsLeadsView(db, raw, returnsPossible, buyers, role === "ops" && options.reveal === true);
   return role === "analyst" ? withoutContact(withoutBuyerWords(view)) : view;
 }
@@ -126,7 +126,7 @@ function contactView(lead: LeadRecord, reveal: boolean): LeadContactView {
   };
 }
 
-async function opsLeadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers: BuyersFile | undefined, reveal: boolean): Promise<LeadsView> {
+async function opsLeadsView(db: Database, raw: unknown, returnsPossible: boolean, buyers: LiveSettings | undefined, reveal: boolean): Promise<LeadsView> {
   const failed = await recentFailed(db);
   if (raw === undefined || raw === "") return { page: "leads", deliveries: [], failed };
   const reference = leadReferenceOf(raw);

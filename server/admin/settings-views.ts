@@ -6,7 +6,7 @@
  */
 import { sql } from "kysely";
 import type { Database } from "../db/database";
-import type { Buyer, BuyersFile, Source } from "../delivery/buyers";
+import type { Buyer, LiveSettings, Source } from "../delivery/buyers";
 import { getBuyer, getSource, secretFingerprint, settingsHistory, type ChangeKind, type SettingsChange } from "../settings/store";
 import type { BuyerDetailView, SettingRowView, SettingsHistoryRowView, SourceDetailView, SourcesView, SourceSummaryView } from "../../shared/admin-views";
 import { buyersView } from "./buyers-view";
@@ -92,7 +92,7 @@ export function buyerSettingRows(buyer: Buyer): SettingRowView[] {
  * GET /buyers/:id, read from the store itself (its revision is the edit form's), so the page just
  * after a change shows it even before this replica's settings reload; undefined when there is no such buyer.
  */
-export async function buyerDetailView(db: Database, settings: BuyersFile, id: string, now: Date): Promise<BuyerDetailView | undefined> {
+export async function buyerDetailView(db: Database, settings: LiveSettings, id: string, now: Date): Promise<BuyerDetailView | undefined> {
   const stored = await getBuyer(db.builder, id);
   if (!stored) return undefined;
   const buyer = stored.entry;
@@ -115,7 +115,7 @@ export function sourceSummary(source: Source): SourceSummaryView {
 }
 
 /** GET /sources: active sources first, then archived ones. */
-export function sourcesView(settings: BuyersFile | undefined): SourcesView {
+export function sourcesView(settings: LiveSettings | undefined): SourcesView {
   if (!settings) return { page: "sources", sources: [], configured: false };
   const rank = (source: Source) => (source.status === "archived" ? 1 : 0);
   return { page: "sources", sources: [...settings.sources].sort((a, b) => rank(a) - rank(b)).map(sourceSummary), configured: true };

@@ -6,7 +6,7 @@
  *   { "reference": "LD-7K3M-Q9XD", "reason": "Disconnected number" }
  * 200 `{ status: "returned", reference }`; 401 unknown buyer or bad signature (one message);
  * 404 this buyer has no accepted delivery of that lead; 409 already returned; 400/413/415 bad
- * bodies; 429 over the per-client budget. Mounted only when BUYERS_FILE is set (else a 404).
+ * bodies; 429 over the per-client budget. Answers for the buyers in the live settings (a buyer unknown there gets 404).
  */
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -15,7 +15,7 @@ import { perClientLimit } from "../http/rate-limit";
 import { isJsonObject } from "../http/guards";
 import { signedCaller, type Endpoint } from "./pipeline";
 import type { Database } from "../db/database";
-import { activeSecrets, type Buyer, type BuyersFile } from "../delivery/buyers";
+import { activeSecrets, type Buyer, type LiveSettings } from "../delivery/buyers";
 import { returnLead, type ReturnOutcome, type ReturnRequest } from "../delivery/returns";
 import type { EventRecorder } from "../analytics/writer";
 import { API_PREFIX } from "../../shared/routes";
@@ -45,8 +45,8 @@ export interface BuyerReturnsOptions {
   rateLimit?: number;
 }
 
-/** The options over a store and a buyers file, as the server builds them when BUYERS_FILE is set. */
-export function buyerReturnsOver(db: Database, settings: () => BuyersFile, analytics?: EventRecorder): BuyerReturnsOptions {
+/** The options over a store and the live settings, as the server builds them. */
+export function buyerReturnsOver(db: Database, settings: () => LiveSettings, analytics?: EventRecorder): BuyerReturnsOptions {
   return { buyers: () => settings().buyers, returnLead: (request, logger) => returnLead({ db, buyers: settings(), logger, ...(analytics ? { analytics } : {}) }, request) };
 }
 

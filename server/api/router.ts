@@ -26,7 +26,7 @@ export interface ApiDependencies {
   leads: LeadApiOptions;
   /** Year → make → model lists and VIN decoding (server/vehicles/catalog.ts); absent: those endpoints are a 404. */
   vehicles?: VehicleCatalog;
-  /** Buyers' signed return reports; absent when BUYERS_FILE is unset (the endpoint is then a 404). */
+  /** Buyers' signed return reports, against the live settings' buyers; absent (tests of other parts): the endpoint is a 404. */
   buyerReturns?: BuyerReturnsOptions;
   /** Told of each request that met an unreachable database: one warning per outage (server/db/outage.ts). */
   outage?: OutageLog;

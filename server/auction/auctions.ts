@@ -17,7 +17,7 @@ import type { Database } from "../db/database";
 import type { AuctionStatus, Tables } from "../db/schema";
 import { leadRepository, type LeadRecord, type NewAuction } from "../db/leads";
 import { scheduleDeliveries } from "../db/deliveries";
-import { capPeriods, isLimited, shutByLimits, type Buyer, type BuyersFile } from "../delivery/buyers";
+import { capPeriods, isLimited, shutByLimits, type Buyer, type LiveSettings } from "../delivery/buyers";
 import { evaluateOffer, mayOffer, offerFacts, priceFor, type OfferFacts } from "../delivery/offer";
 import { capKeysOf, reserveCounters, type CapReservation } from "../db/buyer-counters";
 import { auctionBids, auctionDecision, auctionsEnded } from "../metrics";
@@ -68,7 +68,7 @@ const toRecord = (row: Record<string, unknown>): AuctionRecord => ({
 });
 
 export interface SettleOptions {
-  buyers: BuyersFile;
+  buyers: LiveSettings;
   now: Date;
   /** The lead may be sold (no GPC, not on the suppression list). */
   saleAllowed: boolean;
@@ -377,7 +377,7 @@ export type AuctionRepository = ReturnType<typeof auctionRepository>;
 export interface AuctioneerOptions {
   db: Database;
   /** The settings in force at each auction (server/settings/directory.ts). */
-  buyers: () => BuyersFile;
+  buyers: () => LiveSettings;
   logger: Logger;
   /** AUCTION_DEADLINE_MS: the whole ping round's limit. */
   deadlineMs: number;
@@ -407,7 +407,7 @@ export interface Auctioneer {
 }
 
 /** The buyers that may be offered this lead (server/delivery/offer.ts: named in its disclosure, of the lead's kind, taking its state and its answers, open), its facts worked out once. */
-export function eligibleBuyers(buyers: BuyersFile, named: ReadonlySet<string>, facts: OfferFacts, now: Date): Buyer[] {
+export function eligibleBuyers(buyers: LiveSettings, named: ReadonlySet<string>, facts: OfferFacts, now: Date): Buyer[] {
   // A cap of 0 takes nothing; its budgets are checked against the winning bid when it is known.
   return buyers.buyers.filter((buyer) => mayOffer(buyer, facts, named, now) && !shutByLimits(buyer, 0));
 }

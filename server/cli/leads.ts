@@ -65,7 +65,7 @@ const USAGE = `Usage: npm run leads -- <command> [options]
   retry   LD-XXXX-XXXX [--buyer ID]
           send a lead's dead-lettered (failed) deliveries again, or only the one to that buyer
   return  LD-XXXX-XXXX --buyer ID --reason TEXT
-          the buyer returns the lead: its price is no longer revenue, the traffic source is told (needs BUYERS_FILE)
+          the buyer returns the lead: its price is no longer revenue, the traffic source is told (needs the buyer configured)
   test-link [--hours N] [--zip ZIP] [--sid SID]
           a quote page link, good for N hours (24 by default, at most ${TEST_LINK_MAX_HOURS}), whose quote requests are
           test leads whatever their contact details: sandbox buyers only, never billed (needs CSRF_SECRET,

@@ -5,10 +5,10 @@
  */
 import type { Config } from "../config";
 import type { Database } from "../db/database";
-import { loadBuyersFile, type BuyersFile } from "../delivery/buyers";
+import { loadBuyersFile, type LiveSettings } from "../delivery/buyers";
 import { loadSettings, settingsEmpty } from "../settings/store";
 
-export async function commandSettings(db: Database, config: Pick<Config, "BUYERS_FILE">): Promise<BuyersFile | undefined> {
+export async function commandSettings(db: Database, config: Pick<Config, "BUYERS_FILE">): Promise<LiveSettings | undefined> {
   if (await settingsEmpty(db.builder)) return config.BUYERS_FILE ? loadBuyersFile(config.BUYERS_FILE) : undefined;
   const { invalid: _invalid, version: _version, ...settings } = await loadSettings(db.builder);
   return settings;

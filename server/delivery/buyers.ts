@@ -1,8 +1,10 @@
 /**
- * The buyers who pay for leads and the traffic sources who are paid for them, as the operator
- * configures them in BUYERS_FILE (docs/lead-delivery.md has the format and an example;
- * deploy/buyers.example.json is a working one). Read and checked once at start-up: a bad file
- * stops the process with a message naming each problem.
+ * The buyers who pay for leads, the traffic sources who are paid for them and the auction's rules:
+ * the live settings ops run from the console (server/settings/: stored in the database with their
+ * history, applied by every replica within SETTINGS_POLL_MS), validated by the same schemas
+ * whether they come from the console, `npm run buyers -- import` or BUYERS_FILE's one-time import
+ * at the first start (docs/lead-delivery.md has the file format; deploy/buyers.example.json is a
+ * working one). A bad file stops the import with a message naming each problem.
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
@@ -189,7 +191,8 @@ export const buyersFileSchema = z
     seen(file.buyers.map((buyer) => buyer.name), "buyer name", "buyers");
     seen(file.sources.map((source) => source.sid), "source sid", "sources");
   });
-export type BuyersFile = z.infer<typeof buyersFileSchema>;
+/** The settings in force: buyers, sources and the auction's rules (the buyers file's format is the same). */
+export type LiveSettings = z.infer<typeof buyersFileSchema>;
 
 export class BuyersFileError extends Error {
   constructor(file: string, problems: string[]) {
@@ -202,7 +205,7 @@ export class BuyersFileError extends Error {
  * Reads and checks the file; throws BuyersFileError naming every problem. With a policy, every
  * address must also be one the server may connect to (the start-up import in production).
  */
-export function loadBuyersFile(file: string, policy?: OutboundPolicy): BuyersFile {
+export function loadBuyersFile(file: string, policy?: OutboundPolicy): LiveSettings {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
@@ -248,7 +251,7 @@ export function sourceAddressProblem(source: Pick<Source, "postbackUrl">, policy
 }
 
 /** Every address of a file (its buyers' and sources') the policy refuses, as "buyers.0.url: why". */
-export function fileAddressProblems(file: Pick<BuyersFile, "buyers" | "sources">, policy: OutboundPolicy): string[] {
+export function fileAddressProblems(file: Pick<LiveSettings, "buyers" | "sources">, policy: OutboundPolicy): string[] {
   return [
     ...file.buyers.flatMap((buyer, index) => Object.entries(buyerAddressProblems(buyer, policy)).map(([key, problem]) => `buyers.${index}.${key}: ${problem}`)),
     ...file.sources.flatMap((source, index) => {

@@ -10,7 +10,7 @@
  */
 import type { NewDelivery } from "../db/deliveries";
 import type { PlannedLead } from "../leads/store";
-import { capPeriods, isLimited, shutByLimits, type BuyersFile } from "./buyers";
+import { capPeriods, isLimited, shutByLimits, type LiveSettings } from "./buyers";
 import { mayOffer, offerFacts, priceFor, type OfferFacts } from "./offer";
 
 export interface DeliveryPlanner {
@@ -38,7 +38,7 @@ export function plannedFacts(lead: PlannedLead, now: Date): OfferFacts {
 }
 
 /** `buyers`: the settings in force at the time of each lead (server/settings/directory.ts). */
-export function createDeliveryPlanner(buyers: () => BuyersFile): DeliveryPlanner {
+export function createDeliveryPlanner(buyers: () => LiveSettings): DeliveryPlanner {
   return {
     plan(lead, { sale, namedBuyerIds, now }) {
       const named = new Set(namedBuyerIds);

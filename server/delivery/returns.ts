@@ -8,13 +8,13 @@ import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import { deliveryRepository } from "../db/deliveries";
 import { postbackDelivery, sourcePayout } from "./payload";
-import type { BuyersFile } from "./buyers";
+import type { LiveSettings } from "./buyers";
 import { scheduleDeliveries } from "../db/deliveries";
 import type { EventRecorder } from "../analytics/writer";
 
 export interface ReturnDependencies {
   db: Database;
-  buyers: BuyersFile;
+  buyers: LiveSettings;
   logger: Logger;
   /** Where the return is stored for the report (revenue and payout reversed). */
   analytics?: EventRecorder;

@@ -8,7 +8,7 @@ import type { NewDelivery } from "../db/deliveries";
 import type { NewAuction } from "../db/leads";
 import type { PlannedLead } from "../leads/store";
 import { plannedFacts, type DeliveryPlanner } from "./plan";
-import type { BuyersFile } from "./buyers";
+import type { LiveSettings } from "./buyers";
 import { mayOffer } from "./offer";
 import { activeSource } from "./payload";
 
@@ -27,7 +27,7 @@ export interface LeadRoutingOptions {
   /** The buyers named in the disclosure visitors consent to now (stale versions are refused before this). */
   namedBuyerIds: () => readonly string[];
   /** The settings in force, for the auction's buyers and the sources' floors. */
-  buyers?: () => BuyersFile;
+  buyers?: () => LiveSettings;
 }
 
 export function createLeadRouting({ planner, namedBuyerIds, buyers: settings }: LeadRoutingOptions): LeadRouting {

@@ -1,5 +1,5 @@
 /**
- * Delivery as the server runs it: the worker for BUYERS_FILE's buyers, with the consent
+ * Delivery as the server runs it: the worker for the live settings' buyers, with the consent
  * certificate links buyers get and the suppression list checked before each send.
  */
 import type { Logger } from "pino";
@@ -7,7 +7,7 @@ import type { Config } from "../config";
 import type { Database } from "../db/database";
 import { certificateSecret, certificateUrl } from "../consent/certificate";
 import { salesAllowed, type SuppressionList } from "../privacy/suppression";
-import type { BuyersFile } from "./buyers";
+import type { LiveSettings } from "./buyers";
 import { createDeliveryWorker, type DeliveryWorker } from "./worker";
 import type { EventRecorder } from "../analytics/writer";
 import type { Wakeups } from "../workers/wakeups";
@@ -18,7 +18,7 @@ export interface DeliverySetup {
   db: Database;
   logger: Logger;
   /** The settings in force (server/settings/directory.ts). */
-  buyers: () => BuyersFile;
+  buyers: () => LiveSettings;
   /** The CSRF secret in use (certificate links are signed with a key derived from it unless CERTIFICATE_SECRET is set). */
   csrfSecret: string | Buffer;
   suppression: SuppressionList;

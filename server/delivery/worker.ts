@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import { leadRepository, type LeadRecord } from "../db/leads";
 import { deliveryRepository, type Completion, type CompletionItem, type DeliveryRecord, type NewDelivery } from "../db/deliveries";
-import { activeSecrets, type Buyer, type BuyersFile } from "./buyers";
+import { activeSecrets, type Buyer, type LiveSettings } from "./buyers";
 import { deliveryOutcomes } from "../metrics";
 import { signBody, SIGNATURE_HEADER } from "./signature";
 import { deliveryPayload, postbackDelivery, postbackEventId, responseExcerpt, sourcePayout } from "./payload";
@@ -41,7 +41,7 @@ export interface DeliveryWorkerOptions {
   /** Where an unreachable database is told once per outage (server/db/outage.ts) instead of a line per claim. */
   outage?: OutageLog;
   /** The settings in force (server/settings/directory.ts): read at each send, so a change applies to the next one. Paused and archived buyers' queued deliveries are still sent. */
-  buyers: () => BuyersFile;
+  buyers: () => LiveSettings;
   logger: Logger;
   /** The consent certificate link a buyer gets with the lead; null when there is none. */
   certificateUrl?: (lead: LeadRecord, buyerId: string) => string | null;
@@ -129,7 +129,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const deliveries = deliveryRepository(db);
   const leads = leadRepository(db);
   /** The buyers by id, made again only when the settings change. */
-  let indexed: { of: BuyersFile; byId: Map<string, Buyer> } | undefined;
+  let indexed: { of: LiveSettings; byId: Map<string, Buyer> } | undefined;
   const buyerById = (id: string) => {
     const current = settings();
     if (indexed?.of !== current) indexed = { of: current, byId: new Map(current.buyers.map((buyer) => [buyer.id, buyer])) };

@@ -18,7 +18,7 @@ import { certificateSecret } from "../consent/certificate";
 import { createConsentCertificates, type ConsentCertificates } from "../consent/service";
 import type { ShownDisclosure } from "../../shared/consent-disclosure";
 import type { Config } from "../config";
-import type { BuyersFile } from "../delivery/buyers";
+import type { LiveSettings } from "../delivery/buyers";
 import type { SettingsDirectory } from "../settings/directory";
 import { createDeliveryPlanner } from "../delivery/plan";
 import { createLeadRouting } from "../delivery/routing";
@@ -43,7 +43,7 @@ export type SettingsSource = Pick<SettingsDirectory, "current"> & Partial<Pick<S
  * a lead consented today can go to it once it resumes) and the sandbox ones, which take test leads
  * only, so visitors are never asked to agree to them (server/auction/sandbox.ts).
  */
-const namedIn = (settings: BuyersFile | undefined) => settings?.buyers.filter((buyer) => !buyer.sandbox && buyer.status !== "archived");
+const namedIn = (settings: LiveSettings | undefined) => settings?.buyers.filter((buyer) => !buyer.sandbox && buyer.status !== "archived");
 
 /**
  * `settings`: when given, each stored lead's deliveries are scheduled in its own transaction, to

@@ -1,6 +1,6 @@
 /**
  * The consent disclosure this process shows: the wording of shared/consent-disclosure.ts with the
- * partners named (the buyers of BUYERS_FILE, else the landing page's carriers), its exact text
+ * partners named (the live settings' buyers, else the landing page's carriers), its exact text
  * and SHA-256, and the buyers it names. Its version is the database's (server/consent/disclosures.ts).
  */
 import { createHash } from "node:crypto";
@@ -57,7 +57,7 @@ export function checkTemplate(): void {
 }
 
 /**
- * The disclosure naming these buyers. None (BUYERS_FILE unset, or listing nobody) names the
+ * The disclosure naming these buyers. None (no buyer configured) names the
  * carriers, exactly the text of version 1, and no buyer: such leads go to nobody.
  */
 export function disclosureFor(buyers: readonly NamedBuyer[] | undefined): DisclosureDraft {
@@ -77,7 +77,7 @@ export function disclosureFor(buyers: readonly NamedBuyer[] | undefined): Disclo
 }
 
 /**
- * The disclosure without BUYERS_FILE, as version 1: the version it has in every store that showed
+ * The disclosure with no buyer configured, as version 1: the version it has in every store that showed
  * it first (every test store, and production before buyers were configured).
  */
 export function currentDisclosure(): CurrentDisclosure {

@@ -2,7 +2,7 @@
  * Who will contact the visitor (issue 13's matches step): after a lead is stored, the form asks
  * GET /api/leads/:reference/matches with the token the store's answer gave it, and lists the
  * buyers whose delivery of this lead was accepted, with the phone number their configuration
- * gives (BUYERS_FILE). Only true statements: a buyer is named once it has accepted, never before;
+ * gives (the live settings). Only true statements: a buyer is named once it has accepted, never before;
  * `settled` says no delivery is still on its way. The token is an HMAC of the reference with the
  * server's secret: only the browser that sent the request can read its matches, and any replica
  * can check it.
@@ -17,7 +17,7 @@ import type { Database } from "../db/database";
 import { deliveryRepository } from "../db/deliveries";
 import { leadRepository } from "../db/leads";
 import { auctionRepository } from "../auction/auctions";
-import type { BuyersFile } from "../delivery/buyers";
+import type { LiveSettings } from "../delivery/buyers";
 
 export interface Match {
   name: string;
@@ -42,7 +42,7 @@ export function matchesToken(secret: string | Buffer, reference: string): string
   return createHmac("sha256", secret).update(`lead-matches:${reference}`).digest("base64url");
 }
 
-export function createLeadMatches(db: Database, secret: string | Buffer, settings: (() => BuyersFile) | undefined): LeadMatches {
+export function createLeadMatches(db: Database, secret: string | Buffer, settings: (() => LiveSettings) | undefined): LeadMatches {
   const tokenFor = (reference: string) => matchesToken(secret, reference);
   const deliveries = deliveryRepository(db);
   const leads = leadRepository(db);

@@ -34,7 +34,7 @@ export interface LeadServiceOptions {
   formTokens: FormTokens;
   /** The disclosure visitors consent to now (it changes when a buyer is added, renamed or archived). */
   disclosure: () => CurrentDisclosure;
-  /** Delivery to buyers (BUYERS_FILE); absent: leads are stored only. */
+  /** Delivery to the live settings' buyers; absent: leads are stored only. */
   routing?: LeadRouting;
   /** Told after a new lead is stored with deliveries (the delivery worker looks for them at once). */
   onStored?: () => void;

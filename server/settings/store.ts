@@ -12,14 +12,14 @@ import { sql, type Transaction } from "kysely";
 import type { Builder } from "../db/database";
 import type { Tables } from "../db/schema";
 import type { OutboundPolicy } from "../delivery/outbound";
-import { buyerSchema, buyersFileSchema, fileAddressProblems, sourceSchema, type Buyer, type BuyersFile, type BuyerStatus, type Source, type SourceStatus } from "../delivery/buyers";
+import { buyerSchema, buyersFileSchema, fileAddressProblems, sourceSchema, type Buyer, type LiveSettings, type BuyerStatus, type Source, type SourceStatus } from "../delivery/buyers";
 
 /** The settings every replica runs on, with the version (settings_changes' highest id) they were read at. */
-export interface BusinessSettings extends BuyersFile {
+export interface BusinessSettings extends LiveSettings {
   version: number;
 }
 
-export type AuctionSettings = BuyersFile["auction"];
+export type AuctionSettings = LiveSettings["auction"];
 export const DEFAULT_AUCTION: AuctionSettings = { maxShared: 4, bidLifetimeMs: 60_000 };
 
 export type ChangeKind = "buyer" | "source" | "auction";

@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import type { Config } from "../config";
 import type { Database } from "../db/database";
-import type { BuyersFile } from "../delivery/buyers";
+import type { LiveSettings } from "../delivery/buyers";
 import { createDelivery } from "../delivery/setup";
 import { createAuctioneer } from "../auction/auctions";
 import { salesAllowed, suppressionList } from "../privacy/suppression";
@@ -22,7 +22,7 @@ export interface BackgroundOptions {
   /** Connections of their own on PostgreSQL (DATABASE_BACKGROUND_POOL_SIZE). */
   db: Database;
   logger: Logger;
-  buyers: () => BuyersFile;
+  buyers: () => LiveSettings;
   /** The CSRF secret in use (certificate links are signed with a key derived from it unless CERTIFICATE_SECRET is set). */
   secret: string | Buffer;
   wakeups: Wakeups;

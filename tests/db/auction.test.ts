@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAuctioneer, auctionRepository } from "../../server/auction/auctions";
-import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
+import { buyersFileSchema, type LiveSettings } from "../../server/delivery/buyers";
 import { createDeliveryPlanner } from "../../server/delivery/plan";
 import { createLeadRouting } from "../../server/delivery/routing";
 import { createDeliveryWorker } from "../../server/delivery/worker";
@@ -96,7 +96,7 @@ describe.each(allStores())("the auction ($kind)", (store) => {
   });
 
   /** Stores a lead as the lead service does: named buyers in its disclosure, an auction when a ping/post buyer may bid. */
-  async function storeLead(file: BuyersFile, overrides: Parameters<typeof sampleNewLead>[0] = {}): Promise<string> {
+  async function storeLead(file: LiveSettings, overrides: Parameters<typeof sampleNewLead>[0] = {}): Promise<string> {
     const disclosure = await registerDisclosure(db.builder, disclosureFor(file.buyers));
     const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((one) => one.id), buyers: () => file });
     const now = new Date();
@@ -111,10 +111,10 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     return result.reference;
   }
 
-  const auctioneer = (file: BuyersFile, extra: Partial<Parameters<typeof createAuctioneer>[0]> = {}) => createAuctioneer({ db, buyers: () => file, logger, deadlineMs: 500, ...extra });
+  const auctioneer = (file: LiveSettings, extra: Partial<Parameters<typeof createAuctioneer>[0]> = {}) => createAuctioneer({ db, buyers: () => file, logger, deadlineMs: 500, ...extra });
   // The delivery worker records each post's end on its auction (sold, or cascading); the auction
   // then claims a cascading one from its table, as the two do when they poll.
-  const poster = (file: BuyersFile, auctions: ReturnType<typeof auctioneer>) => {
+  const poster = (file: LiveSettings, auctions: ReturnType<typeof auctioneer>) => {
     const worker = createDeliveryWorker({ db, buyers: () => file, logger });
     return {
       async runOnce() {
@@ -498,7 +498,7 @@ describe.each(allStores())("the auction ($kind)", (store) => {
     const bidding = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 30, type: "exclusive" })] });
     const postOnly = buyersFileSchema.parse({ buyers: [{ id: "poster", name: "Poster Insurance", url: "http://127.0.0.1:9/post", secret: secretOf("poster"), price: 5 }] });
     const paused = buyersFileSchema.parse({ buyers: [buyer("excl", { price: 30, type: "exclusive" }, { status: "paused" })] });
-    const claimsIn = async (file: BuyersFile) => {
+    const claimsIn = async (file: LiveSettings) => {
       const auctions = auctioneer(file, { pollMs: 10 });
       const { statements } = await statementsOf(async () => {
         auctions.start();

@@ -18,7 +18,7 @@ import { disclosureFor, sha256Hex, type NamedBuyer } from "../../server/leads/di
 import { createLeadCapture } from "../../server/leads/capture";
 import { retentionCutoffs } from "../../server/leads/retention";
 import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, CONSENT_PARTNERS, CONSENT_TEMPLATE_V1, consentTemplateText, disclosureParts, disclosureText } from "../../shared/consent-disclosure";
-import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
+import { buyersFileSchema, type LiveSettings } from "../../server/delivery/buyers";
 import { allStores, type TestDatabase } from "../support/databases";
 import { sampleDrivers, sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 import { fixedSettings } from "../support/settings";
@@ -41,7 +41,7 @@ const newLead = (overrides: NewLeadOverrides = {}): NewLead =>
   });
 
 /** A buyers file naming these buyers (delivery settings do not matter here). */
-const buyersFile = (...buyers: NamedBuyer[]): BuyersFile =>
+const buyersFile = (...buyers: NamedBuyer[]): LiveSettings =>
   buyersFileSchema.parse({ buyers: buyers.map((buyer) => ({ ...buyer, url: "https://buyer.example/leads", secret: "s".repeat(32), price: 10, timeoutMs: 5_000 })), sources: [] });
 
 describe.each(allStores())("consent records and disclosures ($kind)", (store) => {

@@ -10,7 +10,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { storePrivacyRequest } from "../../server/privacy/requests";
 import { addBusinessDays } from "../../server/privacy/deadlines";
-import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
+import { buyersFileSchema, type LiveSettings } from "../../server/delivery/buyers";
 import { createDeliveryWorker } from "../../server/delivery/worker";
 import { verifySignature } from "../../server/delivery/signature";
 import { deliveryRepository, scheduleDeliveries } from "../../server/db/deliveries";
@@ -28,7 +28,7 @@ const SECRETS = { acme: "acme-secret-that-is-at-least-32-chars!!", zenith: "zeni
 describe.each(allStores())("consent revocation ($kind)", (store) => {
   let db: TestDatabase;
   let stub: BuyerStub;
-  let file: BuyersFile;
+  let file: LiveSettings;
   const logger = pino({ level: "silent" });
 
   beforeAll(async () => {

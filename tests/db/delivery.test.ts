@@ -17,7 +17,7 @@ import { createDeliveryWorker, type DeliveryWorkerOptions } from "../../server/d
 import { returnLead } from "../../server/delivery/returns";
 import { suppressionList } from "../../server/privacy/suppression";
 import { postbackDelivery, postbackEventId } from "../../server/delivery/payload";
-import { buyersFileSchema, type BuyersFile } from "../../server/delivery/buyers";
+import { buyersFileSchema, type LiveSettings } from "../../server/delivery/buyers";
 import { verifySignature } from "../../server/delivery/signature";
 import { currentDisclosure } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
@@ -42,7 +42,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
   const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
   const events = (name: string) => lines.filter((line) => line.event === name);
 
-  function buyersFile(overrides: { acme?: object; zenith?: object; sources?: object[] } = {}): BuyersFile {
+  function buyersFile(overrides: { acme?: object; zenith?: object; sources?: object[] } = {}): LiveSettings {
     return buyersFileSchema.parse({
       buyers: [
         { id: "acme", name: "Acme Insurance Agency", url: stub.url("acme"), secret: SECRETS.acme, states: ["CA", "NY"], price: 18.5, timeoutMs: 500, ...overrides.acme },
@@ -53,7 +53,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
   }
 
   /** Stores a lead the way the lead service does when delivery is on. */
-  async function storeLead(file: BuyersFile, overrides: NewLeadOverrides = {}, sale = true): Promise<string> {
+  async function storeLead(file: LiveSettings, overrides: NewLeadOverrides = {}, sale = true): Promise<string> {
     const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
     const input: NewLead = sampleNewLead({ receivedAt: clock, ...overrides });
     const result = await leadStore(leadRepository(db)).create(input, (lead) => ({ deliveries: routing.deliveries(lead, sale, clock) }));
@@ -61,7 +61,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     return result.reference;
   }
 
-  function worker(file: BuyersFile, options: Partial<DeliveryWorkerOptions> = {}) {
+  function worker(file: LiveSettings, options: Partial<DeliveryWorkerOptions> = {}) {
     return createDeliveryWorker({ db, buyers: () => file, logger, now: () => clock, certificateUrl: (lead, buyerId) => `https://quotes.example/consent/${lead.reference}?b=${buyerId}`, ...options });
   }
 

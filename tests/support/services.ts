@@ -12,7 +12,7 @@ import { createLeadCapture, type LeadCapture } from "../../server/leads/capture"
 import { createFormTokens } from "../../server/leads/form-token";
 import { createZipDirectory } from "../../server/zip-codes";
 import { matchesToken } from "../../server/leads/matches";
-import type { BuyersFile } from "../../server/delivery/buyers";
+import type { LiveSettings } from "../../server/delivery/buyers";
 import { embeddedStore, type TestStore } from "./databases";
 import { fixedSettings } from "./settings";
 
@@ -28,7 +28,7 @@ export interface TestServices {
   close(): Promise<void>;
 }
 
-export function testServices(options: { store?: TestStore; minFillMs?: number; buyers?: BuyersFile } = {}): TestServices {
+export function testServices(options: { store?: TestStore; minFillMs?: number; buyers?: LiveSettings } = {}): TestServices {
   const minFillMs = options.minFillMs ?? 0;
   let opened: Promise<{ db: Database; privacy: PrivacyService; leads: LeadCapture }> | undefined;
   const open = () =>
