@@ -218,6 +218,9 @@ function winnerDeliveries(auction: Pick<AuctionRecord, "leadReference" | "floor"
   });
 }
 
+/** Why a lead the visitor may not have sold ends unsold: the same words from both ways a settlement is made. */
+const NOT_FOR_SALE = "not for sale: the visitor opted out (GPC or the suppression list)";
+
 /** The bids a round carries: a valid bid, or a fixed-price buyer's standing one. */
 const bidsOf = (results: readonly PingResult[]): Bid[] => results.flatMap((result) => (result.bid ? [result.bid] : []));
 
@@ -235,7 +238,7 @@ async function settleFirstAtOnce(builder: Kysely<Tables>, auction: AuctionRecord
   const expires = new Date(pingedAt.getTime() + options.buyers.auction.bidLifetimeMs);
   const sale: Sale = options.saleAllowed
     ? selectWinners(bidsOf(results), { maxShared: options.buyers.auction.maxShared })
-    : { type: "unsold", winners: [], reason: "not for sale: the visitor opted out (GPC or the suppression list)" };
+    : { type: "unsold", winners: [], reason: NOT_FOR_SALE };
   const buyerOf = new Map(options.buyers.buyers.map((buyer) => [buyer.id, buyer]));
   const limited = (bid: Bid) => {
     const buyer = buyerOf.get(bid.buyerId);
@@ -296,7 +299,7 @@ async function decide(tx: Transaction<Tables>, auction: AuctionRecord, options: 
     return { outcome: "unsold", reason };
   };
   if (auction.leadId === null) return unsold("the lead is gone");
-  if (!options.saleAllowed) return unsold("not for sale: the visitor opted out (GPC or the suppression list)");
+  if (!options.saleAllowed) return unsold(NOT_FOR_SALE);
   const expires = auction.bidsExpireAt ?? new Date((auction.pingedAt ?? options.now).getTime() + options.buyers.auction.bidLifetimeMs);
   if (!first && options.now > expires) return unsold("the bids expired before a post was accepted");
 
