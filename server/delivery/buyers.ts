@@ -15,6 +15,7 @@ import { dateTimeFormat } from "../../shared/formatters";
 import { filtersSchema } from "./filter-schema";
 import type { CapPeriods } from "../db/buyer-counters";
 import { outboundUrlProblem, type OutboundPolicy } from "./outbound";
+import { pingSpecSchema, requestSpecSchema, specCredentialNames } from "./spec";
 
 /** `active` buyers are offered leads; `paused` ones are not, for now; `archived` ones no more (kept for their history). */
 export const BUYER_STATUSES = ["active", "paused", "archived"] as const;
@@ -124,6 +125,14 @@ const buyerFields = z.object({
   priceRules: z.array(priceRuleSchema).max(50).optional(),
   timeoutMs: z.number().int().min(100).max(60_000).default(5_000),
   schedule: scheduleSchema.optional(),
+  /**
+   * The buyer's own posting spec (issue 43; docs/buyer-specs.md): how its post and, for a
+   * ping/post buyer, its ping are written and its answers read. Absent, or format "quoteridge":
+   * our signed JSON and answers, as before.
+   */
+  spec: z.object({ post: requestSpecSchema.optional(), ping: pingSpecSchema.optional() }).strict().optional(),
+  /** The secret values the spec's authentication names (an API key, a token, a password): kept like `secret`, never exported without --with-secrets. */
+  credentials: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, "letters, digits, . _ and -, at most 40"), z.string().min(1).max(500)).optional(),
 });
 
 /**
@@ -148,6 +157,14 @@ export const buyerSchema = z.preprocess((raw) => {
     ctx.addIssue({ code: "custom", message: 'a "post" buyer buys every matching lead at its price, so only shared; bid for exclusives with "mode": "pingpost"', path: ["saleTypes"] });
   }
   if (buyer.postUrl !== undefined && buyer.postUrl !== buyer.url) ctx.addIssue({ code: "custom", message: "give the post address once, as url or postUrl", path: ["postUrl"] });
+  if (buyer.spec?.ping !== undefined && buyer.mode !== "pingpost") ctx.addIssue({ code: "custom", message: 'a ping spec is for "mode": "pingpost" only', path: ["spec", "ping"] });
+  for (const stage of ["post", "ping"] as const) {
+    const spec = buyer.spec?.[stage];
+    if (!spec) continue;
+    for (const name of specCredentialNames(spec)) {
+      if (buyer.credentials?.[name] === undefined) ctx.addIssue({ code: "custom", message: `the spec's authentication names the credential "${name}": give its value under credentials`, path: ["credentials", name] });
+    }
+  }
   if ((buyer.previousSecret === undefined) !== (buyer.previousSecretUntil === undefined)) {
     ctx.addIssue({ code: "custom", message: "previousSecret and previousSecretUntil go together", path: ["previousSecretUntil"] });
   }
