@@ -5,7 +5,7 @@
  */
 import { sql, type RawBuilder, type Transaction } from "kysely";
 import type { Builder, Database } from "./database";
-import type { AttemptOutcome, DeliveryStatus, Tables } from "./schema";
+import type { AttemptOutcome, DeliveryStatus, SentRequest, Tables } from "./schema";
 import { capKeysOf, releaseCounters, reserveCounters, type CapReservation } from "./buyer-counters";
 
 export interface NewDelivery {
@@ -51,6 +51,10 @@ export interface DeliveryRecord {
   auctionId: string | null;
   saleType: "exclusive" | "shared" | null;
   bidId: string | null;
+  /** What the buyer calls the lead, from its answer (buyers with their own posting spec). */
+  buyerLeadId: string | null;
+  /** The request as last sent, masked (buyers with their own posting spec). */
+  requestSent: SentRequest | null;
 }
 
 export interface AttemptRecord {
@@ -88,6 +92,8 @@ const COLUMNS = [
   "auctionId",
   "saleType",
   "bidId",
+  "buyerLeadId",
+  "requestSent",
 ] as const;
 
 type Row = Awaited<ReturnType<ReturnType<typeof selectDeliveries>["executeTakeFirstOrThrow"]>>;
@@ -190,6 +196,10 @@ export interface Completion {
   sale?: boolean;
   error?: string | null;
   reason?: string | null;
+  /** The buyer's own id for the lead, from its answer; kept once given. */
+  buyerLeadId?: string | null;
+  /** The request as sent, masked: replaces the one kept. */
+  requestSent?: SentRequest;
 }
 
 /** One attempt's result to record (completeMany), with what it queues. */
@@ -254,13 +264,14 @@ export function deliveryRepository(db: Database) {
         return sql`(${delivery.id}::bigint, ${delivery.attempts}::int, ${d.status}::text, ${d.error ?? null}::text,
           ${d.reason !== undefined}::boolean, ${d.reason ?? null}::text, ${d.price !== undefined}::boolean, ${d.price ?? null}::numeric,
           ${d.sale !== undefined}::boolean, ${d.sale ?? null}::boolean, ${d.nextAttemptAt ?? null}::timestamptz, ${d.attemptedAt}::timestamptz,
-          ${d.httpStatus}::int, ${d.latencyMs}::int, ${d.outcome}::text, ${d.excerpt}::text, ${releaseSlot}::boolean)`;
+          ${d.httpStatus}::int, ${d.latencyMs}::int, ${d.outcome}::text, ${d.excerpt}::text, ${releaseSlot}::boolean,
+          ${d.buyerLeadId ?? null}::text, ${d.requestSent === undefined ? null : JSON.stringify(d.requestSent)}::jsonb)`;
       });
       const followUps = items.flatMap(({ delivery, followUp }) => (followUp ? [sql`(${delivery.id}::bigint, ${deliveryValues(followUp)})`] : []));
       // (Kysely puts a raw CTE body in as it is: the parentheses are ours.)
       const { rows } = await sql<{ id: string | number }>`
         WITH done (id, attempts, status, last_error, set_reason, reason, set_price, price, set_sale, sale, next_attempt_at, attempted_at,
-                   http_status, latency_ms, outcome, excerpt, release_slot) AS (VALUES ${sql.join(done)}),
+                   http_status, latency_ms, outcome, excerpt, release_slot, buyer_lead_id, request_sent) AS (VALUES ${sql.join(done)}),
         updated AS (
           UPDATE deliveries d SET
             status = done.status,
@@ -270,6 +281,8 @@ export function deliveryRepository(db: Database) {
             price = CASE WHEN done.set_price THEN done.price ELSE d.price END,
             sale = CASE WHEN done.set_sale THEN done.sale ELSE d.sale END,
             next_attempt_at = coalesce(done.next_attempt_at, d.next_attempt_at),
+            buyer_lead_id = coalesce(done.buyer_lead_id, d.buyer_lead_id),
+            request_sent = coalesce(done.request_sent, d.request_sent),
             completed_at = CASE WHEN done.status = 'pending' THEN d.completed_at ELSE done.attempted_at END
           FROM done
           WHERE d.id = done.id AND d.status = 'sending' AND d.attempts = done.attempts

@@ -148,6 +148,19 @@ export interface DeliveriesTable {
   capSpend: ColumnType<string | number | null, number | null | undefined, number | null>;
   /** How its price was reached: "base $12 + Homeowners +$4" (migration 17). */
   priceReason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the buyer calls the lead, from its answer (a buyer with its own posting spec, migration 20). */
+  buyerLeadId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The request as last sent, masked (credentials and contact details): a buyer with its own posting spec. */
+  requestSent: ColumnType<SentRequest | null, string | null | undefined, string | null>;
+}
+
+/** A request as sent to a buyer, masked for display (server/delivery/spec/render.ts's RenderedRequest). */
+export interface SentRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | null;
+  contentType: string | null;
 }
 
 export type AuctionStatus = "pending" | "pinging" | "decided" | "cascading" | "sold" | "unsold";

@@ -33,7 +33,7 @@ export interface SendResult {
 }
 
 export interface Exchange {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT";
   headers: Record<string, string>;
   body?: string;
   /** Whom the exchange is for, named in the warning when the address is refused. */

@@ -16,7 +16,9 @@ import { deliveryOutcomes } from "../metrics";
 import { signBody, SIGNATURE_HEADER } from "./signature";
 import { deliveryPayload, postbackDelivery, postbackEventId, responseExcerpt, sourcePayout } from "./payload";
 import { isTestLead } from "../auction/sandbox";
-import { send, type SendResult } from "./http-send";
+import { send, type Exchange, type SendResult } from "./http-send";
+import { compileSpec, type CompiledHttpSpec } from "./spec";
+import type { SentRequest } from "../db/schema";
 import type { EventRecorder } from "../analytics/writer";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import type { OutageLog } from "../db/outage";
@@ -111,6 +113,46 @@ function jsonObject(text: string): Record<string, unknown> {
   }
 }
 
+/** What a buyer's answer means for its delivery. */
+type Verdict =
+  | { outcome: "accepted"; price: number | null; buyerLeadId?: string | null }
+  | { outcome: "rejected"; reason: string; buyerLeadId?: string | null }
+  | { outcome: Exclude<SendResult["outcome"], "accepted" | "rejected">; excerpt?: string; error?: string; buyerLeadId?: undefined };
+
+/** Our own contract: 2xx accepted (a `price` in the JSON answer wins), 4xx refused (its `reason`), the rest tried again. */
+function quoteridgeVerdict(result: SendResult): Verdict {
+  if (result.outcome === "accepted") {
+    const offered = jsonObject(result.body).price;
+    return { outcome: "accepted", price: typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : null };
+  }
+  if (result.outcome === "rejected") {
+    const said = jsonObject(result.body).reason;
+    return { outcome: "rejected", reason: typeof said === "string" && said.trim() ? responseExcerpt(said.trim()) : `HTTP ${result.httpStatus}` };
+  }
+  return { outcome: result.outcome };
+}
+
+/**
+ * The buyer's own answer rules (issue 43): a refusal may come as HTTP 200, a price as a string. An
+ * answer no rule reads is an error, recorded with its excerpt and tried again: never a sale.
+ */
+function specVerdict(spec: CompiledHttpSpec, result: SendResult): Verdict {
+  if (result.httpStatus === null) return { outcome: result.outcome === "accepted" || result.outcome === "rejected" ? "network_error" : result.outcome };
+  const reading = spec.readAnswer({ status: result.httpStatus, body: result.body });
+  switch (reading.outcome) {
+    case "accepted":
+      return { outcome: "accepted", price: reading.price !== null && Number.isFinite(reading.price) && reading.price >= 0 ? reading.price : null, buyerLeadId: reading.leadId ?? null };
+    case "refused":
+      return { outcome: "rejected", reason: responseExcerpt(reading.reason ?? `HTTP ${result.httpStatus}`) || `HTTP ${result.httpStatus}`, buyerLeadId: reading.leadId ?? null };
+    case "retry":
+      return { outcome: "retry", error: reading.reason ? responseExcerpt(reading.reason) : `HTTP ${result.httpStatus}` };
+    default: {
+      const why = reading.outcome === "error" ? reading.why : `a ${reading.outcome} answer to a post`;
+      return { outcome: "retry", error: `no answer rule read it: ${why}`, excerpt: responseExcerpt(`${why}: ${result.body}`) };
+    }
+  }
+}
+
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, buyers: settings, logger, analytics } = options;
   // Each lead's time zone, for its calling rules, is stored with it (migration 19). A lead stored
@@ -188,52 +230,102 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
    */
   const postbackLeaseMs = postbackTimeoutMs + 10_000;
 
-  function retryOrFail(delivery: DeliveryRecord, result: SendResult, at: Date): Completion {
+  function retryOrFail(delivery: DeliveryRecord, result: SendResult, at: Date, why?: string): Completion {
     const base = { outcome: result.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
-    const error = result.httpStatus === null ? result.excerpt : `HTTP ${result.httpStatus}`;
+    const error = why ?? (result.httpStatus === null ? result.excerpt : `HTTP ${result.httpStatus}`);
     if (delivery.attempts >= policy.maxAttempts) return { ...base, status: "failed", error };
     const asked = retryAfterMs(result.retryAfter, at);
     const delay = asked === undefined ? backoffMs(delivery.attempts, policy) : Math.min(asked, policy.maxRetryAfterMs);
     return { ...base, status: "pending", nextAttemptAt: new Date(at.getTime() + delay), error };
   }
 
+  /** Each buyer's compiled posting spec: a settings change replaces the buyer's object, so it is compiled again then. */
+  const compiledSpecs = new WeakMap<Buyer, CompiledHttpSpec | null>();
+  function postSpecOf(buyer: Buyer): CompiledHttpSpec | null {
+    let spec = compiledSpecs.get(buyer);
+    if (spec === undefined) {
+      const compiled = buyer.spec?.post ? compileSpec(buyer.spec.post) : undefined;
+      spec = compiled && compiled.format !== "quoteridge" ? compiled : null;
+      compiledSpecs.set(buyer, spec);
+    }
+    return spec;
+  }
+
+  /** The disclosure texts by version (a stored version never changes, decision 010): read once per process. */
+  const disclosureTexts = new Map<number, Promise<string | null>>();
+  function disclosureText(version: number): Promise<string | null> {
+    let text = disclosureTexts.get(version);
+    if (!text) {
+      text = db.builder.selectFrom("consentDisclosures").select("text").where("version", "=", version).executeTakeFirst().then((row) => row?.text ?? null);
+      text.catch(() => disclosureTexts.delete(version));
+      disclosureTexts.set(version, text);
+    }
+    return text;
+  }
+
+  /** The request in the buyer's own terms (its posting spec), or why it cannot be sent. */
+  async function specRequest(spec: CompiledHttpSpec, delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord, sale: boolean) {
+    return spec.render(
+      {
+        lead,
+        now: now(),
+        consentText: lead.consent ? await disclosureText(lead.consent.disclosureVersion) : null,
+        certificateUrl: options.certificateUrl?.(lead, buyer.id) ?? null,
+        auction: delivery.saleType ? { saleType: delivery.saleType, bidId: delivery.bidId } : null,
+        price: sale ? delivery.price : null,
+        test: isTestLead(lead),
+      },
+      { url: buyer.url, credentials: buyer.credentials ?? {} },
+    );
+  }
+
   async function deliverToBuyer(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord, saleAllowed: boolean): Promise<void> {
     const sale = delivery.sale && saleAllowed;
-    const payload = deliveryPayload(lead, {
-      sale,
-      price: delivery.price,
-      certificateUrl: options.certificateUrl?.(lead, buyer.id) ?? null,
-      auction: delivery.saleType ? { saleType: delivery.saleType, bidId: delivery.bidId } : null,
-      timeZone: timeZoneOf(lead),
-    });
-    const body = JSON.stringify(payload);
+    const spec = postSpecOf(buyer);
+    const common = { "user-agent": "QuoteRidge-Delivery/1", "idempotency-key": delivery.idempotencyKey, "x-lead-reference": lead.reference };
+    let url = buyer.url;
+    let exchange: Exchange;
+    let requestSent: SentRequest | undefined;
+    if (spec) {
+      const rendered = await specRequest(spec, delivery, buyer, lead, sale);
+      if (!rendered.ok) {
+        // Not sent: the buyer's spec needs a value this lead lacks, which no retry will give it.
+        const error = `not sent: the lead has no ${rendered.missing} for ${buyer.id}'s ${rendered.field}${rendered.why ? ` (${rendered.why})` : ""}`;
+        const recorded = await record(delivery, { outcome: "withheld", httpStatus: null, latencyMs: 0, excerpt: error, attemptedAt: now(), status: "failed", error });
+        if (!recorded) return;
+        deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "failed" });
+        log.error({ event: "lead_delivery_failed", reference: lead.reference, buyerId: buyer.id, error }, "delivery cannot be sent");
+        if (delivery.auctionId !== null) options.wakeups?.wake("auctions");
+        analytics?.record({ name: "delivery_failed", leadReference: lead.reference, target: buyer.id, detail: "withheld" });
+        return;
+      }
+      url = rendered.request.url;
+      requestSent = rendered.masked;
+      exchange = { method: rendered.request.method, headers: { ...common, ...rendered.request.headers }, ...(rendered.request.body === null ? {} : { body: rendered.request.body }), party: { buyer: buyer.id } };
+    } else {
+      const payload = deliveryPayload(lead, {
+        sale,
+        price: delivery.price,
+        certificateUrl: options.certificateUrl?.(lead, buyer.id) ?? null,
+        auction: delivery.saleType ? { saleType: delivery.saleType, bidId: delivery.bidId } : null,
+        timeZone: timeZoneOf(lead),
+      });
+      const body = JSON.stringify(payload);
+      // Signed at the wall-clock time: the buyer checks it against its own clock.
+      exchange = { method: "POST", headers: { "content-type": "application/json", ...common, [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body) }, body, party: { buyer: buyer.id } };
+    }
     const at = now();
-    const result = await send(
-      buyer.url,
-      {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "QuoteRidge-Delivery/1",
-          "idempotency-key": delivery.idempotencyKey,
-          "x-lead-reference": lead.reference,
-          // Signed at the wall-clock time: the buyer checks it against its own clock.
-          [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body),
-        },
-        body,
-        party: { buyer: buyer.id },
-      },
-      buyer.timeoutMs,
-    );
-    const base = { outcome: result.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
-    const facts = { reference: lead.reference, buyerId: buyer.id, attempt: delivery.attempts, latencyMs: result.latencyMs, httpStatus: result.httpStatus, campaign: { sid: lead.sid ?? undefined, tid: lead.tid ?? undefined } };
-    if (result.outcome === "accepted") {
-      const offered = jsonObject(result.body).price;
-      const price = sale ? (typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : delivery.price) : null;
+    const result = await send(url, exchange, buyer.timeoutMs);
+    const verdict = spec ? specVerdict(spec, result) : quoteridgeVerdict(result);
+    const kept = { ...(requestSent ? { requestSent } : {}), ...(verdict.buyerLeadId ? { buyerLeadId: verdict.buyerLeadId } : {}) };
+    const base = { outcome: verdict.outcome, httpStatus: result.httpStatus, latencyMs: result.latencyMs, excerpt: result.excerpt, attemptedAt: at };
+    const facts = { reference: lead.reference, buyerId: buyer.id, attempt: delivery.attempts, latencyMs: result.latencyMs, httpStatus: result.httpStatus, campaign: { sid: lead.sid ?? undefined, tid: lead.tid ?? undefined }, ...(verdict.buyerLeadId ? { buyerLeadId: verdict.buyerLeadId } : {}) };
+    if (verdict.outcome === "accepted") {
+      const price = sale ? (verdict.price ?? delivery.price) : null;
       // A test lead (server/auction/sandbox.ts) is sold to a sandbox buyer for real, but pays no source and earns nothing.
       const test = isTestLead(lead);
       const postback = sale && !test ? postbackDelivery(settings().sources, lead, "sold", at) : undefined;
-      const recorded = await record(delivery, { ...base, status: "accepted", price, sale }, postback);
+      const recorded = await record(delivery, { ...base, status: "accepted", price, sale, ...kept }, postback);
       if (!recorded) return;
       // The source's postback was queued, due now: look for it (an idle worker at once).
       if (postback) lookAgain();
@@ -243,10 +335,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (sale && !test) analytics?.record({ name: "lead_sold", at, leadReference: lead.reference, target: buyer.id, revenue: price, payout: sourcePayout(settings().sources, lead.sid) });
       return;
     }
-    if (result.outcome === "rejected") {
-      const said = jsonObject(result.body).reason;
-      const reason = typeof said === "string" && said.trim() ? responseExcerpt(said.trim()) : `HTTP ${result.httpStatus}`;
-      const recorded = await record(delivery, { ...base, status: "rejected", reason, error: null });
+    if (verdict.outcome === "rejected") {
+      const reason = verdict.reason;
+      const recorded = await record(delivery, { ...base, status: "rejected", reason, error: null, ...kept });
       if (!recorded) return;
       deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "rejected" });
       log.info({ event: "lead_rejected_by_buyer", ...facts, reason }, "buyer rejected the lead");
@@ -254,7 +345,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       analytics?.record({ name: "buyer_rejected", at, leadReference: lead.reference, target: buyer.id, detail: reason });
       return;
     }
-    const completion = retryOrFail(delivery, result, at);
+    const completion = { ...retryOrFail(delivery, { ...result, outcome: verdict.outcome, excerpt: verdict.excerpt ?? result.excerpt }, at, verdict.error), ...kept };
     const recorded = await record(delivery, completion);
     if (!recorded) return;
     if (completion.status === "failed") {

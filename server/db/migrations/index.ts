@@ -22,6 +22,7 @@ import { clickKeyBot } from "./016-click-key-bot";
 import { businessSettings } from "./017-business-settings";
 import { auctionCascade } from "./018-auction-cascade";
 import { leadTimeZone } from "./019-lead-time-zone";
+import { deliveryAsSent } from "./020-delivery-as-sent";
 
 export type { Migration };
 
@@ -45,4 +46,5 @@ export const migrations: Migration[] = [
   businessSettings,
   auctionCascade,
   leadTimeZone,
+  deliveryAsSent,
 ];
