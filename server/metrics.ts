@@ -55,7 +55,7 @@ export const deliveryOutcomes = new Counter({
   registers: [registry],
 });
 export const auctionsEnded = new Counter({ name: "auctions_total", help: "Auctions ended, by outcome (decided, unsold).", labelNames: ["outcome"] as const, registers: [registry] });
-export const auctionBids = new Counter({ name: "auction_pings_total", help: "Each buyer's answer in an auction's round, by outcome (bid, no_bid, late, timeout, network_error, http_error, malformed, unsigned, wrong_type, below_floor; standing for a fixed-price buyer).", labelNames: ["outcome"] as const, registers: [registry] });
+export const auctionBids = new Counter({ name: "auction_pings_total", help: "Each buyer's answer in an auction's round, by outcome (bid, no_bid, late, timeout, network_error, http_error, malformed, unsigned, wrong_type, below_floor, not_sent (a ping spec needs a value the lead lacks); standing for a fixed-price buyer).", labelNames: ["outcome"] as const, registers: [registry] });
 export const auctionDecision = new Histogram({
   name: "auction_decision_seconds",
   help: "From an auction's start to its decision (its ping round and settlement).",

@@ -8,7 +8,8 @@
 import { send as httpSend, type Exchange, type SendResult } from "../delivery/http-send";
 import { signBody, SIGNATURE_HEADER } from "../delivery/signature";
 import { activeSecrets, type Buyer } from "../delivery/buyers";
-import { readBid, type PingResult } from "./bids";
+import { readBid, readSpecBid, type PingResult } from "./bids";
+import type { CompiledHttpSpec, RenderResult } from "../delivery/spec";
 import type { PingPayload } from "./ping";
 
 export const PING_USER_AGENT = "QuoteRidge-Ping/1";
@@ -20,6 +21,8 @@ export interface PingRoundOptions {
   clock?: () => number;
   now?: () => Date;
   send?: (url: string, exchange: Exchange, timeoutMs: number) => Promise<SendResult>;
+  /** A buyer with its own ping spec (issue 43): its compiled spec and the ping rendered in its terms; undefined for our signed ping. */
+  specPing?: (buyer: Buyer) => { spec: CompiledHttpSpec; rendered: RenderResult } | undefined;
 }
 
 /** Pings each buyer (each must have a pingUrl) and reads the answers, in the buyers' order. */
@@ -33,6 +36,18 @@ export async function pingRound(buyers: readonly Buyer[], payload: PingPayload, 
     buyers.map(async (buyer) => {
       const left = Math.max(0, options.deadlineMs - (clock() - started));
       const timeoutMs = Math.max(1, Math.min(buyer.pingTimeoutMs, left));
+      const own = options.specPing?.(buyer);
+      if (own) {
+        const { spec, rendered } = own;
+        if (!rendered.ok) return { buyerId: buyer.id, outcome: "not_sent", latencyMs: 0, httpStatus: null, bid: null, detail: `the lead has no ${rendered.missing} for its ${rendered.field}` } satisfies PingResult;
+        const { request } = rendered;
+        const answer = await send(
+          request.url,
+          { method: request.method, headers: { "user-agent": PING_USER_AGENT, "idempotency-key": `${payload.pingId}:${buyer.id}`, ...request.headers }, ...(request.body === null ? {} : { body: request.body }), party: { buyer: buyer.id } },
+          timeoutMs,
+        );
+        return readSpecBid(buyer, spec, answer, { answeredAfterMs: Math.round(clock() - started), deadlineMs: options.deadlineMs, floor: options.floor, now: now() });
+      }
       const answer = await send(
         buyer.pingUrl!,
         {
