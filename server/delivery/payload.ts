@@ -115,11 +115,4 @@ export function postbackDelivery(sources: readonly Source[], lead: { reference: 
   };
 }
 
-/** A buyer's answer, cut short and with anything that looks like an email address or a phone number masked. */
-export function responseExcerpt(text: string): string {
-  return text
-    .slice(0, 300)
-    .replace(/[^\s@"'<>]+@[^\s@"'<>]+\.[A-Za-z]{2,}/g, "[email]")
-    .replace(/\+?\d[\d\s().-]{8,}\d/g, "[number]")
-    .slice(0, 200);
-}
+export { responseExcerpt } from "./excerpt";

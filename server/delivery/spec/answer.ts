@@ -26,7 +26,7 @@
  */
 import { z } from "zod";
 import { XMLParser } from "fast-xml-parser";
-import { responseExcerpt } from "../payload";
+import { responseExcerpt } from "../excerpt";
 import { scalarSchema } from "./transforms";
 import type { Scalar } from "./facts";
 import { answerPathProblem, answerPathSteps, type AnswerFormat } from "./paths";

@@ -21,8 +21,10 @@
  * fails the render unless it is optional or has a default.
  */
 import type { LeadRecord } from "../../db/leads";
-import type { SaleType } from "../buyers";
 import { ageOn } from "../../auction/ping";
+
+/** As server/delivery/buyers.ts's SALE_TYPES (not imported from there: the buyers' schema embeds the spec's). */
+type SaleType = "exclusive" | "shared";
 import {
   ANNUAL_MILEAGE,
   COVERAGE,
