@@ -40,6 +40,10 @@ export const buyerPaths = (id: string) => ({
   save: `${adminPaths.buyers}/${id}`,
   status: `${adminPaths.buyers}/${id}/status`,
   rotateSecret: `${adminPaths.buyers}/${id}/rotate-secret`,
+  /** POST (ops): the posting spec's JSON, per stage (issue 43). */
+  spec: `${adminPaths.buyers}/${id}/spec`,
+  /** POST (ops): set or replace one credential the spec's authentication names. */
+  credentials: `${adminPaths.buyers}/${id}/credentials`,
 });
 
 /** A source's pages and actions (a sid is [A-Za-z0-9_-], safe in a path as it is). */
@@ -321,6 +325,87 @@ export interface OneTimeSecretView {
   previousUntil: string | null;
 }
 
+/** One row of a spec's field map: "DOB ← driver.1.dateOfBirth (date as MM/DD/YYYY)". */
+export interface SpecFieldRowView {
+  /** The buyer's field (a form name, a JSON path, an XML path). */
+  to: string;
+  /** The fact it is read from, or "the constant …", or "every vehicle". */
+  from: string;
+  /** The transforms, default and optional in words ("" when none). */
+  transforms: string;
+}
+
+export type SpecStage = "post" | "ping";
+
+/** One stage of a buyer's posting spec in words (server/admin/spec-words.ts), never a credential's value. */
+export interface SpecStageView {
+  stage: SpecStage;
+  format: "quoteridge" | "json" | "form" | "xml";
+  /** "our signed JSON (quoteridge)", "JSON", "a form (…)", "XML". */
+  formatText: string;
+  /** Null for quoteridge. */
+  method: string | null;
+  /** Where it goes: the buyer's post URL, or its ping URL. */
+  url: string;
+  contentType: string | null;
+  /** "the credential key in the query parameter key", "none". */
+  auth: string;
+  /** The credential the auth names (its name only). */
+  credential: string | null;
+  headers: { name: string; value: string }[];
+  fields: SpecFieldRowView[];
+  /** The answer rules as sentences, in order. */
+  answer: string[];
+}
+
+/** A credential of the buyer: its name and fingerprint only; null when the spec names it but it is not set. */
+export interface BuyerCredentialView {
+  name: string;
+  fingerprint: string | null;
+  /** The stages whose spec names it. */
+  usedBy: SpecStage[];
+}
+
+/** A buyer's posting spec (issue 43): each stage in words, its credentials, and the JSON the edit form starts from. */
+export interface BuyerSpecView {
+  /** The post, then (ping/post buyers) the ping; a stage without a spec is our signed JSON. */
+  stages: SpecStageView[];
+  credentials: BuyerCredentialView[];
+  /** The edit form's textareas as stored (pretty JSON; "" for our signed JSON). `ping` only for a ping/post buyer. */
+  json: { post: string; ping?: string };
+}
+
+/** A spec edit refused (422): the textareas as sent and each problem beside its textarea, with its path in the spec. */
+export interface SpecFormState {
+  values: { post: string; ping?: string };
+  errors: Partial<Record<SpecStage, { path: string; message: string }[]>>;
+}
+
+/** The credential form refused (422): the name as sent (never the value) and each problem beside its field. */
+export interface CredentialFormState {
+  name: string;
+  errors: { name?: string; value?: string };
+}
+
+/** What one stage would send for the previewed lead: the masked request, or why it would not be sent. */
+export type SpecPreviewResult =
+  | { kind: "quoteridge" }
+  | { kind: "request"; method: string; url: string; headers: { name: string; value: string }[]; body: string | null }
+  | { kind: "not_sent"; missing: string; field: string; why: string | null };
+
+/** "What Acme would receive for lead LD-…" (ops): rendered by the spec engine, credentials and contact masked. */
+export interface SpecPreviewView {
+  /** The lead previewed (the newest by default); null when there is none to preview. */
+  reference: string | null;
+  /** What the form asked for, to show it again. */
+  asked: string;
+  /** Why there is nothing to show (a bad reference, no such lead, no lead yet). */
+  error?: string;
+  stages: { stage: SpecStage; result: SpecPreviewResult }[];
+  /** What the preview made up that only a real sale knows (the bid id, the price). */
+  notes: string[];
+}
+
 export interface BuyerDetailView extends ViewBase {
   page: "buyer";
   buyer: BuyerSummaryView;
@@ -337,6 +422,14 @@ export interface BuyerDetailView extends ViewBase {
   oneTimeSecret?: OneTimeSecretView;
   /** A problem with the rotate form, shown beside its field. */
   rotateError?: string;
+  /** Its posting spec and credentials (names and fingerprints only). */
+  spec: BuyerSpecView;
+  /** The spec form as sent, with its problems (a 422). */
+  specForm?: SpecFormState;
+  /** The credential form's problems (a 422). */
+  credentialForm?: CredentialFormState;
+  /** Ops only, for a buyer with a spec of its own: what it would receive for a lead. */
+  preview?: SpecPreviewView;
 }
 
 /** Archiving asks first: what happens to the buyer's deliveries in flight. */

@@ -200,6 +200,14 @@ tr.status-paused th, tr.status-paused td { background: #fffbeb; }
 .one-time-secret h2 { margin-top: 0; }
 .secret-value { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 1rem; min-height: 44px; padding: 8px; width: 100%; max-width: 560px; display: block; margin-top: 4px; }
 .fingerprint { font-size: 0.85rem; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.spec-stage h3, .spec-preview h3 { margin-bottom: 4px; }
+.spec-answer { margin: 4px 0 12px; padding-left: 22px; }
+.spec-form textarea { min-height: 240px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85rem; }
+.spec-problems { margin: 4px 0 0; padding-left: 18px; }
+.masked-request { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); padding: 10px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.8rem; max-height: 480px; }
+.not-sent { font-size: 1rem; }
+.credentials .attention { color: var(--danger); }
 .data-table td.wrap, .wrap { white-space: normal; overflow-wrap: anywhere; }
 .changes { margin: 0; padding-left: 18px; min-width: 260px; }
 .change { margin: 0; min-width: 260px; }

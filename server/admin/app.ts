@@ -40,6 +40,8 @@ import { buyersView } from "./buyers-view";
 import { privacyView } from "./privacy-view";
 import { settingsRoutes } from "./settings-routes";
 import { outboundPolicy } from "../delivery/outbound";
+import { certificateSecret, certificateUrl } from "../consent/certificate";
+import type { LeadRecord } from "../db/leads";
 
 /** Sign-in attempts per client per 10 minutes (beside the per-user lockout). */
 export const DEFAULT_SIGN_IN_LIMIT = 30;
@@ -48,7 +50,7 @@ const BODY_LIMIT = "16kb";
 
 export interface AdminAppDependencies {
   /** NODE_ENV and OUTBOUND_ALLOW: in production buyers' and sources' addresses must be https:// to public hosts. */
-  config: Pick<Config, "ADMIN_SESSION_HOURS" | "REPORT_TIME_ZONE" | "NODE_ENV"> & Partial<Pick<Config, "OUTBOUND_ALLOW">>;
+  config: Pick<Config, "ADMIN_SESSION_HOURS" | "REPORT_TIME_ZONE" | "NODE_ENV"> & Partial<Pick<Config, "OUTBOUND_ALLOW">> & CertificateLinkConfig;
   logger: Logger;
   db: Database;
   /** The React entry's renderAdmin, loaded when first needed (in development Vite loads it per request). */
@@ -66,6 +68,18 @@ export interface AdminAppDependencies {
   lifecycle?: Lifecycle;
   signInLimit?: number;
   now?: () => Date;
+  /** A buyer's consent certificate link for a lead, for the spec preview; by default made as the delivery worker makes it (server/delivery/setup.ts). */
+  certificateUrl?: (lead: LeadRecord, buyerId: string) => string | null;
+}
+
+/** What certificate links are made from, as the delivery worker makes them (server/delivery/setup.ts). */
+export type CertificateLinkConfig = Partial<Pick<Config, "PUBLIC_BASE_URL" | "CERTIFICATE_SECRET" | "CSRF_SECRET" | "HOST" | "PORT">>;
+
+/** The links the delivery worker gives buyers: the same key (CERTIFICATE_SECRET, else derived from the CSRF secret) and origin. */
+function certificateLinks(config: CertificateLinkConfig, csrfSecret: string | Buffer): (lead: LeadRecord, buyerId: string) => string | null {
+  const host = config.HOST === undefined || config.HOST === "0.0.0.0" || config.HOST === "::" ? "localhost" : config.HOST;
+  const key = { secret: certificateSecret(config, csrfSecret), baseUrl: config.PUBLIC_BASE_URL ?? `http://${host}:${config.PORT ?? 3000}` };
+  return (lead, buyerId) => (lead.consent?.certificateId ? certificateUrl(lead.consent.certificateId, buyerId, key) : null);
 }
 
 /** A key for one use, derived from the shared secret, so a token of one kind is never valid as another. */
@@ -183,7 +197,7 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
     res.attachment(csv.fileName).type("text/csv; charset=utf-8").send(csv.body);
   });
   // Buyers' and sources' pages, forms and actions, with their own form parser (a buyer form is long).
-  app.use(settingsRoutes({ db, settings, render, flash, outbound: outboundPolicy(config), ops, now }));
+  app.use(settingsRoutes({ db, settings, render, flash, outbound: outboundPolicy(config), ops, now, certificateUrl: deps.certificateUrl ?? certificateLinks(config, deps.secret) }));
   app.get(adminPaths.privacy, ops, async (req, res) => render(req, res, 200, await privacyView(db, now())));
 
   app.post(adminPaths.leadRetry, body, requireSessionCsrf, ops, actions.retry);

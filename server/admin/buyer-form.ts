@@ -4,16 +4,19 @@
  * problem keyed by the field it is shown beside, and a stored buyer written back into fields for
  * the edit form. Field names are the schema's paths, dotted ("caps.day", "filters.driverAge.min",
  * "priceRules.2.when.homeowner"), so an issue's path names its field with little translation.
- * The secret is not a field: the store makes it (createBuyer, rotateBuyerSecret).
+ * The secret is not a field: the store makes it (createBuyer, rotateBuyerSecret). Nor are the
+ * posting spec and its credentials (issue 43): they have their own forms on the buyer's page, and
+ * an edit of the other settings keeps them (checkBuyerForm's `keep`).
  */
 import { buyerAddressProblems, buyerSchema, type Buyer, type BuyerStatus } from "../delivery/buyers";
+import type { BuyerSecretKey } from "../settings/store";
 import type { OutboundPolicy } from "../delivery/outbound";
 import type { BuyerFilters } from "../delivery/filter-schema";
 import type { FormValues } from "../../shared/admin-views";
 import { amount, choice, compact, errorsByField, fieldForPath, list, sentence, text, words } from "./settings-form";
 
-/** A buyer as the console saves it: everything but its secrets (the store keeps or makes those). */
-export type BuyerInput = Omit<Buyer, "secret" | "previousSecret" | "previousSecretUntil">;
+/** A buyer as the console saves it: everything but its secrets and credentials (the store keeps or makes those). */
+export type BuyerInput = Omit<Buyer, BuyerSecretKey>;
 
 /** The schema requires a secret the form never carries: this stands in for it while checking, and is dropped after. */
 const STAND_IN_SECRET = "form-check-stand-in-secret-of-32-chars";
@@ -205,10 +208,19 @@ export function buyerKeyProblems(candidate: { id: string; name: string }, others
  * production, https:// to a public host: a lead carries a person's contact details); with
  * `others` (the buyers stored now), a taken id or name is one of the problems too.
  */
-export function checkBuyerForm(values: FormValues, options: { id?: string; status: BuyerStatus; outbound: OutboundPolicy; others?: ReadonlyArray<Pick<Buyer, "id" | "name">> }): BuyerFormResult {
+export function checkBuyerForm(
+  values: FormValues,
+  options: { id?: string; status: BuyerStatus; outbound: OutboundPolicy; others?: ReadonlyArray<Pick<Buyer, "id" | "name">>; keep?: Pick<Buyer, "spec" | "credentials"> },
+): BuyerFormResult {
   const { input, ruleRows } = buyerFromForm(values, options);
-  const parsed = buyerSchema.safeParse({ ...input, secret: STAND_IN_SECRET });
-  const errors = parsed.success ? {} : errorsByField(parsed.error.issues, (path) => buyerFieldFor(path, ruleRows));
+  const kept = { ...(options.keep?.spec ? { spec: options.keep.spec } : {}), ...(options.keep?.credentials ? { credentials: options.keep.credentials } : {}) };
+  const parsed = buyerSchema.safeParse({ ...input, ...kept, secret: STAND_IN_SECRET });
+  // The kept spec was valid when saved; what the form can make wrong about it is the mode (a ping spec is a ping/post buyer's).
+  const fieldOf = (path: readonly PropertyKey[]) => (path[0] === "spec" || path[0] === "credentials" ? "mode" : buyerFieldFor(path, ruleRows));
+  const errors = parsed.success ? {} : errorsByField(parsed.error.issues, fieldOf);
+  if (!parsed.success && parsed.error.issues.some((issue) => issue.path[0] === "spec")) {
+    errors.mode = "This buyer has a ping spec, which only a ping/post buyer has: remove it under Posting spec on the buyer's page first.";
+  }
   const addresses = { url: text(values, "url") || undefined, pingUrl: text(values, "pingUrl") || undefined, webhookUrl: text(values, "webhookUrl") || undefined };
   let refused = false;
   const more = {
@@ -221,7 +233,7 @@ export function checkBuyerForm(values: FormValues, options: { id?: string; statu
     refused = true;
   }
   if (!parsed.success || refused) return { ok: false, errors };
-  const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, ...buyer } = parsed.data;
+  const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, credentials: _credentials, ...buyer } = parsed.data;
   return { ok: true, buyer };
 }
 

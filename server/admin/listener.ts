@@ -6,7 +6,7 @@
 import type { AddressInfo } from "node:net";
 import { createHttpTerminator } from "http-terminator";
 import type { Config } from "../config";
-import { createAdminApp, type AdminAppDependencies } from "./app";
+import { createAdminApp, type AdminAppDependencies, type CertificateLinkConfig } from "./app";
 import { createAppServer } from "../http/app-server";
 
 export interface AdminConsole {
@@ -16,7 +16,7 @@ export interface AdminConsole {
   close(): Promise<void>;
 }
 
-export type AdminConsoleConfig = Pick<Config, "ADMIN_HOST" | "ADMIN_PORT" | "ADMIN_SESSION_HOURS" | "REPORT_TIME_ZONE" | "NODE_ENV" | "KEEP_ALIVE_TIMEOUT_MS" | "HEADERS_TIMEOUT_MS" | "REQUEST_TIMEOUT_MS" | "SHUTDOWN_TIMEOUT_MS"> & Partial<Pick<Config, "OUTBOUND_ALLOW">>;
+export type AdminConsoleConfig = Pick<Config, "ADMIN_HOST" | "ADMIN_PORT" | "ADMIN_SESSION_HOURS" | "REPORT_TIME_ZONE" | "NODE_ENV" | "KEEP_ALIVE_TIMEOUT_MS" | "HEADERS_TIMEOUT_MS" | "REQUEST_TIMEOUT_MS" | "SHUTDOWN_TIMEOUT_MS"> & Partial<Pick<Config, "OUTBOUND_ALLOW">> & CertificateLinkConfig;
 
 /** Starts the console, or resolves undefined when ADMIN_PORT is "off". */
 export async function startAdminConsole(config: AdminConsoleConfig, deps: Omit<AdminAppDependencies, "config">): Promise<AdminConsole | undefined> {

@@ -6,6 +6,7 @@
  * each difference means with the form's own words.
  */
 import type { SettingsChange } from "../settings/store";
+import { credentialSentences, specSentences } from "./spec-words";
 
 type Entry = Record<string, unknown>;
 
@@ -140,6 +141,8 @@ const ORDER = [
   "payout",
   "floor",
   "postbackUrl",
+  "spec",
+  "credentials",
 ];
 /** Not told field by field: the key is fixed, the status is the action, secrets have sentences of their own. */
 const SKIPPED = new Set(["id", "sid", "status", "secret", "previousSecret", "previousSecretUntil"]);
@@ -191,6 +194,8 @@ export function fieldSentences(before: Entry, after: Entry, by: string): string[
     const now = after[key];
     if (same(was, now)) continue;
     if (key === "priceRules") sentences.push(...priceRuleSentences(was, now, by));
+    else if (key === "spec") sentences.push(...specSentences(was, now, by));
+    else if (key === "credentials") sentences.push(...credentialSentences(was, now, by));
     else if (key === "schedule") sentences.push(`Schedule changed from ${scheduleWords(was)} to ${scheduleWords(now)} by ${by}.`);
     else if (key === "states") sentences.push(listSentence("States", was, now, by, "every state"));
     else if (key === "saleTypes") sentences.push(listSentence("Sale types", was, now, by, "none"));
@@ -240,6 +245,10 @@ export function changeSentences(change: Pick<SettingsChange, "action" | "actor" 
       return [
         `Secret rotated by ${by}: ${String(after.secret)} replaced ${String(before.secret)}${until ? `, which stays valid until ${until.replace("T", " ").replace(/(\.\d+)?Z$/, " UTC")}` : ", which stopped at once"}.`,
       ];
+    }
+    case "rotate_credential": {
+      const sentences = credentialSentences(before.credentials, after.credentials, by);
+      return sentences.length > 0 ? sentences : [`Credentials saved by ${by}, with nothing changed.`];
     }
     case "import": {
       if (change.before === null) return [`Imported by ${by}${typeof after.secret === "string" ? `, with the secret ${after.secret}` : ""}.`];

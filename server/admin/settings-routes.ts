@@ -11,7 +11,22 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import type { Database } from "../db/database";
 import { BUYER_STATUSES, SOURCE_STATUSES, type BuyerStatus, type SourceStatus } from "../delivery/buyers";
 import { campaignIdSchema } from "../../shared/campaign";
-import { createBuyer, createSource, getBuyer, getSource, loadSettings, rotateBuyerSecret, setBuyerStatus, setSourceStatus, SettingsKeyError, StaleRevisionError, updateBuyer, updateSource } from "../settings/store";
+import {
+  createBuyer,
+  createSource,
+  getBuyer,
+  getSource,
+  loadSettings,
+  rotateBuyerSecret,
+  setBuyerCredential,
+  setBuyerStatus,
+  setSourceStatus,
+  SettingsKeyError,
+  StaleRevisionError,
+  updateBuyer,
+  updateBuyerSpec,
+  updateSource,
+} from "../settings/store";
 import type { SettingsDirectory } from "../settings/directory";
 import { adminPaths, buyerPaths, sourcePaths, type BuyerDetailView, type BuyerFormView, type FormValues, type SourceFormView } from "../../shared/admin-views";
 import { parsedBody } from "../http/guards";
@@ -24,10 +39,14 @@ import { checkSourceForm, sourceToForm } from "./source-form";
 import { formValuesOf, text } from "./settings-form";
 import type { OutboundPolicy } from "../delivery/outbound";
 import { buyerDetailView, deliveriesInFlight, sourceDetailView, sourcesView } from "./settings-views";
+import { checkCredentialForm, checkSpecForm, specPreview } from "./buyer-spec";
+import type { LeadRecord } from "../db/leads";
 
 /** A buyer form with every state ticked and several price rules is a few hundred fields: its own parser, the other forms keep theirs. */
 const SETTINGS_FORM_LIMIT = "64kb";
 const SETTINGS_FORM_PARAMETERS = 500;
+/** The spec form: two JSON textareas of up to MAX_SPEC_CHARACTERS each, urlencoded (a few times longer). */
+const SPEC_FORM_LIMIT = "512kb";
 /** How long ops may keep the old secret working after a rotation: up to a week. */
 export const MAX_OVERLAP_HOURS = 168;
 export const DEFAULT_OVERLAP_HOURS = 24;
@@ -45,15 +64,26 @@ export interface SettingsRouteDependencies {
   outbound: OutboundPolicy;
   ops: RequestHandler;
   now: () => Date;
+  /** The consent certificate link a buyer gets with a lead (as the delivery worker makes it), for the spec preview. */
+  certificateUrl?: (lead: LeadRecord, buyerId: string) => string | null;
 }
 
 const actorOf = (res: Response) => `console:${sessionOf(res).name}`;
+/** The spec form's textareas as sent, to show them again. */
+const specValues = (values: FormValues, mode: string): { post: string; ping?: string } => {
+  const raw = (name: string) => {
+    const value = values[name];
+    return Array.isArray(value) ? (value[0] ?? "") : (value ?? "");
+  };
+  return { post: raw("spec.post"), ...(mode === "pingpost" ? { ping: raw("spec.ping") } : {}) };
+};
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
-export function settingsRoutes({ db, settings, render, flash, outbound, ops, now }: SettingsRouteDependencies): Router {
+export function settingsRoutes({ db, settings, render, flash, outbound, ops, now, certificateUrl }: SettingsRouteDependencies): Router {
   const router = express.Router();
   const form = parsedBody(express.urlencoded({ extended: false, limit: SETTINGS_FORM_LIMIT, parameterLimit: SETTINGS_FORM_PARAMETERS }), () => "The form could not be read.");
   const post = [form, requireSessionCsrf, ops];
+  const specForm = parsedBody(express.urlencoded({ extended: false, limit: SPEC_FORM_LIMIT, parameterLimit: 10 }), () => "The form could not be read.");
   const notFound = (req: Request, res: Response, message: string) => render(req, res, 404, { page: "error", status: 404, message });
   const current = () => settings?.current();
   /** The buyers and sources stored now (not this replica's copy, which may be a poll behind): a taken id or name is told with the form's other problems. */
@@ -74,12 +104,19 @@ export function settingsRoutes({ db, settings, render, flash, outbound, ops, now
     return parsed.success ? parsed.data : undefined;
   };
 
-  /** The buyer's page, with what this answer adds (a one-time secret, a message, a problem). */
-  async function buyerDetail(req: Request, res: Response, status: number, id: string, extra: Pick<BuyerDetailView, "oneTimeSecret" | "flash" | "rotateError"> = {}) {
+  /**
+   * The buyer's page, with what this answer adds (a one-time secret, a message, a problem). Ops
+   * also get the spec preview (masked, but a lead's contact even masked is not an analyst's), for
+   * the lead the query's `lead` names or the newest.
+   */
+  async function buyerDetail(req: Request, res: Response, status: number, id: string, extra: Pick<BuyerDetailView, "oneTimeSecret" | "flash" | "rotateError" | "specForm" | "credentialForm"> = {}) {
     const settingsNow = current();
     const view = settingsNow ? await buyerDetailView(db, settingsNow, id, now()) : undefined;
     if (!view) return notFound(req, res, `There is no buyer ${id}.`);
-    return render(req, res, status, { ...view, ...extra });
+    const stored = sessionOf(res).role === "ops" ? await getBuyer(db.builder, id) : undefined;
+    const asked = req.method === "GET" && typeof req.query.lead === "string" ? req.query.lead : undefined;
+    const preview = stored ? await specPreview(db, stored.entry, { asked, now: now(), ...(certificateUrl ? { certificateUrl } : {}) }) : undefined;
+    return render(req, res, status, { ...view, ...extra, ...(preview ? { preview } : {}) });
   }
 
   // --- Buyers ------------------------------------------------------------------------------------
@@ -145,7 +182,9 @@ export function settingsRoutes({ db, settings, render, flash, outbound, ops, now
       logAction(req, res, "update_buyer", id, "invalid", { fields: ["revision"] });
       return edit(422, { "": "This form does not say which version of the buyer it edits: open the edit page again." });
     }
-    const checked = checkBuyerForm(values, { id, status: stored.entry.status, outbound, others: (await storedNow()).buyers });
+    // The form has no spec: the stored one is kept (with its credentials, which the store keeps
+    // itself). Should the spec change meanwhile, the revision has moved and the save is a 409.
+    const checked = checkBuyerForm(values, { id, status: stored.entry.status, outbound, others: (await storedNow()).buyers, keep: { spec: stored.entry.spec, credentials: stored.entry.credentials } });
     if (!checked.ok) {
       logAction(req, res, "update_buyer", id, "invalid", { fields: Object.keys(checked.errors) });
       return edit(422, checked.errors);
@@ -239,6 +278,57 @@ export function settingsRoutes({ db, settings, render, flash, outbound, ops, now
       oneTimeSecret: { secret, reason: "rotated", previousUntil: overlapUntil?.toISOString() ?? null },
       flash: { kind: "success", text: `New secret for ${id}. Copy it now: it is not shown again.` },
     });
+  });
+
+  router.post("/buyers/:id/spec", specForm, requireSessionCsrf, ops, async (req, res) => {
+    const id = buyerIdOf(req);
+    const stored = id ? await getBuyer(db.builder, id) : undefined;
+    if (!id || !stored) return notFound(req, res, "There is no such buyer.");
+    const values = formValuesOf(req.body);
+    const revision = text(values, "revision");
+    const checked = checkSpecForm(values, stored.entry);
+    if (!checked.ok) {
+      const paths = Object.entries(checked.state.errors).flatMap(([stage, problems]) => problems.map((problem) => `${stage}:${problem.path}`.slice(0, 80)));
+      logAction(req, res, "update_spec", id, "invalid", { fields: paths.slice(0, 20) });
+      return buyerDetail(req, res, 422, id, { specForm: checked.state, flash: { kind: "error", text: "The posting spec was not saved: see the problems beside it." } });
+    }
+    if (!/^\d{1,9}$/.test(revision)) {
+      logAction(req, res, "update_spec", id, "invalid", { fields: ["revision"] });
+      return buyerDetail(req, res, 422, id, { specForm: { values: specValues(values, stored.entry.mode), errors: {} }, flash: { kind: "error", text: "This form does not say which version of the buyer it edits: open the buyer's page again." } });
+    }
+    let saved: number;
+    try {
+      saved = await updateBuyerSpec(db.builder, id, checked.spec, Number(revision), actorOf(res));
+    } catch (error) {
+      if (!(error instanceof StaleRevisionError)) throw error;
+      logAction(req, res, "update_spec", id, "conflict", { revision: Number(revision), current: error.current });
+      return buyerDetail(req, res, 409, id, {
+        specForm: { values: specValues(values, stored.entry.mode), errors: {} },
+        flash: { kind: "error", text: `Someone else changed this buyer since you opened the page (it is now at revision ${error.current}, your form was read at ${revision}). Nothing was saved: your spec is below; compare it with the one in force, then save again.` },
+      });
+    }
+    await applied();
+    const changed = saved !== Number(revision);
+    logAction(req, res, "update_spec", id, changed ? "done" : "nothing_to_do", { revision: saved });
+    back(req, res, flash, `${buyerPaths(id).detail}#spec-title`, { kind: "success", text: changed ? `Saved the posting spec of ${id} (revision ${saved}).` : `Nothing changed in the posting spec of ${id}.` });
+  });
+
+  router.post("/buyers/:id/credentials", ...post, async (req, res) => {
+    const id = buyerIdOf(req);
+    const stored = id ? await getBuyer(db.builder, id) : undefined;
+    if (!id || !stored) return notFound(req, res, "There is no such buyer.");
+    const checked = checkCredentialForm(formValuesOf(req.body));
+    if (!checked.ok) {
+      logAction(req, res, "set_credential", id, "invalid", { fields: Object.keys(checked.state.errors) });
+      return buyerDetail(req, res, 422, id, { credentialForm: checked.state });
+    }
+    // The value is never logged, echoed or put in the flash: only its name, and the page shows its fingerprint.
+    const { replaced, revision } = await setBuyerCredential(db.builder, id, checked.name, checked.value, actorOf(res));
+    await applied();
+    const changed = revision !== stored.revision;
+    logAction(req, res, "set_credential", id, changed ? "done" : "nothing_to_do", { credential: checked.name, replaced });
+    const said = changed ? `${replaced ? "Replaced" : "Set"} the credential ${checked.name} of ${id}.` : `The credential ${checked.name} of ${id} already had that value.`;
+    back(req, res, flash, `${buyerPaths(id).detail}#credentials-title`, { kind: "success", text: said });
   });
 
   // --- Sources -----------------------------------------------------------------------------------

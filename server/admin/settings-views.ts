@@ -1,6 +1,7 @@
 /**
  * The console's settings pages' data (issue 33, item 2): a buyer's detail (every setting, secrets
- * as fingerprints only, usage, deliveries in flight, history), the sources list and a source's
+ * and credentials as fingerprints only, its posting spec in words, usage, deliveries in flight,
+ * history), the sources list and a source's
  * detail. Secrets never enter these views: the one place a secret is shown is the answer to the
  * create or rotate that made it (server/admin/settings-actions.ts).
  */
@@ -11,6 +12,7 @@ import { getBuyer, getSource, secretFingerprint, settingsHistory, type ChangeKin
 import type { BuyerDetailView, SettingRowView, SettingsHistoryRowView, SourceDetailView, SourcesView, SourceSummaryView } from "../../shared/admin-views";
 import { buyersView } from "./buyers-view";
 import { changeSentences } from "./settings-history";
+import { buyerSpecView } from "./buyer-spec";
 
 /** A buyer's deliveries still to be sent or being sent: they finish whatever its status becomes. */
 export async function deliveriesInFlight(db: Database, buyerId: string): Promise<number> {
@@ -107,6 +109,7 @@ export async function buyerDetailView(db: Database, settings: LiveSettings, id: 
     previous: overlapping ? { fingerprint: secretFingerprint(buyer.previousSecret!), until: buyer.previousSecretUntil! } : null,
     inFlight,
     history: rows,
+    spec: buyerSpecView(buyer),
   };
 }
 

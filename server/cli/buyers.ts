@@ -4,9 +4,11 @@
  *   npm run buyers -- export [--with-secrets]       the settings as a buyers file, on stdout
  * The file is BUYERS_FILE's format. Import is idempotent (importing the same file again changes
  * nothing) and all or nothing; entries stored but not in the file are kept (archive them in the
- * console). A buyer given without a `secret` keeps its stored one, or gets a new one, printed once.
- * Export leaves secrets out unless --with-secrets, so its output can go into a ticket or a review,
- * and importing it back keeps every secret. Each change is in the settings history as `cli`, and
+ * console). A buyer given without a `secret` keeps its stored one, or gets a new one, printed once;
+ * one given without `credentials` (the values its posting spec's authentication names, issue 43),
+ * or without one of them, keeps the stored values. Export leaves secrets and credentials out unless
+ * --with-secrets (the credentials' names stay in each spec's `auth`), so its output can go into a
+ * ticket or a review, and importing it back keeps every secret and credential. Each change is in the settings history as `cli`, and
  * running servers apply it within SETTINGS_POLL_MS. Same configuration as the server (DATABASE_URL,
  * or the embedded store in DATA_DIR, through the running server's database process: decision 033).
  */
@@ -22,7 +24,8 @@ import { runAsScript, UsageError } from "./common";
 const USAGE = `Usage: npm run buyers -- <command> [options]
   import FILE [--dry-run]     create or update the buyers, sources and auction rules of FILE (BUYERS_FILE's format);
                               entries not in FILE are kept; --dry-run says what would change and changes nothing
-  export [--with-secrets]     the settings as such a file on stdout; secrets only with --with-secrets`;
+  export [--with-secrets]     the settings as such a file on stdout; secrets and credentials only with --with-secrets
+                              (an import of a file without them keeps the stored ones)`;
 
 function describe(report: ImportReport, dryRun: boolean): string {
   const would = dryRun ? " (would be)" : "";

@@ -132,7 +132,7 @@ const buyerFields = z.object({
    */
   spec: z.object({ post: requestSpecSchema.optional(), ping: pingSpecSchema.optional() }).strict().optional(),
   /** The secret values the spec's authentication names (an API key, a token, a password): kept like `secret`, never exported without --with-secrets. */
-  credentials: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, "letters, digits, . _ and -, at most 40"), z.string().min(1).max(500)).optional(),
+  credentials: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, . _ and -, at most 64 (as a spec names them)"), z.string().min(1).max(500)).optional(),
 });
 
 /**

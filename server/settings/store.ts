@@ -23,7 +23,7 @@ export type AuctionSettings = LiveSettings["auction"];
 export const DEFAULT_AUCTION: AuctionSettings = { maxShared: 4, bidLifetimeMs: 60_000 };
 
 export type ChangeKind = "buyer" | "source" | "auction";
-export type ChangeAction = "create" | "update" | "pause" | "resume" | "archive" | "rotate_secret" | "import";
+export type ChangeAction = "create" | "update" | "pause" | "resume" | "archive" | "rotate_secret" | "rotate_credential" | "import";
 
 /** One row of a buyer's (or source's) history, as the console shows it. */
 export interface SettingsChange {
@@ -69,12 +69,26 @@ export function secretFingerprint(secret: string): string {
 
 const SECRET_KEYS = ["secret", "previousSecret"] as const;
 
-/** The entry with its secrets as fingerprints: what history keeps and analysts see. */
+/** A buyer's credentials (the values its spec's authentication names) as fingerprints, by name. */
+export function credentialFingerprints(credentials: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(credentials ?? {}).map(([name, value]) => [name, secretFingerprint(value)]));
+}
+
+/** The entry with its secrets and credentials as fingerprints: what history keeps and analysts see. */
 export function maskSecrets<T extends object>(entry: T): T {
   const masked: Record<string, unknown> = { ...(entry as Record<string, unknown>) };
   for (const key of SECRET_KEYS) if (typeof masked[key] === "string") masked[key] = secretFingerprint(masked[key]);
+  const credentials = masked.credentials;
+  if (credentials !== null && typeof credentials === "object" && !Array.isArray(credentials)) {
+    masked.credentials = Object.fromEntries(Object.entries(credentials as Record<string, unknown>).map(([name, value]) => [name, typeof value === "string" ? secretFingerprint(value) : "(not text)"]));
+  }
   return masked as T;
 }
+
+/** The parts of a buyer only the store sets: its secrets (createBuyer, rotateBuyerSecret) and credentials (setBuyerCredential, an import). */
+export type BuyerSecretKey = "secret" | "previousSecret" | "previousSecretUntil" | "credentials";
+/** A buyer as the console saves it: everything but what only the store sets. */
+export type BuyerInput = Omit<Buyer, BuyerSecretKey>;
 
 /** The stored JSON of an entry: its checked fields without the status (a column of its own). */
 const configOf = <T extends { status: string }>(entry: T): Omit<T, "status"> => {
@@ -229,7 +243,7 @@ async function assertNameFree(tx: Tx, buyer: Buyer): Promise<void> {
  * A new buyer (its secret made here, returned once) from the console's checked form. Throws
  * SettingsKeyError when the id or name is taken.
  */
-export async function createBuyer(db: Builder, input: Omit<Buyer, "secret" | "previousSecret" | "previousSecretUntil">, actor: Actor): Promise<{ buyer: Buyer; secret: string }> {
+export async function createBuyer(db: Builder, input: BuyerInput, actor: Actor): Promise<{ buyer: Buyer; secret: string }> {
   const secret = generateSecret();
   const buyer = buyerSchema.parse({ ...input, secret });
   await db.transaction().execute(async (tx) => {
@@ -241,17 +255,20 @@ export async function createBuyer(db: Builder, input: Omit<Buyer, "secret" | "pr
 }
 
 /**
- * Saves an edited buyer (its secrets are kept: only rotateBuyerSecret changes them) if its
- * revision is still `revision`; else StaleRevisionError. Returns the new revision (the same when
- * nothing changed: no history row is written for a form saved unchanged).
+ * Saves an edited buyer (its secrets and credentials are kept: only rotateBuyerSecret and
+ * setBuyerCredential change them) if its revision is still `revision`; else StaleRevisionError.
+ * The input is the whole buyer, its spec included: a form that does not edit the spec passes the
+ * stored one (the revision check makes sure it is still the stored one). Returns the new revision
+ * (the same when nothing changed: no history row is written for a form saved unchanged).
  */
-export async function updateBuyer(db: Builder, input: Omit<Buyer, "secret" | "previousSecret" | "previousSecretUntil">, revision: number, actor: Actor): Promise<number> {
+export async function updateBuyer(db: Builder, input: BuyerInput, revision: number, actor: Actor): Promise<number> {
   return db.transaction().execute(async (tx) => {
     const before = await storedBuyer(tx, input.id, true);
     if (!before) throw new SettingsKeyError(`there is no buyer ${input.id}`);
     if (before.revision !== revision) throw new StaleRevisionError("buyer", input.id, before.revision);
-    const { secret, previousSecret, previousSecretUntil } = before.entry;
-    const buyer = buyerSchema.parse({ ...input, secret, ...(previousSecret ? { previousSecret, previousSecretUntil } : {}) });
+    const { secret, previousSecret, previousSecretUntil, credentials } = before.entry;
+    const { credentials: _ignored, ...edited } = input as BuyerInput & { credentials?: unknown };
+    const buyer = buyerSchema.parse({ ...edited, secret, ...(previousSecret ? { previousSecret, previousSecretUntil } : {}), ...(credentials ? { credentials } : {}) });
     if (sameEntry(buyer, before.entry)) return before.revision;
     if (buyer.name !== before.entry.name) await assertNameFree(tx, buyer);
     return writeBuyer(tx, buyer, actor, "update", before);
@@ -289,6 +306,49 @@ export async function rotateBuyerSecret(db: Builder, id: string, overlapHours: n
     await writeBuyer(tx, buyer, actor, "rotate_secret", before);
   });
   return { secret, overlapUntil };
+}
+
+/** A credential's name, as buyerSchema's credentials take it. */
+export const CREDENTIAL_NAME = /^[A-Za-z0-9_.-]{1,40}$/;
+
+/**
+ * Sets or replaces one of the buyer's credentials (the value its spec's authentication names: an
+ * API key, a token, a password), from the console. History keeps the fingerprints only (action
+ * rotate_credential). Returns whether it replaced a value and the new revision (the same when the
+ * value was already this one: nothing is written).
+ */
+export async function setBuyerCredential(db: Builder, id: string, name: string, value: string, actor: Actor): Promise<{ replaced: boolean; revision: number }> {
+  return db.transaction().execute(async (tx) => {
+    const before = await storedBuyer(tx, id, true);
+    if (!before) throw new SettingsKeyError(`there is no buyer ${id}`);
+    const stored = before.entry.credentials ?? {};
+    const replaced = Object.hasOwn(stored, name);
+    if (stored[name] === value) return { replaced, revision: before.revision };
+    const buyer = buyerSchema.parse({ ...before.entry, credentials: { ...stored, [name]: value } });
+    return { replaced, revision: await writeBuyer(tx, buyer, actor, "rotate_credential", before) };
+  });
+}
+
+/** A buyer's spec by stage, as the console saves it (absent: our signed JSON, format quoteridge). */
+export type BuyerSpec = NonNullable<Buyer["spec"]>;
+
+/**
+ * Saves a buyer's posting spec (post and, for a ping/post buyer, ping) if its revision is still
+ * `revision` (StaleRevisionError otherwise), keeping every other setting, its secrets and its
+ * credentials. buyerSchema checks it again here (a spec naming a credential the buyer lacks is a
+ * ZodError). Returns the new revision (the same when nothing changed).
+ */
+export async function updateBuyerSpec(db: Builder, id: string, spec: BuyerSpec | undefined, revision: number, actor: Actor): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const before = await storedBuyer(tx, id, true);
+    if (!before) throw new SettingsKeyError(`there is no buyer ${id}`);
+    if (before.revision !== revision) throw new StaleRevisionError("buyer", id, before.revision);
+    const { spec: _old, ...rest } = before.entry;
+    const empty = spec === undefined || (spec.post === undefined && spec.ping === undefined);
+    const buyer = buyerSchema.parse({ ...rest, ...(empty ? {} : { spec }) });
+    if (sameEntry(buyer, before.entry)) return before.revision;
+    return writeBuyer(tx, buyer, actor, "update", before);
+  });
 }
 
 /** A new traffic source; SettingsKeyError when its sid is taken. */
@@ -356,7 +416,8 @@ export class ImportFileError extends Error {
  * in it is created or, when different, updated; those equal to what is stored are left alone
  * (importing the same file twice changes nothing the second time). Entries stored but not in the
  * file are kept. A buyer without a `secret` keeps its stored one, or is given a new one (reported
- * once). All or nothing, in one transaction; ImportFileError names every problem.
+ * once); one without `credentials` (or one of them) keeps the stored values. All or nothing, in
+ * one transaction; ImportFileError names every problem.
  */
 export async function importSettings(db: Builder, raw: unknown, actor: Actor, options: { dryRun?: boolean; outbound?: OutboundPolicy } = {}): Promise<ImportReport> {
   try {
@@ -413,31 +474,44 @@ async function importInTransaction(db: Builder, raw: unknown, actor: Actor, opti
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
+/**
+ * What a file leaves out that the store keeps: a buyer without `secret` keeps its stored one (or
+ * gets a new one, reported once); a buyer without `credentials`, or without one of them, keeps the
+ * stored values (an export without --with-secrets leaves them out, and imports back unchanged). A
+ * credential is replaced only by giving its value.
+ */
 async function fillSecrets(tx: Tx, raw: unknown, generated: Record<string, string>): Promise<unknown> {
   if (!isObject(raw) || !Array.isArray(raw.buyers)) return raw;
   const buyers = await Promise.all(
     raw.buyers.map(async (entry: unknown) => {
-      if (!isObject(entry) || entry.secret !== undefined || typeof entry.id !== "string") return entry;
+      if (!isObject(entry) || typeof entry.id !== "string") return entry;
       const stored = await tx.selectFrom("buyers").select("config").where("id", "=", entry.id).executeTakeFirst();
       const config = stored ? (parsedJson(stored.config) as Partial<Buyer>) : undefined;
-      if (config?.secret) return { ...entry, secret: config.secret, ...(config.previousSecret && entry.previousSecret === undefined ? { previousSecret: config.previousSecret, previousSecretUntil: config.previousSecretUntil } : {}) };
+      let filled: Record<string, unknown> = entry;
+      const storedCredentials = config?.credentials;
+      if (storedCredentials && Object.keys(storedCredentials).length > 0 && (entry.credentials === undefined || isObject(entry.credentials))) {
+        filled = { ...filled, credentials: { ...storedCredentials, ...(entry.credentials as Record<string, unknown> | undefined) } };
+      }
+      if (entry.secret !== undefined) return filled;
+      if (config?.secret) return { ...filled, secret: config.secret, ...(config.previousSecret && entry.previousSecret === undefined ? { previousSecret: config.previousSecret, previousSecretUntil: config.previousSecretUntil } : {}) };
       const secret = generateSecret();
       generated[entry.id] = secret;
-      return { ...entry, secret };
+      return { ...filled, secret };
     }),
   );
   return { ...raw, buyers };
 }
 
 /**
- * The settings as a buyers file (what import reads back). Secrets are left out unless
- * `withSecrets`: an export is safe to paste into a ticket; importing it keeps the stored secrets.
+ * The settings as a buyers file (what import reads back). Secrets and credentials are left out
+ * unless `withSecrets`: an export is safe to paste into a ticket; importing it keeps the stored
+ * secrets and credentials. The credentials' names stay visible in each spec's `auth`.
  */
 export async function exportSettings(db: Builder, options: { withSecrets: boolean }): Promise<Record<string, unknown>> {
   const settings = await loadSettings(db);
   const strip = (buyer: Buyer) => {
     if (options.withSecrets) return buyer;
-    const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, ...rest } = buyer;
+    const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, credentials: _credentials, ...rest } = buyer;
     return rest;
   };
   return { buyers: settings.buyers.map(strip), sources: settings.sources, auction: settings.auction };

@@ -2,7 +2,9 @@
  * `npm run buyers -- import|export` (server/cli/buyers.ts) on both stores: the file becomes an
  * import (issue 33, item 7). Import is idempotent and all or nothing, keeps stored secrets when the
  * file has none, makes and prints one for a new buyer without; export never prints a secret unless
- * asked, and what it prints imports back unchanged.
+ * asked, and what it prints imports back unchanged. The same for a buyer's credentials (issue 43):
+ * kept when the file leaves them out, exported only with --with-secrets, fingerprints in history;
+ * and a spec with a bad field is refused on import, named by its path.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +15,7 @@ import { UsageError } from "../../server/cli/common";
 import { loadSettings, settingsHistory } from "../../server/settings/store";
 import { commandStores, withCommandStore, type CommandStore } from "../support/databases";
 import { projectRoot } from "../../tools/production-server";
+import { ACME_POST, EXAMPLE_CREDENTIALS } from "../../tools/buyer-spec-examples";
 
 const EXAMPLE = path.join(projectRoot, "deploy", "buyers.example.json");
 
@@ -126,6 +129,54 @@ describe.each(commandStores())("npm run buyers ($kind)", ({ make }) => {
     const refused = await buyers(["import", file], { NODE_ENV: "production", CSRF_SECRET: "x".repeat(32), OUTBOUND_ALLOW: "" }).then(() => undefined, (error: Error) => error);
     expect(refused?.message).toMatch(/buyers\.0\.url: use an https:\/\/ address/);
     expect((await settings()).buyers.map((buyer) => buyer.id)).toContain("stubbed");
+  });
+
+  it("keeps a buyer's credentials like its secret: exported only with --with-secrets, kept by an import that leaves them out, fingerprints in history", async () => {
+    const key = EXAMPLE_CREDENTIALS.acme.key;
+    const acme = { id: "acme", name: "Acme Auto Agents", url: "http://127.0.0.1:4010/acme/leads", price: 12, spec: { post: ACME_POST }, credentials: { key } };
+    const file = path.join(folder, "acme.json");
+    await writeFile(file, JSON.stringify({ buyers: [acme] }));
+    expect((await buyers(["import", file])).output).toContain("Created 1: buyer acme");
+    expect((await settings()).buyers.find((buyer) => buyer.id === "acme")).toMatchObject({ spec: { post: { format: "form" } }, credentials: { key } });
+
+    const plain = await buyers(["export"]);
+    expect(plain.output).not.toContain(key);
+    const exported = JSON.parse(plain.output) as { buyers: Array<Record<string, unknown>> };
+    const entry = exported.buyers.find((buyer) => buyer.id === "acme")!;
+    expect(entry.credentials).toBeUndefined();
+    // The credential's name stays visible in the spec.
+    expect(entry.spec).toMatchObject({ post: { auth: { type: "query", name: "key", credential: "key" } } });
+    const withSecrets = JSON.parse((await buyers(["export", "--with-secrets"])).output) as { buyers: Array<Record<string, unknown>> };
+    expect(withSecrets.buyers.find((buyer) => buyer.id === "acme")!.credentials).toEqual({ key });
+
+    // The export without secrets imports back unchanged, the credential kept.
+    // (Its entry alone: the previous test left a buyer on a host only production's allowance names.)
+    const back = path.join(folder, "acme-exported.json");
+    await writeFile(back, JSON.stringify({ buyers: [entry] }));
+    expect((await buyers(["import", back])).output).toContain("Nothing to change");
+    expect((await settings()).buyers.find((buyer) => buyer.id === "acme")!.credentials).toEqual({ key });
+
+    // Giving the value replaces it; history holds fingerprints only.
+    await writeFile(file, JSON.stringify({ buyers: [{ ...acme, credentials: { key: "acme-new-key-789" } }] }));
+    expect((await buyers(["import", file])).output).toContain("Updated 1: buyer acme");
+    expect((await settings()).buyers.find((buyer) => buyer.id === "acme")!.credentials).toEqual({ key: "acme-new-key-789" });
+    const history = await withCommandStore(location, (db) => settingsHistory(db.builder, "buyer", "acme"));
+    expect(JSON.stringify(history)).not.toContain(key);
+    expect(JSON.stringify(history)).not.toContain("acme-new-key-789");
+    expect(history[0]!.after!.credentials).toEqual({ key: expect.stringMatching(/^sha256:[0-9a-f]{12}$/) });
+    expect(history[0]!.before!.credentials).toEqual({ key: expect.stringMatching(/^sha256:[0-9a-f]{12}$/) });
+    expect(history[0]!.after!.credentials).not.toEqual(history[0]!.before!.credentials);
+  });
+
+  it("refuses a buyer whose spec names an unknown fact or lacks its credential, naming the path, and imports nothing", async () => {
+    const file = path.join(folder, "bad-spec.json");
+    const fields = ACME_POST.fields.map((field, index) => (index === 3 ? { ...field, from: "contact.fax" } : field));
+    await writeFile(file, JSON.stringify({ buyers: [{ id: "badspec", name: "Bad Spec Agency", url: "http://127.0.0.1:4010/acme/leads", price: 1, spec: { post: { ...ACME_POST, fields } }, credentials: { key: "k" } }, { id: "nokey", name: "No Key Agency", url: "http://127.0.0.1:4010/acme/leads", price: 1, spec: { post: ACME_POST } }] }));
+    const failure = await buyers(["import", file]).then(() => undefined, (error: Error) => error);
+    expect(failure?.message).toMatch(/buyers\.0\.spec\.post\.fields\.3\.from: unknown fact/);
+    expect(failure?.message).toMatch(/buyers\.1\.credentials\.key: the spec's authentication names the credential "key"/);
+    expect(failure?.message).toContain("Nothing was changed");
+    expect((await settings()).buyers.map((buyer) => buyer.id)).not.toContain("badspec");
   });
 
   it.each([

@@ -12,6 +12,10 @@ import { openSettingsDirectory, type SettingsDirectory } from "../../server/sett
 import {
   createBuyer,
   createSource,
+  exportSettings,
+  importSettings,
+  setBuyerCredential,
+  updateBuyerSpec,
   getBuyer,
   loadSettings,
   rotateBuyerSecret,
@@ -25,6 +29,8 @@ import {
   updateSource,
 } from "../../server/settings/store";
 import { createLeadCapture } from "../../server/leads/capture";
+import { parseSpec, type RequestSpec } from "../../server/delivery/spec";
+import { ACME_POST } from "../../tools/buyer-spec-examples";
 import { allStores, type TestDatabase } from "../support/databases";
 
 const quiet = pino({ level: "silent" });
@@ -106,6 +112,50 @@ describe.each(allStores())("business settings ($kind)", (store) => {
     expect((await settingsHistory(db.builder, "buyer", "acme")).filter((change) => change.action === "rotate_secret")).toHaveLength(1);
     await expect(createBuyer(db.builder, input({ id: "other" }), "console:alice")).rejects.toMatchObject({ field: "name" });
     await expect(createBuyer(db.builder, input(), "console:alice")).rejects.toMatchObject({ field: "id" });
+  });
+
+  it("keeps a buyer's credentials like its secret: an edit keeps them, a replacement is a fingerprint in history, a spec needs its credential", async () => {
+    const parsed = parseSpec(ACME_POST, "post");
+    if (!parsed.ok) throw new Error("the example spec is valid");
+    const spec: RequestSpec = parsed.spec;
+    await createBuyer(db.builder, input(), "console:alice");
+    // A spec naming a credential the buyer lacks is refused, nothing written.
+    await expect(updateBuyerSpec(db.builder, "acme", { post: spec }, 1, "console:alice")).rejects.toThrow(/credentials/);
+    expect(await setBuyerCredential(db.builder, "acme", "key", "first-key-value", "console:alice")).toEqual({ replaced: false, revision: 2 });
+    expect(await updateBuyerSpec(db.builder, "acme", { post: spec }, 2, "console:alice")).toBe(3);
+    await expect(updateBuyerSpec(db.builder, "acme", undefined, 2, "console:bob")).rejects.toBeInstanceOf(StaleRevisionError);
+    // An edit of the other settings (the spec passed as stored) keeps the credentials, which it cannot carry.
+    expect(await updateBuyer(db.builder, { ...input({ price: 15 }), spec: { post: spec } }, 3, "console:bob")).toBe(4);
+    expect((await getBuyer(db.builder, "acme"))!.entry).toMatchObject({ price: 15, credentials: { key: "first-key-value" }, spec: { post: { format: "form" } } });
+    // Setting the same value again writes nothing; another replaces it.
+    expect(await setBuyerCredential(db.builder, "acme", "key", "first-key-value", "console:alice")).toEqual({ replaced: true, revision: 4 });
+    expect(await setBuyerCredential(db.builder, "acme", "key", "second-key-value", "console:alice")).toEqual({ replaced: true, revision: 5 });
+    const history = await settingsHistory(db.builder, "buyer", "acme");
+    expect(history.map((change) => change.action)).toEqual(["rotate_credential", "update", "update", "rotate_credential", "create"]);
+    expect(history[0]).toMatchObject({ before: { credentials: { key: secretFingerprint("first-key-value") } }, after: { credentials: { key: secretFingerprint("second-key-value") } } });
+    expect(JSON.stringify(history)).not.toContain("first-key-value");
+    expect(JSON.stringify(history)).not.toContain("second-key-value");
+    // Removing the spec keeps the credentials (only their values are secret, and ops may bring the spec back).
+    expect(await updateBuyerSpec(db.builder, "acme", undefined, 5, "console:alice")).toBe(6);
+    expect((await getBuyer(db.builder, "acme"))!.entry.spec).toBeUndefined();
+  });
+
+  it("exports credentials only with secrets, and an import that leaves them (or one of them) out keeps the stored values", async () => {
+    const buyer = { id: "acme", name: "Acme Auto Agents", url: "https://leads.acme.example/post", price: 12, spec: { post: ACME_POST }, credentials: { key: "acme-key", spare: "spare-value" } };
+    expect((await importSettings(db.builder, { buyers: [buyer] }, "cli")).created).toEqual(["buyer acme"]);
+    const plain = await exportSettings(db.builder, { withSecrets: false });
+    expect(JSON.stringify(plain)).not.toContain("acme-key");
+    expect((plain.buyers as Array<Record<string, unknown>>)[0]!.credentials).toBeUndefined();
+    expect(((await exportSettings(db.builder, { withSecrets: true })).buyers as Buyer[])[0]!.credentials).toEqual({ key: "acme-key", spare: "spare-value" });
+    // Round trip: unchanged.
+    expect(await importSettings(db.builder, plain, "cli")).toMatchObject({ created: [], updated: [], unchanged: ["buyer acme", "auction"] });
+    // One credential given: it is replaced, the other kept.
+    const { credentials: _credentials, ...withoutCredentials } = buyer;
+    expect((await importSettings(db.builder, { buyers: [{ ...withoutCredentials, credentials: { key: "acme-key-2" } }] }, "cli")).updated).toEqual(["buyer acme"]);
+    expect((await getBuyer(db.builder, "acme"))!.entry.credentials).toEqual({ key: "acme-key-2", spare: "spare-value" });
+    const [last] = await settingsHistory(db.builder, "buyer", "acme");
+    expect(last!.after!.credentials).toEqual({ key: secretFingerprint("acme-key-2"), spare: secretFingerprint("spare-value") });
+    expect(JSON.stringify(await settingsHistory(db.builder, "buyer", "acme"))).not.toMatch(/acme-key|spare-value/);
   });
 
   it("keeps sources with their history and refuses a stale edit", async () => {

@@ -4,7 +4,10 @@
  * (so `refresh()` really reloads what the store wrote): create with the secret shown once, 422 with
  * each problem beside its field, https in production, 409 on a stale revision, pause, resume,
  * archive after a confirmation that counts the deliveries in flight, secret rotation with an
- * overlap, sources, analysts read-only and never shown a secret, CSRF, admin_action and history.
+ * overlap, sources, analysts read-only and never shown a secret, CSRF, admin_action and history;
+ * and a buyer's posting spec (issue 43): its JSON edited with each problem beside it, shown in
+ * words, kept by an edit of the other settings, its credentials set and replaced (fingerprints
+ * only), and the masked preview of what the buyer would receive for a lead.
  */
 import path from "node:path";
 import request from "supertest";
@@ -23,6 +26,8 @@ import { secretFingerprint } from "../../server/settings/store";
 import { activeSecrets } from "../../server/delivery/buyers";
 import { signBody, verifySignature } from "../../server/delivery/signature";
 import type { AdminView, BuyerArchiveView, BuyerDetailView, BuyerFormView, BuyersView, LeadsView, SourceDetailView, SourceFormView, SourcesView } from "../../shared/admin-views";
+import { ACME_POST, COBALT_PING, COBALT_POST, EXAMPLE_CREDENTIALS } from "../../tools/buyer-spec-examples";
+import { getBuyer } from "../../server/settings/store";
 import { projectRoot } from "../../tools/production-server";
 import { sampleNewLead } from "../../tools/lead-session";
 import { allStores, type TestDatabase } from "../support/databases";
@@ -531,6 +536,246 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
     });
   });
 
+  describe("a buyer's posting spec and credentials (issue 43)", () => {
+    const ACME_KEY = EXAMPLE_CREDENTIALS.acme.key;
+    const json = (value: unknown) => JSON.stringify(value, null, 2);
+    /** The buyer's page's revision now. */
+    const revisionOf = async (id: string) => {
+      await get(ops.agent, `/buyers/${id}`);
+      return String(lastView<BuyerDetailView>("buyer").revision);
+    };
+    const postSpec = async (id: string, form: Form) => post(ops.agent, `/buyers/${id}/spec`, { revision: await revisionOf(id), ...form, _csrf: ops.csrf });
+
+    it("refuses a bad spec with each problem beside its textarea, named by its path, then saves a good one and shows it in words", async () => {
+      await createBuyer("acmeform", { name: "Acme Auto Agents", url: "https://acmeform.example/leads" });
+      const fresh = await get(ops.agent, "/buyers/acmeform");
+      expect(lastView<BuyerDetailView>("buyer").spec.stages).toEqual([expect.objectContaining({ stage: "post", format: "quoteridge" })]);
+      expect(parseHtml(fresh.text).querySelector('textarea[name="spec.post"]')?.text).toBe("");
+      const before = settings.current().version;
+
+      // An unknown fact: 422, the problem beside the textarea with its path, the JSON as sent.
+      const unknown = { ...ACME_POST, fields: ACME_POST.fields.map((field, index) => (index === 3 ? { ...field, from: "contact.fax" } : field)) };
+      const refused = await postSpec("acmeform", { "spec.post": json(unknown) });
+      expect(refused.status).toBe(422);
+      const problems = lastView<BuyerDetailView>("buyer").specForm!.errors.post!;
+      expect(problems).toContainEqual({ path: "fields.3.from", message: expect.stringMatching(/unknown fact/) });
+      const beside = problemsIn(refused.text)["spec.post"];
+      expect(beside).toContain("fields.3.from");
+      expect(beside).toMatch(/unknown fact/);
+      expect(parseHtml(refused.text).querySelector('textarea[name="spec.post"]')?.text).toContain("contact.fax");
+      expect(actions("update_spec").at(-1)).toMatchObject({ target: "acmeform", outcome: "invalid" });
+
+      // Not JSON, and a map that misses a value: each named.
+      const broken = await postSpec("acmeform", { "spec.post": '{ "format": "form", ' });
+      expect(broken.status).toBe(422);
+      expect(problemsIn(broken.text)["spec.post"]).toMatch(/not JSON/);
+      const unmapped = { ...ACME_POST, fields: [{ to: "Own", from: "vehicle.1.ownership", transforms: [{ type: "map", values: { own: "Owned" } }] }] };
+      const unmappedAnswer = await postSpec("acmeform", { "spec.post": json(unmapped) });
+      expect(unmappedAnswer.status).toBe(422);
+      expect(problemsIn(unmappedAnswer.text)["spec.post"]).toContain("fields.0.transforms.0");
+
+      // A good spec naming a credential the buyer does not have yet.
+      const noKey = await postSpec("acmeform", { "spec.post": json(ACME_POST) });
+      expect(noKey.status).toBe(422);
+      expect(lastView<BuyerDetailView>("buyer").specForm!.errors.post).toEqual([{ path: "auth.credential", message: expect.stringContaining('no credential "key"') }]);
+      expect(settings.current().version).toBe(before);
+      expect(lastView<BuyerDetailView>("buyer").spec.credentials).toEqual([]);
+
+      // The credential first, then the spec.
+      const set = await post(ops.agent, "/buyers/acmeform/credentials", { name: "key", value: ACME_KEY, _csrf: ops.csrf });
+      expect(set.status).toBe(303);
+      secretsShown.push(ACME_KEY);
+      expect(buyerNow("acmeform")!.credentials).toEqual({ key: ACME_KEY });
+      const saved = await postSpec("acmeform", { "spec.post": json(ACME_POST) });
+      expect(saved.status).toBe(303);
+      expect(saved.headers.location).toBe("/buyers/acmeform#spec-title");
+      expect(buyerNow("acmeform")!.spec!.post).toMatchObject({ format: "form", auth: { type: "query", name: "key", credential: "key" } });
+      expect(actions("update_spec").at(-1)).toMatchObject({ target: "acmeform", outcome: "done" });
+
+      const page = await get(ops.agent, "/buyers/acmeform");
+      const view = lastView<BuyerDetailView>("buyer");
+      expect(view.flash?.text).toMatch(/^Saved the posting spec of acmeform/);
+      const stage = view.spec.stages[0]!;
+      expect(stage).toMatchObject({ format: "form", method: "POST", url: "https://acmeform.example/leads", auth: "the credential key in the query parameter key", credential: "key" });
+      expect(stage.fields).toContainEqual({ to: "DOB", from: "driver.1.dateOfBirth", transforms: "date as MM/DD/YYYY" });
+      expect(stage.fields.find((row) => row.to === "V1_Ownership")).toMatchObject({ from: "vehicle.1.ownership", transforms: expect.stringMatching(/^(?=.*own → "Owned")(?=.*finance → "Financed")(?=.*lease → "Leased")/) });
+      expect(stage.fields).toContainEqual({ to: "SubID", from: "source.sid", transforms: 'default ""' });
+      expect(stage.answer).toContain('When the status is 200 and response/status is "success": accepted, price from response/price, their lead id from response/lead_id.');
+      expect(stage.answer).toContain('When the status is 200 and response/status is one of "duplicate", "rejected": refused, reason from response/message.');
+      const document = parseHtml(page.text);
+      const dob = document.querySelectorAll(".spec-fields tbody tr").find((row) => row.querySelector("th")?.text === "DOB");
+      expect(dob?.text).toContain("driver.1.dateOfBirth");
+      expect(document.querySelector('[data-credential="key"]')?.text).toContain(view.spec.credentials[0]!.fingerprint!);
+      expect(view.spec.credentials).toEqual([{ name: "key", fingerprint: secretFingerprint(ACME_KEY), usedBy: ["post"] }]);
+      expect(page.text).not.toContain(ACME_KEY);
+      // The edit form starts from the stored spec.
+      expect(JSON.parse(document.querySelector('textarea[name="spec.post"]')!.text)).toMatchObject({ format: "form", fields: expect.any(Array) });
+
+      // A change: one field removed, one added. The history says so in sentences, no JSON.
+      const changed = { ...ACME_POST, fields: [...ACME_POST.fields.filter((field) => field.to !== "Accidents"), { to: "Tickets", from: "driver.1.tickets" }] };
+      expect((await postSpec("acmeform", { "spec.post": json(changed) })).status).toBe(303);
+      const later = await get(ops.agent, "/buyers/acmeform");
+      const history = lastView<BuyerDetailView>("buyer").history;
+      expect(history.map((row) => row.sentences)).toEqual([
+        ["Posting spec (post) changed by olivia: 1 field rule added (Tickets), 1 field rule removed (Accidents)."],
+        ['Posting spec (post) set by olivia: form, POST, 23 field rules, 4 answer rules, authentication: the credential key in the query parameter key.'],
+        [`Credential key set by olivia (${secretFingerprint(ACME_KEY)}).`],
+        [expect.stringMatching(/^Created by olivia/)],
+      ]);
+      const table = parseHtml(later.text).querySelector(".history-table")!;
+      for (const raw of ["{", "[", "fields", ACME_KEY]) expect(table.text, raw).not.toContain(raw);
+      // The same spec again: nothing to save.
+      expect((await postSpec("acmeform", { "spec.post": json(changed) })).status).toBe(303);
+      expect(actions("update_spec").at(-1)).toMatchObject({ outcome: "nothing_to_do" });
+      expect(rawLogs.join("")).not.toContain(ACME_KEY);
+    });
+
+    it("keeps the spec and the credentials when the other settings are edited, and a ping spec only for a ping/post buyer", async () => {
+      const spec = buyerNow("acmeform")!.spec;
+      await get(ops.agent, "/buyers/acmeform/edit");
+      const form = lastView<BuyerFormView>("buyer-form");
+      expect(JSON.stringify(form.values)).not.toContain(ACME_KEY);
+      const saved = await post(ops.agent, "/buyers/acmeform", { ...form.values, price: "14", revision: String(form.revision), _csrf: ops.csrf });
+      expect(saved.status).toBe(303);
+      expect(buyerNow("acmeform")).toMatchObject({ price: 14, spec, credentials: { key: ACME_KEY } });
+      await get(ops.agent, "/buyers/acmeform");
+      expect(lastView<BuyerDetailView>("buyer").history[0]!.sentences).toEqual(["Base price changed from $12.00 to $14.00 by olivia."]);
+
+      // Cobalt: a ping/post buyer with both stages; it may not become a post buyer while it has a ping spec.
+      await createBuyer("cobaltx", { name: "Cobalt Exchange", mode: "pingpost", pingUrl: "https://cobaltx.example/ping", url: "https://cobaltx.example/post", saleTypes: ["exclusive"] });
+      expect((await post(ops.agent, "/buyers/cobaltx/credentials", { name: "apiKey", value: EXAMPLE_CREDENTIALS.cobalt.apiKey, _csrf: ops.csrf })).status).toBe(303);
+      secretsShown.push(EXAMPLE_CREDENTIALS.cobalt.apiKey);
+      const both = await postSpec("cobaltx", { "spec.post": json(COBALT_POST), "spec.ping": json(COBALT_PING) });
+      expect(both.status).toBe(303);
+      const page = await get(ops.agent, "/buyers/cobaltx");
+      expect(lastView<BuyerDetailView>("buyer").spec.stages.map((stage) => [stage.stage, stage.format, stage.url])).toEqual([
+        ["post", "json", "https://cobaltx.example/post"],
+        ["ping", "json", "https://cobaltx.example/ping"],
+      ]);
+      expect(parseHtml(page.text).querySelector('textarea[name="spec.ping"]')).not.toBeNull();
+      // A ping naming a contact fact is refused beside the ping's textarea.
+      const leaky = { ...COBALT_PING, fields: [...COBALT_PING.fields, { to: "email", from: "contact.email" }] };
+      const refused = await postSpec("cobaltx", { "spec.post": json(COBALT_POST), "spec.ping": json(leaky) });
+      expect(refused.status).toBe(422);
+      expect(lastView<BuyerDetailView>("buyer").specForm!.errors).toEqual({ ping: [expect.objectContaining({ path: "fields.8.from" })] });
+      expect(problemsIn(refused.text)["spec.ping"]).toContain("fields.8.from");
+
+      await get(ops.agent, "/buyers/cobaltx/edit");
+      const cobaltForm = lastView<BuyerFormView>("buyer-form");
+      const toPost = await post(ops.agent, "/buyers/cobaltx", { ...cobaltForm.values, mode: "post", pingUrl: "", saleTypes: ["shared"], revision: String(cobaltForm.revision), _csrf: ops.csrf });
+      expect(toPost.status).toBe(422);
+      expect(lastView<BuyerFormView>("buyer-form").errors).toEqual({ mode: expect.stringContaining("ping spec") });
+      expect(buyerNow("cobaltx")!.mode).toBe("pingpost");
+    });
+
+    it("replaces a credential from the buyer's page, showing only fingerprints, and refuses a bad form without echoing the value", async () => {
+      const replacement = "acme-rotated-key-456";
+      const oldFingerprint = secretFingerprint(ACME_KEY);
+      const replaced = await post(ops.agent, "/buyers/acmeform/credentials", { name: "key", value: replacement, _csrf: ops.csrf });
+      expect(replaced.status).toBe(303);
+      secretsShown.push(replacement);
+      expect(buyerNow("acmeform")!.credentials).toEqual({ key: replacement });
+      expect(actions("set_credential").at(-1)).toMatchObject({ user: OPS.name, target: "acmeform", outcome: "done", credential: "key", replaced: true });
+      const page = await get(ops.agent, "/buyers/acmeform");
+      const view = lastView<BuyerDetailView>("buyer");
+      expect(view.flash?.text).toBe("Replaced the credential key of acmeform.");
+      expect(view.history[0]).toMatchObject({ action: "rotate_credential", sentences: [`Credential key replaced by olivia (now ${secretFingerprint(replacement)}, was ${oldFingerprint}).`] });
+      expect(page.text).not.toContain(replacement);
+      expect(page.text).toContain(secretFingerprint(replacement));
+      // The history row holds fingerprints only.
+      const stored = await getBuyer(db.builder, "acmeform");
+      expect(stored!.entry.credentials).toEqual({ key: replacement });
+      expect(rawLogs.join("")).not.toContain(replacement);
+
+      const bad = await post(ops.agent, "/buyers/acmeform/credentials", { name: "no spaces please", value: "a-new-value-not-to-echo", _csrf: ops.csrf });
+      expect(bad.status).toBe(422);
+      expect(lastView<BuyerDetailView>("buyer").credentialForm).toEqual({ name: "no spaces please", errors: { name: "1 to 40 letters, digits, . _ and -." } });
+      expect(problemsIn(bad.text).name).toContain("1 to 40 letters");
+      expect(bad.text).not.toContain("a-new-value-not-to-echo");
+      const empty = await post(ops.agent, "/buyers/acmeform/credentials", { name: "key", value: "", _csrf: ops.csrf });
+      expect(empty.status).toBe(422);
+      expect(problemsIn(empty.text).value).toContain("Enter the new value.");
+      expect(buyerNow("acmeform")!.credentials).toEqual({ key: replacement });
+    });
+
+    it("previews the masked request for the newest lead or the one asked for, and says which value a lead lacks", async () => {
+      const lead = await leadStore(leadRepository(db)).create(sampleNewLead({ sid: "fb01", tid: "t-preview" }), () => ({ deliveries: [] }));
+      if (!lead.created) throw new Error("expected a new lead");
+      const stored = await leadRepository(db).findByReference(lead.reference);
+      const page = await get(ops.agent, "/buyers/acmeform");
+      const preview = lastView<BuyerDetailView>("buyer").preview!;
+      expect(preview).toMatchObject({ reference: lead.reference, asked: lead.reference });
+      const result = preview.stages[0]!.result;
+      if (result.kind !== "request") throw new Error(`expected a request, got ${result.kind}`);
+      expect(result.method).toBe("POST");
+      expect(result.url).toMatch(/^https:\/\/acmeform\.example\/leads\?key=/);
+      expect(result.headers).toContainEqual({ name: "content-type", value: expect.stringContaining("application/x-www-form-urlencoded") });
+      const body = new URLSearchParams(result.body ?? "");
+      expect(body.get("LeadID")).toBe(lead.reference);
+      expect(body.get("SubID")).toBe("fb01");
+      expect(body.get("State")).toBe("CA");
+      expect(body.get("TCPA_Text")).toMatch(/^By ticking this box/);
+      // No credential, no contact in clear.
+      const shown = parseHtml(page.text).querySelector(".masked-request")!.text;
+      const digits = stored!.phone.replace(/\D/g, "").slice(-10);
+      for (const clear of ["acme-rotated-key-456", stored!.email, digits, stored!.streetAddress ?? "no street"]) {
+        expect(JSON.stringify(preview), clear).not.toContain(clear);
+        expect(shown, clear).not.toContain(clear);
+      }
+      expect(body.get("Email")).toMatch(/\*/);
+      expect(parseHtml(page.text).querySelector("#preview-title")?.text).toBe(`What Acme Auto Agents would receive for lead ${lead.reference}`);
+
+      // A lead without a sid, and a spec that needs one (no default): not sent, and which value.
+      const strict = { ...ACME_POST, fields: ACME_POST.fields.map((field) => (field.to === "SubID" ? { to: "SubID", from: "source.sid" } : field)) };
+      expect((await postSpec("acmeform", { "spec.post": json(strict) })).status).toBe(303);
+      const bare = await leadStore(leadRepository(db)).create(sampleNewLead({ sid: undefined, tid: undefined }), () => ({ deliveries: [] }));
+      if (!bare.created) throw new Error("expected a new lead");
+      const missing = await get(ops.agent, `/buyers/acmeform?lead=${bare.reference.toLowerCase()}`);
+      expect(lastView<BuyerDetailView>("buyer").preview!.stages[0]!.result).toEqual({ kind: "not_sent", missing: "source.sid", field: "SubID", why: null });
+      expect(parseHtml(missing.text).querySelector(".not-sent")?.text).toContain("Not sent: the lead has no source.sid (the buyer's field SubID)");
+      // The older lead, asked for by reference, still renders.
+      await get(ops.agent, `/buyers/acmeform?lead=${lead.reference}`);
+      expect(lastView<BuyerDetailView>("buyer").preview!.stages[0]!.result.kind).toBe("request");
+      // A wrong reference is told beside the field.
+      const wrong = await get(ops.agent, "/buyers/acmeform?lead=LD-NOPE");
+      expect(lastView<BuyerDetailView>("buyer").preview).toMatchObject({ error: "A lead reference looks like LD-7K3M-Q9XD.", stages: [] });
+      expect(problemsIn(wrong.text).lead).toContain("LD-7K3M-Q9XD");
+
+      // A ping/post buyer: the ping (no contact) and the post with a stand-in bid id.
+      await get(ops.agent, `/buyers/cobaltx?lead=${lead.reference}`);
+      const cobalt = lastView<BuyerDetailView>("buyer").preview!;
+      const [postStage, pingStage] = cobalt.stages;
+      if (postStage?.result.kind !== "request" || pingStage?.result.kind !== "request") throw new Error("expected two requests");
+      expect(JSON.parse(pingStage.result.body!)).toMatchObject({ state: "CA", vehicle_count: expect.any(Number) });
+      expect(pingStage.result.headers).toContainEqual({ name: "x-api-key", value: expect.not.stringContaining(EXAMPLE_CREDENTIALS.cobalt.apiKey) });
+      expect(JSON.parse(postStage.result.body!)).toMatchObject({ bid_id: "BID-PREVIEW" });
+      expect(cobalt.notes[0]).toContain("stand in");
+
+      // A buyer with our signed JSON has nothing of its own to preview.
+      await get(ops.agent, "/buyers/harbor");
+      expect(lastView<BuyerDetailView>("buyer").preview).toBeUndefined();
+    });
+
+    it("shows analysts the spec and credential names and fingerprints, never a value, a form or the preview", async () => {
+      const page = await get(analyst.agent, "/buyers/acmeform");
+      expect(page.status).toBe(200);
+      const view = lastView<BuyerDetailView>("buyer");
+      expect(view.preview).toBeUndefined();
+      expect(view.spec.credentials).toEqual([{ name: "key", fingerprint: secretFingerprint("acme-rotated-key-456"), usedBy: ["post"] }]);
+      expect(view.spec.stages[0]!.fields.length).toBeGreaterThan(10);
+      expect(parseHtml(page.text).querySelectorAll("form").map((form) => form.getAttribute("action"))).toEqual(["/sign-out"]);
+      for (const url of ["/buyers/acmeform/spec", "/buyers/acmeform/credentials"]) {
+        const refused = await post(analyst.agent, url, { name: "key", value: "analyst-tries", "spec.post": "", revision: "1", _csrf: analyst.csrf });
+        expect(refused.status, url).toBe(403);
+      }
+      expect(buyerNow("acmeform")!.credentials).toEqual({ key: "acme-rotated-key-456" });
+      // Without the session's CSRF token, ops are refused too.
+      expect((await post(ops.agent, "/buyers/acmeform/credentials", { name: "key", value: "no-csrf-value" })).status).toBe(403);
+      expect((await post(ops.agent, "/buyers/acmeform/spec", { "spec.post": "", revision: "1" })).status).toBe(403);
+      expect(buyerNow("acmeform")!.spec?.post).toBeDefined();
+    });
+  });
+
   describe("sources", () => {
     it("creates, lists, edits with a revision check and archives a source, with its history", async () => {
       expect((await get(ops.agent, "/sources/new")).status).toBe(200);
@@ -580,7 +825,7 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
   describe("analysts and CSRF", () => {
     it("shows analysts every buyer and source page, no form to change them and no secret", async () => {
       expect(secretsShown.length).toBeGreaterThan(3);
-      for (const url of ["/buyers", "/buyers/lakeside", "/buyers/crest", "/buyers/ridge", "/sources", "/sources/fb01"]) {
+      for (const url of ["/buyers", "/buyers/lakeside", "/buyers/crest", "/buyers/ridge", "/buyers/acmeform", "/buyers/cobaltx", "/sources", "/sources/fb01"]) {
         const response = await get(analyst.agent, url);
         expect(response.status, url).toBe(200);
         for (const secret of secretsShown) expect(response.text, url).not.toContain(secret);

@@ -1,7 +1,8 @@
 /**
  * The console's buyer and source forms as data (server/admin/buyer-form.ts, source-form.ts): the
  * urlencoded fields become the object buyerSchema checks, a zod issue's path names the field its
- * problem is shown beside, and a stored buyer written back into fields reads back the same.
+ * problem is shown beside, and a stored buyer written back into fields reads back the same; the
+ * posting spec's forms and words (server/admin/buyer-spec.ts, spec-words.ts; issue 43).
  */
 import { describe, expect, it } from "vitest";
 import { buyerFieldFor, buyerFromForm, buyerToForm, checkBuyerForm, ruleRowsFor } from "../../server/admin/buyer-form";
@@ -17,6 +18,11 @@ function allowList(text: string): OutboundAllowList {
 }
 import { amount, choice, fieldForPath, formValuesOf, issueMessage, words } from "../../server/admin/settings-form";
 import type { FormValues } from "../../shared/admin-views";
+import { buyerSchema } from "../../server/delivery/buyers";
+import { buyerSpecView, checkCredentialForm, checkSpecForm } from "../../server/admin/buyer-spec";
+import { credentialSentences, specSentences } from "../../server/admin/spec-words";
+import { changeSentences } from "../../server/admin/settings-history";
+import { ACME_POST, BOLT_POST, COBALT_PING, COBALT_POST } from "../../tools/buyer-spec-examples";
 
 /** A filled-in form as a browser sends it (empty fields included, checkbox groups repeated). */
 const FULL: FormValues = {
@@ -234,5 +240,87 @@ describe("the source form", () => {
     expect(metadata).toEqual({ ok: false, errors: { postbackUrl: expect.stringMatching(/https:\/\//) } });
     const internal = checkSourceForm({ sid: "fb01", payout: "8", postbackUrl: "https://tracker.internal/pb?tid={tid}" }, { status: "active", outbound: PRODUCTION });
     expect(internal).toEqual({ ok: false, errors: { postbackUrl: expect.stringMatching(/reserved for private networks/) } });
+  });
+});
+
+describe("a buyer's posting spec in the console (issue 43)", () => {
+  const acmeBuyer = (extra: Record<string, unknown> = {}) =>
+    buyerSchema.parse({ id: "acme", name: "Acme Auto Agents", url: "https://acme.example/leads", price: 12, secret: "s".repeat(32), spec: { post: ACME_POST }, credentials: { key: "acme-key" }, ...extra });
+
+  it("keeps the stored spec through an edit of the other settings, and never returns the credentials", () => {
+    const stored = acmeBuyer();
+    const values = { ...buyerToForm(stored), price: "14" };
+    const checked = checkBuyerForm(values, { id: "acme", status: "active", outbound: PRODUCTION, keep: { spec: stored.spec, credentials: stored.credentials } });
+    if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
+    expect(checked.buyer.spec).toEqual(stored.spec);
+    expect(checked.buyer.price).toBe(14);
+    expect("credentials" in checked.buyer).toBe(false);
+    // The form itself carries no spec and no credential.
+    expect(JSON.stringify(values)).not.toMatch(/acme-key|"format"/);
+  });
+
+  it("refuses, beside the mode, turning a buyer with a ping spec into a post buyer", () => {
+    const stored = buyerSchema.parse({
+      id: "cobalt",
+      name: "Cobalt Exchange",
+      mode: "pingpost",
+      url: "https://cobalt.example/post",
+      pingUrl: "https://cobalt.example/ping",
+      saleTypes: ["exclusive"],
+      price: 0,
+      secret: "s".repeat(32),
+      spec: { post: COBALT_POST, ping: COBALT_PING },
+      credentials: { apiKey: "k" },
+    });
+    const values = { ...buyerToForm(stored), mode: "post", pingUrl: "", saleTypes: ["shared"] };
+    const checked = checkBuyerForm(values, { id: "cobalt", status: "active", outbound: PRODUCTION, keep: { spec: stored.spec, credentials: stored.credentials } });
+    expect(checked).toEqual({ ok: false, errors: { mode: expect.stringContaining("ping spec") } });
+  });
+
+  it("checks the spec form: JSON, then the engine's problems with their paths, then the buyer's credentials", () => {
+    const buyer = acmeBuyer();
+    expect(checkSpecForm({ "spec.post": "" }, buyer)).toEqual({ ok: true, spec: undefined });
+    expect(checkSpecForm({ "spec.post": JSON.stringify(ACME_POST) }, buyer)).toMatchObject({ ok: true, spec: { post: { format: "form" } } });
+    const notJson = checkSpecForm({ "spec.post": '{\n  "format": "form",\n  oops\n}' }, buyer);
+    expect(notJson).toMatchObject({ ok: false, state: { errors: { post: [{ path: "", message: expect.stringMatching(/^not JSON: .*\(line 3, column \d+\)$/) }] } } });
+    const unknown = { ...ACME_POST, fields: ACME_POST.fields.map((field, index) => (index === 3 ? { ...field, from: "contact.fax" } : field)) };
+    const refused = checkSpecForm({ "spec.post": JSON.stringify(unknown) }, buyer);
+    expect(refused).toMatchObject({ ok: false, state: { values: { post: JSON.stringify(unknown) }, errors: { post: [{ path: "fields.3.from", message: expect.stringMatching(/unknown fact/) }] } } });
+    const keyless = acmeBuyer({ spec: undefined, credentials: undefined });
+    expect(checkSpecForm({ "spec.post": JSON.stringify(ACME_POST) }, keyless)).toMatchObject({ ok: false, state: { errors: { post: [{ path: "auth.credential" }] } } });
+    // A post buyer has no ping spec.
+    expect(checkSpecForm({ "spec.post": "", "spec.ping": JSON.stringify(COBALT_PING) }, buyer)).toMatchObject({ ok: false, state: { errors: { ping: [{ message: expect.stringContaining("ping/post") }] } } });
+  });
+
+  it("checks the credential form without ever putting the value in its answer", () => {
+    expect(checkCredentialForm({ name: "key", value: " v " })).toEqual({ ok: true, name: "key", value: "v" });
+    const bad = checkCredentialForm({ name: "bad name", value: "secret-value" });
+    expect(bad).toEqual({ ok: false, state: { name: "bad name", errors: { name: "1 to 40 letters, digits, . _ and -." } } });
+    expect(JSON.stringify(bad)).not.toContain("secret-value");
+    expect(checkCredentialForm({ name: "key", value: "x".repeat(501) })).toMatchObject({ ok: false, state: { errors: { value: "At most 500 characters." } } });
+  });
+
+  it("says the spec in words: the field map, the auth, the answer rules, and what changed for the history", () => {
+    const view = buyerSpecView(acmeBuyer());
+    expect(view.credentials).toEqual([{ name: "key", fingerprint: expect.stringMatching(/^sha256:/), usedBy: ["post"] }]);
+    expect(JSON.stringify(view)).not.toContain("acme-key");
+    const [post] = view.stages;
+    expect(post).toMatchObject({ format: "form", method: "POST", auth: "the credential key in the query parameter key", credential: "key" });
+    expect(post!.fields).toContainEqual({ to: "Married", from: "driver.1.maritalStatus", transforms: 'married → "Y", partner → "Y", otherwise "N"' });
+    expect(post!.fields).toContainEqual({ to: "TestLead", from: '"1" on test leads only', transforms: "" });
+    expect(post!.answer).toContain('When the status is 401: tried again, reason "Acme refused our key (HTTP 401)".');
+    const bolt = buyerSpecView(acmeBuyer({ spec: { post: BOLT_POST }, credentials: { token: "t" } })).stages[0]!;
+    expect(bolt.fields).toContainEqual({ to: "vehicles", from: "every vehicle", transforms: "" });
+    expect(bolt.fields).toContainEqual({ to: "vehicles › vin", from: "each vehicle's vin", transforms: "default null" });
+    expect(bolt.auth).toBe("a bearer token: the credential token");
+
+    const parsed = acmeBuyer().spec!.post!;
+    const fewer = { ...parsed, fields: parsed.format === "quoteridge" ? [] : parsed.fields.slice(1) };
+    expect(specSentences({ post: parsed }, { post: fewer }, "ana")).toEqual(["Posting spec (post) changed by ana: 1 field rule removed (FirstName)."]);
+    expect(specSentences({ post: parsed }, undefined, "ana")).toEqual(["Posting spec (post) removed by ana: leads go as our signed JSON (quoteridge) again."]);
+    expect(credentialSentences({ key: "sha256:aaa" }, { key: "sha256:bbb" }, "ana")).toEqual(["Credential key replaced by ana (now sha256:bbb, was sha256:aaa)."]);
+    expect(changeSentences({ action: "rotate_credential", actor: "console:ana", before: { credentials: { key: "sha256:aaa" } }, after: { credentials: { key: "sha256:bbb" } } })).toEqual([
+      "Credential key replaced by ana (now sha256:bbb, was sha256:aaa).",
+    ]);
   });
 });

@@ -1,14 +1,16 @@
 /**
  * One buyer (GET /buyers/:id): its status and usage, every setting (the secret only as a
- * fingerprint), its deliveries in flight and its history. Right after a create or a rotation the
- * new secret is shown here once, in this one answer. Ops also get edit, pause/resume, archive and
- * the rotation form with its overlap.
+ * fingerprint), its posting spec and credentials (fingerprints only), its deliveries in flight and
+ * its history. Right after a create or a rotation the new secret is shown here once, in this one
+ * answer. Ops also get edit, pause/resume, archive, the rotation form with its overlap, the spec's
+ * edit form, the credential form and the spec's preview (BuyerSpecSection).
  */
 import { buyerPaths, adminPaths, type BuyerDetailView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
 import { CsrfField } from "../CsrfField";
 import { formatCount, formatMoney, formatTime } from "../format";
 import { HistoryTable, LimitsList, openNowText, StatusButton } from "../SettingsParts";
+import { BuyerSpecSection } from "../BuyerSpecSection";
 
 export function BuyerDetailPage({ view }: { view: BuyerDetailView }) {
   const { buyer, session } = view;
@@ -161,6 +163,8 @@ export function BuyerDetailPage({ view }: { view: BuyerDetailView }) {
           </form>
         </section>
       ) : null}
+
+      <BuyerSpecSection view={view} />
 
       <section aria-labelledby="history-title">
         <h2 id="history-title">History</h2>
