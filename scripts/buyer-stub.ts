@@ -1,6 +1,8 @@
 /**
  * `npm run buyer-stub`: plays the buyers and the traffic source of a buyers file on your machine,
- * so a lead can be followed from the form to a buyer (docs/lead-delivery.md, "Trying it locally"):
+ * so a lead can be followed from the form to a buyer (docs/lead-delivery.md, "Trying it locally"),
+ * and the three example buyers of deploy/buyer-specs/ in their own terms (Acme, Bolt, Cobalt:
+ * docs/buyer-specs.md, "Trying them"):
  *
  *   npm run buyer-stub                                         # port 4100, the example file's buyers
  *   BUYERS_FILE=deploy/buyers.example.json npm start           # in another terminal
@@ -13,7 +15,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBuyersFile } from "../server/delivery/buyers";
-import { startBuyerStub } from "../tools/buyer-stub";
+import { SPEC_ENDPOINTS, startBuyerStub, type SpecEndpoint } from "../tools/buyer-stub";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -61,6 +63,7 @@ const stub = await startBuyerStub({
   // A long session must not grow without bound: /received shows the latest.
   maxRecorded: 1_000,
   log: (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
+  specDelayMs: delayMs,
 });
 
 const ids = Object.keys(buyers);
@@ -69,6 +72,8 @@ process.stdout.write(
     `Buyer stub listening on ${stub.origin}`,
     ...(ids.length > 0 ? ids.map((id) => `  buyer ${id}: POST ${stub.url(id)}`) : [`  any buyer (BUYER_SECRET): POST ${stub.origin}/leads/<buyer id>`]),
     `  postbacks: GET ${stub.postbackUrl()}`,
+    "  the example buyers of deploy/buyer-specs/ (docs/buyer-specs.md):",
+    ...(Object.keys(SPEC_ENDPOINTS) as SpecEndpoint[]).map((endpoint) => `    ${endpoint}: POST ${stub.specUrl(endpoint)}`),
     `  what arrived: GET ${stub.origin}/received`,
     "",
   ].join("\n"),

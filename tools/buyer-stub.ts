@@ -8,6 +8,22 @@
  * - `GET /received`         everything recorded, as JSON (`?buyer=ID` for one buyer's leads).
  * A request whose signature does not verify is answered 401 `{ "reason": "signature <verdict>" }`,
  * as a careful buyer would (and without spending a scripted answer), unless `enforceSignature` is false.
+ *
+ * It also plays the three example buyers of issue 43 (deploy/buyer-specs/, docs/buyer-specs.md),
+ * each in its own terms, as their posting specs describe them:
+ * - `POST /specs/acme/leads?key=…`  Acme Auto Agents: a form post, key in the query (401 if wrong),
+ *                                   answered in XML (success with AC-1001, AC-1002…; duplicate,
+ *                                   rejected or error when scripted);
+ * - `POST /specs/bolt/leads`        Bolt Insurance Direct: JSON with `Authorization: Bearer …`,
+ *                                   answered 201 with B-77, B-78… (a 200 refusal or 503 when scripted);
+ * - `POST /specs/cobalt/ping`       Cobalt Exchange's ping: JSON with `X-Api-Key`, answered with a
+ *   `POST /specs/cobalt/post`       bid CP-9, CP-10… (or no_bid); its post must carry a bid id it
+ *                                   gave, and is answered sold (or rejected when scripted).
+ * Every request to them is recorded whole (method, path, query, headers, raw and parsed body, the
+ * answer) for the tests to compare with what the spec says the buyer gets; `scriptSpec` queues
+ * answers as `script` does for our own buyers, and so does `POST /script/<endpoint>` with a JSON
+ * list of them (`["duplicate", { "play": "refused", "message": "State not served" }]`), for a
+ * trial by hand. A refused credential is answered 401 without spending a scripted answer.
  */
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -52,6 +68,84 @@ export interface ReceivedPostback {
   answer: number | "hang" | "close";
 }
 
+/** The example buyers' endpoints (issue 43): which buyer, which stage, at which path of the stub. */
+export const SPEC_ENDPOINTS = {
+  acme: { buyerId: "acme", stage: "post", path: "/specs/acme/leads" },
+  bolt: { buyerId: "bolt", stage: "post", path: "/specs/bolt/leads" },
+  "cobalt-ping": { buyerId: "cobalt", stage: "ping", path: "/specs/cobalt/ping" },
+  "cobalt-post": { buyerId: "cobalt", stage: "post", path: "/specs/cobalt/post" },
+} as const;
+export type SpecEndpoint = keyof typeof SPEC_ENDPOINTS;
+export type SpecBuyerId = (typeof SPEC_ENDPOINTS)[SpecEndpoint]["buyerId"];
+
+/** The credentials the example buyers expect, as deploy/buyer-specs/ gives them (test values, not secrets). */
+export const SPEC_CREDENTIALS: Readonly<Record<SpecBuyerId, string>> = { acme: "acme-test-key-123", bolt: "bolt-test-token-456", cobalt: "cobalt-test-key-789" };
+
+/** The answers each example buyer gives by name; the first of each is its default. */
+export interface SpecPlays {
+  /** 200 XML: success (its lead id and price), duplicate or rejected (with a message), error (try again). */
+  acme: "success" | "duplicate" | "rejected" | "error";
+  /** 201 accepted (its id and payout), 200 refused (why), 503 unavailable. */
+  bolt: "accepted" | "refused" | "unavailable";
+  /** A bid (its bid id and amount) or no_bid. */
+  "cobalt-ping": "bid" | "no_bid";
+  /** sold, or rejected (with a message). */
+  "cobalt-post": "sold" | "rejected";
+}
+
+/** Each example buyer's answers by name, its default first. */
+export const SPEC_PLAYS: { readonly [E in SpecEndpoint]: readonly SpecPlays[E][] } = {
+  acme: ["success", "duplicate", "rejected", "error"],
+  bolt: ["accepted", "refused", "unavailable"],
+  "cobalt-ping": ["bid", "no_bid"],
+  "cobalt-post": ["sold", "rejected"],
+};
+
+/** One of the buyer's own answers, with what may vary in it. */
+export interface SpecScripted<E extends SpecEndpoint> {
+  play: SpecPlays[E];
+  /** The refusal's words: Acme's <message>, Bolt's `why`, Cobalt's `message` (each has a default). */
+  message?: string;
+  /** Acme's <price> (14.25), Bolt's payout (11.00), Cobalt's bid amount (9.75). */
+  price?: number;
+  delayMs?: number;
+}
+
+/**
+ * A scripted answer of an example buyer: its own answer by name (`"duplicate"`, or
+ * `{ play: "refused", message: "…" }`), or any HTTP answer, hang or dropped connection as for our
+ * own buyers (a string body is sent as it is, with the given headers).
+ */
+export type SpecAnswer<E extends SpecEndpoint> = SpecPlays[E] | SpecScripted<E> | StubResponse;
+
+/** One request an example buyer received, whole, and what it answered. */
+export interface SpecRequest {
+  endpoint: SpecEndpoint;
+  buyerId: SpecBuyerId;
+  stage: "post" | "ping";
+  receivedAt: Date;
+  method: string;
+  /** The path without the query. */
+  path: string;
+  /** The query parameters, decoded (Acme's key is here). */
+  query: Record<string, string>;
+  headers: http.IncomingHttpHeaders;
+  /** The body exactly as it arrived. */
+  rawBody: string;
+  /** A form body as its fields (text), a JSON body parsed; undefined when it does not parse. */
+  body: unknown;
+  /** Whether the credential was the one the buyer expects (a refused one was answered 401). */
+  authorized: boolean;
+  /** Marked as a test the way its spec says (Acme TestLead=1, Bolt "test": true, Cobalt X-Test: 1). */
+  test: boolean;
+  /** Our lead reference as it reached the buyer: Acme's LeadID, Bolt's external_id (Cobalt gets none). */
+  reference: string | undefined;
+  /** The id the buyer gave: Acme's lead id, Bolt's id, Cobalt's bid id (ping) or the bid bought (post). */
+  buyerLeadId: string | undefined;
+  /** What it answered: the status and body, or "hang" / "close". */
+  answer: { status: number; body: string } | "hang" | "close";
+}
+
 /**
  * Running counts per buyer that never drop anything (unlike the records, which `maxRecorded`
  * bounds): what a benchmark reads to count thousands of deliveries and time them.
@@ -87,6 +181,10 @@ export interface BuyerStubOptions {
   maxRecorded?: number;
   /** Called with one line per lead and postback received ("summit accepted LD-…, signature ok"). */
   log?: (line: string) => void;
+  /** The credentials the example buyers of issue 43 expect (default SPEC_CREDENTIALS). */
+  specCredentials?: Partial<Record<SpecBuyerId, string>>;
+  /** How long the example buyers take to answer by default (default 0). */
+  specDelayMs?: number;
 }
 
 export interface BuyerStub {
@@ -111,7 +209,15 @@ export interface BuyerStub {
   waitForPostbacks(count?: number, timeoutMs?: number): Promise<ReceivedPostback[]>;
   /** The buyer's running counts since the start or the last reset (zeros for a buyer never called). */
   tally(buyerId: string): BuyerTally;
-  /** Forgets what was received, every queued answer and the tallies. */
+  /** An example buyer's address (issue 43), for its `url` or `pingUrl` (Acme's key is added by its spec). */
+  specUrl(endpoint: SpecEndpoint): string;
+  /** What an example buyer received (every endpoint when not given), oldest first. */
+  specRequests(endpoint?: SpecEndpoint): SpecRequest[];
+  /** Queues an example buyer's answers for its next requests; once used up, its default answer. */
+  scriptSpec<E extends SpecEndpoint>(endpoint: E, answers: SpecAnswer<E>[]): void;
+  /** Resolves once the endpoint has received at least `count` requests (default 1); rejects after `timeoutMs`. */
+  waitForSpecRequests(endpoint: SpecEndpoint, count?: number, timeoutMs?: number): Promise<SpecRequest[]>;
+  /** Forgets what was received, every queued answer and the tallies (and the example buyers' id counters and bids). */
   reset(): void;
   /** Stops listening and drops every connection (hanging requests included): the buyer is down. */
   stop(): Promise<void>;
@@ -165,6 +271,45 @@ function referenceOf(json: unknown, header: string | string[] | undefined): stri
   return typeof header === "string" ? header : undefined;
 }
 
+// ---- the example buyers of issue 43 ---------------------------------------------------------
+
+const SPEC_PATHS: ReadonlyMap<string, SpecEndpoint> = new Map(Object.entries(SPEC_ENDPOINTS).map(([endpoint, { path }]) => [path, endpoint as SpecEndpoint]));
+const XML_TYPE = "application/xml; charset=utf-8";
+const JSON_TYPE = "application/json";
+/** The ids the example buyers start counting from: AC-1001, B-77, CP-9. */
+const FIRST_IDS: Readonly<Record<SpecBuyerId, number>> = { acme: 1001, bolt: 77, cobalt: 9 };
+const DEFAULT_PRICES: Readonly<Record<"acme" | "bolt" | "cobalt-ping", number>> = { acme: 14.25, bolt: 11, "cobalt-ping": 9.75 };
+const DEFAULT_MESSAGES = { acme: "Already have this consumer", bolt: "State not served", "cobalt-post": "Bid no longer valid" } as const;
+
+/** An example buyer's answer: status, content type, body, and the stub's line about it. */
+interface Played {
+  status: number;
+  contentType: string;
+  text: string;
+  line: string;
+  buyerLeadId?: string;
+}
+
+const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/** Acme's answer: `<response><status>…</status>…</response>`, elements in the order given. */
+const acmeXml = (elements: [name: string, value: string][]) => `<response>${elements.map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`).join("")}</response>`;
+const dollars = (price: number) => price.toFixed(2);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The request's media type, lower case, without parameters. */
+function mediaType(req: http.IncomingMessage): string {
+  return String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** A named answer as an object (a bare name is `{ play: name }`); undefined for an HTTP answer. */
+function scripted<E extends SpecEndpoint>(answer: SpecAnswer<E>): SpecScripted<E> | undefined {
+  if (typeof answer === "string") return answer === "hang" || answer === "close" ? undefined : { play: answer as SpecPlays[E] };
+  return "play" in answer ? answer : undefined;
+}
+
 export async function startBuyerStub(options: BuyerStubOptions): Promise<BuyerStub> {
   const host = options.host ?? "127.0.0.1";
   const defaultResponse = options.defaultResponse ?? OK;
@@ -214,6 +359,168 @@ export async function startBuyerStub(options: BuyerStubOptions): Promise<BuyerSt
     else send();
     return response.status;
   };
+
+  // The example buyers' state: what they received, their scripts, their id counters, Cobalt's bids.
+  const specCredentials: Record<SpecBuyerId, string> = { ...SPEC_CREDENTIALS, ...options.specCredentials };
+  const specDelayMs = options.specDelayMs ?? 0;
+  const specRequests: SpecRequest[] = [];
+  const specScripts = new Map<SpecEndpoint, SpecAnswer<SpecEndpoint>[]>();
+  const nextIds: Record<SpecBuyerId, number> = { ...FIRST_IDS };
+  const cobaltBids = new Set<string>();
+
+  /** The buyer's own answer by name (a scripted one, or its default). */
+  function play(endpoint: SpecEndpoint, answer: SpecScripted<SpecEndpoint>, body: Record<string, unknown>, reference: string): Played {
+    const message = answer.message;
+    switch (endpoint) {
+      case "acme": {
+        if (answer.play === "success") {
+          const id = `AC-${nextIds.acme++}`;
+          const price = dollars(answer.price ?? DEFAULT_PRICES.acme);
+          return { status: 200, contentType: XML_TYPE, text: acmeXml([["status", "success"], ["lead_id", id], ["price", price]]), line: `acme accepted ${reference} as ${id} at $${price}`, buyerLeadId: id };
+        }
+        if (answer.play === "error") return { status: 200, contentType: XML_TYPE, text: acmeXml([["status", "error"], ...(message ? [["message", message] as [string, string]] : [])]), line: `acme answered error to ${reference} (to be tried again)` };
+        const why = message ?? DEFAULT_MESSAGES.acme;
+        return { status: 200, contentType: XML_TYPE, text: acmeXml([["status", answer.play], ["message", why]]), line: `acme refused ${reference}: ${answer.play} (${why})` };
+      }
+      case "bolt": {
+        if (answer.play === "accepted") {
+          const id = `B-${nextIds.bolt++}`;
+          const payout = dollars(answer.price ?? DEFAULT_PRICES.bolt);
+          return { status: 201, contentType: JSON_TYPE, text: JSON.stringify({ result: { accepted: true, id, payout } }), line: `bolt accepted ${reference} as ${id} at $${payout}`, buyerLeadId: id };
+        }
+        if (answer.play === "unavailable") return { status: 503, contentType: JSON_TYPE, text: JSON.stringify({ error: message ?? "Service temporarily unavailable" }), line: `bolt answered 503 to ${reference}` };
+        const why = message ?? DEFAULT_MESSAGES.bolt;
+        return { status: 200, contentType: JSON_TYPE, text: JSON.stringify({ result: { accepted: false, why } }), line: `bolt refused ${reference} (${why})` };
+      }
+      case "cobalt-ping": {
+        const lead = `${String(body.zip)} ${String(body.state)}, ${String(body.vehicle_count)} vehicles, ${String(body.driver_count)} drivers`;
+        if (answer.play === "no_bid") return { status: 200, contentType: JSON_TYPE, text: JSON.stringify({ status: "no_bid" }), line: `cobalt passed on a ping (${lead})` };
+        const bidId = `CP-${nextIds.cobalt++}`;
+        const amount = answer.price ?? DEFAULT_PRICES["cobalt-ping"];
+        cobaltBids.add(bidId);
+        return { status: 200, contentType: JSON_TYPE, text: JSON.stringify({ status: "bid", bid_id: bidId, amount }), line: `cobalt bid $${dollars(amount)} as ${bidId} on a ping (${lead})`, buyerLeadId: bidId };
+      }
+      case "cobalt-post": {
+        const bidId = String(body.bid_id);
+        if (answer.play === "sold") return { status: 200, contentType: JSON_TYPE, text: JSON.stringify({ status: "sold" }), line: `cobalt bought the lead of bid ${bidId}` };
+        const why = message ?? DEFAULT_MESSAGES["cobalt-post"];
+        return { status: 200, contentType: JSON_TYPE, text: JSON.stringify({ status: "rejected", message: why }), line: `cobalt rejected the lead of bid ${bidId} (${why})` };
+      }
+    }
+  }
+
+  /** Why the buyer refuses the request before reading it (a wrong credential, a body it cannot read), as its answer; undefined when it reads it. */
+  function refusal(endpoint: SpecEndpoint, req: http.IncomingMessage, query: Record<string, string>, body: unknown, reference: string): (Played & { authorized: boolean }) | undefined {
+    const { buyerId } = SPEC_ENDPOINTS[endpoint];
+    const header = (name: string) => (typeof req.headers[name] === "string" ? req.headers[name] : undefined);
+    if (buyerId === "acme") {
+      if (query.key !== specCredentials.acme) return { authorized: false, status: 401, contentType: XML_TYPE, text: acmeXml([["status", "unauthorized"], ["message", "Invalid key"]]), line: `acme refused ${reference}: wrong key (401)` };
+      if (mediaType(req) !== "application/x-www-form-urlencoded") return { authorized: true, status: 415, contentType: XML_TYPE, text: acmeXml([["status", "error"], ["message", "Send application/x-www-form-urlencoded"]]), line: `acme could not read ${reference}: content type ${mediaType(req) || "missing"} (415)` };
+      return undefined;
+    }
+    const authorized = buyerId === "bolt" ? header("authorization") === `Bearer ${specCredentials.bolt}` : header("x-api-key") === specCredentials.cobalt;
+    const what = endpoint === "cobalt-ping" ? "a ping" : endpoint === "cobalt-post" ? "a post" : reference;
+    if (!authorized) {
+      const text = buyerId === "bolt" ? JSON.stringify({ error: "invalid bearer token" }) : JSON.stringify({ status: "error", message: "invalid API key" });
+      return { authorized, status: 401, contentType: JSON_TYPE, text, line: `${buyerId} refused ${what}: wrong ${buyerId === "bolt" ? "token" : "API key"} (401)` };
+    }
+    if (mediaType(req) !== "application/json" || !isObject(body)) {
+      return { authorized, status: 400, contentType: JSON_TYPE, text: JSON.stringify({ error: "expected a JSON object (application/json)" }), line: `${buyerId} could not read ${what} (400)` };
+    }
+    if (endpoint === "cobalt-post" && !cobaltBids.has(String(body.bid_id))) {
+      return { authorized, status: 200, contentType: JSON_TYPE, text: JSON.stringify({ status: "rejected", message: `unknown bid_id ${String(body.bid_id)}` }), line: `cobalt rejected a post for a bid it never made (${String(body.bid_id)})` };
+    }
+    return undefined;
+  }
+
+  async function onSpec(endpoint: SpecEndpoint, req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+    const rawBody = await readBody(req);
+    if (rawBody === undefined) return;
+    const { buyerId, stage } = SPEC_ENDPOINTS[endpoint];
+    const query = Object.fromEntries(url.searchParams);
+    const body: unknown = endpoint === "acme" ? Object.fromEntries(new URLSearchParams(rawBody)) : parseJson(rawBody);
+    const fields = isObject(body) ? body : {};
+    const referenceField = endpoint === "acme" ? fields.LeadID : endpoint === "bolt" ? fields.external_id : undefined;
+    const reference = typeof referenceField === "string" ? referenceField : undefined;
+    const test = endpoint === "acme" ? fields.TestLead === "1" : endpoint === "bolt" ? fields.test === true : req.headers["x-test"] === "1";
+
+    const refused = refusal(endpoint, req, query, body, reference ?? "(no reference)");
+    const queued = refused ? undefined : specScripts.get(endpoint)?.shift();
+    const named = queued === undefined ? { play: SPEC_PLAYS[endpoint][0]! } : scripted(queued);
+    let answer: SpecRequest["answer"];
+    let line: string;
+    let buyerLeadId: string | undefined;
+    const delayMs = (queued !== undefined && typeof queued === "object" ? queued.delayMs : undefined) ?? specDelayMs;
+    const send = (status: number, headers: Record<string, string>, text: string) => {
+      const write = () => {
+        if (res.destroyed || res.writableEnded) return;
+        res.writeHead(status, headers);
+        res.end(text);
+      };
+      if (delayMs > 0) setTimeout(write, delayMs);
+      else write();
+    };
+    const played = refused ?? (named ? play(endpoint, named, fields, reference ?? "(no reference)") : undefined);
+    if (played) {
+      send(played.status, { "Content-Type": played.contentType }, played.text);
+      answer = { status: played.status, body: played.text };
+      line = played.line;
+      buyerLeadId = played.buyerLeadId;
+    } else if (queued === "hang" || queued === "close") {
+      if (queued === "close") res.socket?.destroy();
+      answer = queued;
+      line = `${buyerId} ${queued === "hang" ? "left" : "closed the connection on"} ${reference ?? `its ${stage}`}${queued === "hang" ? " hanging" : ""}`;
+    } else {
+      const response = queued as Exclude<StubResponse, "hang" | "close">;
+      const text = typeof response.body === "string" ? response.body : JSON.stringify(response.body ?? {});
+      send(response.status, { "Content-Type": JSON_TYPE, ...response.headers }, text);
+      answer = { status: response.status, body: text };
+      line = `${buyerId} answered ${response.status} to ${reference ?? `its ${stage}`}`;
+    }
+    const request: SpecRequest = {
+      endpoint,
+      buyerId,
+      stage,
+      receivedAt: new Date(),
+      method: req.method ?? "",
+      path: url.pathname,
+      query,
+      headers: req.headers,
+      rawBody,
+      body,
+      authorized: refused?.authorized ?? true,
+      test,
+      reference,
+      buyerLeadId,
+      answer,
+    };
+    record(specRequests, request);
+    log(`${line}${test ? " [test]" : ""}`);
+  }
+
+  /** `POST /script/<endpoint>` with a JSON list of answers: queues them, as scriptSpec does. */
+  async function onScript(endpoint: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const text = await readBody(req);
+    if (text === undefined) return;
+    const answers = parseJson(text);
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { "Content-Type": JSON_TYPE });
+      res.end(JSON.stringify(body));
+    };
+    if (!Object.hasOwn(SPEC_ENDPOINTS, endpoint)) return reply(404, { error: `no example buyer endpoint ${endpoint}: one of ${Object.keys(SPEC_ENDPOINTS).join(", ")}` });
+    const plays: readonly string[] = SPEC_PLAYS[endpoint as SpecEndpoint];
+    const valid = (answer: unknown) =>
+      typeof answer === "string"
+        ? plays.includes(answer) || answer === "hang" || answer === "close"
+        : isObject(answer) && (typeof answer.play === "string" ? plays.includes(answer.play) : Number.isInteger(answer.status) && Number(answer.status) >= 100 && Number(answer.status) <= 599);
+    if (!Array.isArray(answers) || !answers.every(valid)) {
+      return reply(400, { error: `send a JSON list of answers: ${plays.join(", ")}, hang, close, { "play": …, "message": …, "price": … } or { "status": …, "body": … }` });
+    }
+    const queue = [...(specScripts.get(endpoint as SpecEndpoint) ?? []), ...(answers as SpecAnswer<SpecEndpoint>[])];
+    specScripts.set(endpoint as SpecEndpoint, queue);
+    log(`${endpoint}: ${answers.length} scripted ${answers.length === 1 ? "answer" : "answers"} queued (${queue.length} waiting)`);
+    reply(200, { queued: queue.length });
+  }
 
   const secretOf = (buyerId: string) => (Object.hasOwn(options.buyers, buyerId) ? options.buyers[buyerId] : options.anyBuyerSecret);
 
@@ -265,7 +572,11 @@ export async function startBuyerStub(options: BuyerStubOptions): Promise<BuyerSt
 
   function onReceived(res: http.ServerResponse, url: URL): void {
     const buyer = url.searchParams.get("buyer");
-    const body = { leads: buyer === null ? leads : leads.filter((lead) => lead.buyerId === buyer), postbacks };
+    const body = {
+      leads: buyer === null ? leads : leads.filter((lead) => lead.buyerId === buyer),
+      postbacks,
+      specs: buyer === null ? specRequests : specRequests.filter((request) => request.buyerId === buyer),
+    };
     res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-store" });
     res.end(JSON.stringify(body));
   }
@@ -273,7 +584,15 @@ export async function startBuyerStub(options: BuyerStubOptions): Promise<BuyerSt
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://stub.invalid");
     const leadPath = /^\/leads\/([^/]+)$/.exec(url.pathname);
-    if (req.method === "POST" && leadPath) {
+    const specEndpoint = SPEC_PATHS.get(url.pathname);
+    if (specEndpoint && req.method === "POST") {
+      onSpec(specEndpoint, req, res, url).catch(() => res.destroy());
+    } else if (specEndpoint) {
+      res.writeHead(405, { "Content-Type": "application/json", Allow: "POST" });
+      res.end(JSON.stringify({ error: "POST only" }));
+    } else if (req.method === "POST" && url.pathname.startsWith("/script/")) {
+      onScript(url.pathname.slice("/script/".length), req, res).catch(() => res.destroy());
+    } else if (req.method === "POST" && leadPath) {
       onLead(decodeURIComponent(leadPath[1]!), req, res).catch(() => res.destroy());
     } else if (req.method === "GET" && url.pathname === "/postback") {
       onPostback(req, res, url);
@@ -345,7 +664,18 @@ export async function startBuyerStub(options: BuyerStubOptions): Promise<BuyerSt
       waitFor(() => leads.filter((lead) => lead.buyerId === buyerId), count, timeoutMs, `requests to buyer ${buyerId}`),
     waitForPostbacks: (count = 1, timeoutMs = 10_000) => waitFor(() => [...postbacks], count, timeoutMs, "postbacks"),
     tally: (buyerId) => ({ ...tallyOf(buyerId) }),
+    specUrl: (endpoint) => `${origin}${SPEC_ENDPOINTS[endpoint].path}`,
+    specRequests: (endpoint) => (endpoint === undefined ? [...specRequests] : specRequests.filter((request) => request.endpoint === endpoint)),
+    scriptSpec(endpoint, answers) {
+      specScripts.set(endpoint, [...(specScripts.get(endpoint) ?? []), ...(answers as SpecAnswer<SpecEndpoint>[])]);
+    },
+    waitForSpecRequests: (endpoint, count = 1, timeoutMs = 10_000) =>
+      waitFor(() => specRequests.filter((request) => request.endpoint === endpoint), count, timeoutMs, `requests to ${endpoint}`),
     reset() {
+      specRequests.length = 0;
+      specScripts.clear();
+      Object.assign(nextIds, FIRST_IDS);
+      cobaltBids.clear();
       tallies.clear();
       leads.length = 0;
       postbacks.length = 0;

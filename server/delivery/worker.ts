@@ -282,7 +282,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   async function deliverToBuyer(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord, saleAllowed: boolean): Promise<void> {
     const sale = delivery.sale && saleAllowed;
     const spec = postSpecOf(buyer);
-    const common = { "user-agent": "QuoteRidge-Delivery/1", "idempotency-key": delivery.idempotencyKey, "x-lead-reference": lead.reference };
+    // Our reference goes to a buyer with its own spec only where its spec maps it.
+    const common = { "user-agent": "QuoteRidge-Delivery/1", "idempotency-key": delivery.idempotencyKey };
     let url = buyer.url;
     let exchange: Exchange;
     let requestSent: SentRequest | undefined;
@@ -312,7 +313,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       });
       const body = JSON.stringify(payload);
       // Signed at the wall-clock time: the buyer checks it against its own clock.
-      exchange = { method: "POST", headers: { "content-type": "application/json", ...common, [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body) }, body, party: { buyer: buyer.id } };
+      exchange = { method: "POST", headers: { "content-type": "application/json", ...common, "x-lead-reference": lead.reference, [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body) }, body, party: { buyer: buyer.id } };
     }
     const at = now();
     const result = await send(url, exchange, buyer.timeoutMs);
