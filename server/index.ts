@@ -24,7 +24,7 @@ import { randomBytes } from "node:crypto";
 import { createLeadCapture } from "./leads/capture";
 import { backgroundMainScript, startBackgroundProcess } from "./workers/process";
 import { createWakeups } from "./workers/wakeups";
-import { loadBuyersFile } from "./delivery/buyers";
+import { checkBuyersFile } from "./delivery/buyers";
 import { outboundPolicy } from "./delivery/outbound";
 import { createOutageLog, probeDatabase } from "./db/outage";
 import { setOutboundPolicy } from "./delivery/http-send";
@@ -145,8 +145,8 @@ function eventStore(config: Config, db: Database, logger: Logger): { writer: Eve
  * has no buyer nor source yet; after that the console (or `npm run buyers -- import`) runs them
  * and the file is not read again, which the log says.
  */
-async function openSettings(config: Config, db: Database, logger: Logger, file: ReturnType<typeof loadBuyersFile> | undefined): Promise<SettingsDirectory> {
-  if (file && config.BUYERS_FILE) {
+async function openSettings(config: Config, db: Database, logger: Logger): Promise<SettingsDirectory> {
+  if (config.BUYERS_FILE) {
     if (await settingsEmpty(db.builder)) {
       const report = await importSettings(db.builder, JSON.parse(readFileSync(config.BUYERS_FILE, "utf8")), "startup", { outbound: outboundPolicy(config) });
       logger.info({ event: "buyers_file_imported", file: config.BUYERS_FILE, created: report.created }, `BUYERS_FILE imported into the database (${report.created.length} entries); from now on buyers and sources are run from the console`);
@@ -165,15 +165,15 @@ async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config);
   const lifecycle = createLifecycle();
-  // A bad BUYERS_FILE stops the start before anything else is opened.
   const outbound = outboundPolicy(config);
   setOutboundPolicy(outbound, logger);
   if (config.OUTBOUND_ALLOW.entries.length > 0) {
     logger.warn({ event: "outbound_allowlist", allow: config.OUTBOUND_ALLOW.entries, enforced: outbound.enforce }, "OUTBOUND_ALLOW: leads may go to these hosts and ranges inside the network, over http:// too");
   }
-  const file = config.BUYERS_FILE ? loadBuyersFile(config.BUYERS_FILE, outbound) : undefined;
+  // A bad BUYERS_FILE stops the start before anything else is opened.
+  if (config.BUYERS_FILE) checkBuyersFile(config.BUYERS_FILE, outbound);
   const { db, embedded } = await openStore(config, logger);
-  const settings = await openSettings(config, db, logger, file);
+  const settings = await openSettings(config, db, logger);
   const buyers = () => settings.current();
   const rendering = await buildRendering(config);
   const secret = csrfSecret(config, logger);

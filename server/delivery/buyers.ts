@@ -241,6 +241,28 @@ export function loadBuyersFile(file: string, policy?: OutboundPolicy): LiveSetti
   return parsed.data;
 }
 
+/**
+ * Checks a file as its start-up import will take it (BUYERS_FILE): a buyer may leave out its
+ * `secret` (the import makes one, as `npm run buyers -- import` does, so deploy/buyer-specs' files
+ * work as BUYERS_FILE too), everything else as loadBuyersFile. Throws BuyersFileError.
+ */
+export function checkBuyersFile(file: string, policy: OutboundPolicy): void {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new BuyersFileError(file, [(error as Error).message]);
+  }
+  const withSecrets =
+    raw !== null && typeof raw === "object" && Array.isArray((raw as { buyers?: unknown }).buyers)
+      ? { ...raw, buyers: (raw as { buyers: unknown[] }).buyers.map((buyer) => (buyer !== null && typeof buyer === "object" && !("secret" in buyer) ? { ...buyer, secret: "stand-in-for-a-secret-the-import-makes" } : buyer)) }
+      : raw;
+  const parsed = buyersFileSchema.safeParse(withSecrets);
+  if (!parsed.success) throw new BuyersFileError(file, parsed.error.issues.map((issue) => `${issue.path.join(".") || "(file)"}: ${issue.message}`));
+  const refused = fileAddressProblems(parsed.data, policy);
+  if (refused.length > 0) throw new BuyersFileError(file, refused);
+}
+
 const WEEKDAY_OF: Record<string, Weekday> = { Mon: "mon", Tue: "tue", Wed: "wed", Thu: "thu", Fri: "fri", Sat: "sat", Sun: "sun" };
 
 /** The fields of buyers and sources that name an address the server connects to. */

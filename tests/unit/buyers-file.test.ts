@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BuyersFileError, buyerDay, buyerSchema, isOpen, loadBuyersFile, takesState, type Buyer } from "../../server/delivery/buyers";
+import { BuyersFileError, buyerDay, buyerSchema, checkBuyersFile, isOpen, loadBuyersFile, takesState, type Buyer } from "../../server/delivery/buyers";
+import { NO_EXCEPTIONS, parseAllowList } from "../../server/delivery/outbound";
 import { projectRoot } from "../../tools/production-server";
 
 const EXAMPLE = path.join(projectRoot, "deploy", "buyers.example.json");
@@ -252,5 +253,27 @@ describe("which buyer takes a lead, and when", () => {
     // Across the year's end.
     expect(buyerDay(buyer(), at("2027-01-01T04:59:59Z"))).toBe("2026-12-31");
     expect(buyerDay(buyer(), at("2027-01-01T05:00:00Z"))).toBe("2027-01-01");
+  });
+});
+
+describe("checkBuyersFile: BUYERS_FILE as its start-up import takes it", () => {
+  const production = { enforce: true, allow: NO_EXCEPTIONS };
+  it("takes the example buyers with their own specs, which leave their secret to the import", () => {
+    const parsed = parseAllowList("127.0.0.1");
+    if ("problems" in parsed) throw new Error(parsed.problems.join("; "));
+    const allowLoopback = { enforce: true, allow: parsed.allow };
+    for (const name of ["acme-form-xml.json", "bolt-json.json", "cobalt-pingpost.json"]) {
+      const file = path.join(projectRoot, "deploy", "buyer-specs", name);
+      expect(() => checkBuyersFile(file, allowLoopback)).not.toThrow();
+      // loadBuyersFile, for commands that use the file's buyers themselves, still needs their secrets.
+      expect(() => loadBuyersFile(file)).toThrow(/secret/);
+    }
+  });
+
+  it("refuses what the import would refuse, naming each problem: a bad value, an internal address in production", () => {
+    const file = fileWith({ buyers: [{ id: "x", name: "X Agency", url: "https://10.0.0.5/leads", price: -1 }] });
+    expect(() => checkBuyersFile(file, production)).toThrow(/buyers\.0\.price/);
+    const fine = fileWith({ buyers: [{ id: "x", name: "X Agency", url: "https://10.0.0.5/leads", price: 1 }] });
+    expect(() => checkBuyersFile(fine, production)).toThrow(/buyers\.0\.url: 10\.0\.0\.5 is a private address/);
   });
 });
