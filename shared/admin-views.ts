@@ -44,6 +44,8 @@ export const buyerPaths = (id: string) => ({
   spec: `${adminPaths.buyers}/${id}/spec`,
   /** POST (ops): set or replace one credential the spec's authentication names. */
   credentials: `${adminPaths.buyers}/${id}/credentials`,
+  /** POST (ops): send a test lead to the buyer's real endpoint and show what it answered (issue 43, item 5). */
+  testLead: `${adminPaths.buyers}/${id}/test-lead`,
 });
 
 /** A source's pages and actions (a sid is [A-Za-z0-9_-], safe in a path as it is). */
@@ -139,6 +141,10 @@ export interface LeadDeliveryView {
   sale: boolean;
   price: number | null;
   attempts: LeadAttemptView[];
+  /** What the buyer calls the lead, from its answer (a buyer with its own posting spec); null for analysts. */
+  buyerLeadId: string | null;
+  /** The request as last sent, masked (a buyer with its own posting spec); null for analysts, who see no contact even masked. */
+  requestSent: SentRequestView | null;
   lastError: string | null;
   reason: string | null;
   /** Why a fixed-price sale cost what it did ("base $12.00 + Homeowners +$4.00"); null before prices had reasons, and for auctions and postbacks. */
@@ -430,6 +436,56 @@ export interface BuyerDetailView extends ViewBase {
   credentialForm?: CredentialFormState;
   /** Ops only, for a buyer with a spec of its own: what it would receive for a lead. */
   preview?: SpecPreviewView;
+  /** Only in the answer to "Send a test lead" (ops): what was sent, what came back, how it was read. */
+  testLead?: TestLeadView;
+}
+
+/** A request as sent, masked (credentials hidden, contact masked): a delivery's requestSent, a test lead's. */
+export interface SentRequestView {
+  method: string;
+  url: string;
+  headers: { name: string; value: string }[];
+  body: string | null;
+}
+
+/** How the buyer's answer rules (or our own contract) read an answer. */
+export interface AnswerReadingView {
+  kind: "accepted" | "refused" | "retry" | "error" | "bid" | "no_bid" | "not_sent";
+  /** In words: "Accepted at $14.25, their lead id AC-1001." */
+  text: string;
+  price: number | null;
+  buyerLeadId: string | null;
+  bidId: string | null;
+}
+
+/** One exchange of a test lead: the ping or the post. */
+export interface TestExchangeView {
+  stage: SpecStage;
+  /** "the buyer's own spec (json)" or "our signed JSON (quoteridge)". */
+  format: string;
+  /** Null when nothing was sent (a value the sample lacks, no bid to post on). */
+  request: SentRequestView | null;
+  /** The raw answer; null when none came (not sent, timeout, network error, refused address). */
+  answer: {
+    status: number;
+    latencyMs: number;
+    /** Headers of interest (content type, Retry-After, whether it was signed). */
+    headers: { name: string; value: string }[];
+    /** The body's first few KB, as text (escaped where shown). */
+    body: string;
+    truncated: boolean;
+  } | null;
+  /** What went wrong before an answer: "no answer within 5000 ms", "refused: …". */
+  transportError: string | null;
+  latencyMs: number;
+  reading: AnswerReadingView;
+}
+
+export interface TestLeadView {
+  /** The sample lead's made-up reference (LD-TEST-…): never stored, never billed. */
+  reference: string;
+  sentAt: string;
+  exchanges: TestExchangeView[];
 }
 
 /** Archiving asks first: what happens to the buyer's deliveries in flight. */

@@ -3,11 +3,13 @@
  * goes, authentication with the credential's name, the field map "to ← from (transforms)", the
  * answer rules as sentences), its credentials by name and fingerprint (never a value), and for ops
  * the credential form, the spec's JSON edit form (each problem beside its textarea, named by its
- * path in the spec) and the live preview of the masked request for a lead. Plain forms, no script.
+ * path in the spec), the live preview of the masked request for a lead, and "Send a test lead"
+ * (TestLeadSection). Plain forms, no script.
  */
 import type { AdminSession, BuyerDetailView, SpecPreviewResult, SpecStage, SpecStageView } from "../../shared/admin-views";
 import { buyerPaths } from "../../shared/admin-views";
 import { CsrfField } from "./CsrfField";
+import { TestLeadSection } from "./TestLeadSection";
 
 const STAGE_NAMES: Record<SpecStage, string> = { post: "Post", ping: "Ping" };
 
@@ -324,6 +326,7 @@ export function BuyerSpecSection({ view }: { view: BuyerDetailView }) {
       </section>
       <Credentials view={view} session={session} />
       {isOps ? <Preview view={view} /> : null}
+      {isOps && session ? <TestLeadSection view={view} session={session} /> : null}
     </>
   );
 }

@@ -207,6 +207,9 @@ tr.status-paused th, tr.status-paused td { background: #fffbeb; }
 .spec-problems { margin: 4px 0 0; padding-left: 18px; }
 .masked-request { background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); padding: 10px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.8rem; max-height: 480px; }
 .not-sent { font-size: 1rem; }
+.test-exchange h3, .test-lead-result h3 { margin-bottom: 4px; }
+.test-reading { font-size: 1rem; }
+.request-sent summary { cursor: pointer; }
 .credentials .attention { color: var(--danger); }
 .data-table td.wrap, .wrap { white-space: normal; overflow-wrap: anywhere; }
 .changes { margin: 0; padding-left: 18px; min-width: 260px; }

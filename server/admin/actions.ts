@@ -39,7 +39,7 @@ export interface ActionDependencies {
   now: () => Date;
 }
 
-export type Outcome = "done" | "nothing_to_do" | "invalid" | "conflict";
+export type Outcome = "done" | "nothing_to_do" | "invalid" | "conflict" | "rate_limited";
 
 /** One admin_action line per console action, whatever came of it (warn unless done). */
 export function logAction(req: Request, res: Response, action: string, target: string, outcome: Outcome, detail: Record<string, unknown> = {}): void {

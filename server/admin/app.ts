@@ -70,6 +70,8 @@ export interface AdminAppDependencies {
   now?: () => Date;
   /** A buyer's consent certificate link for a lead, for the spec preview; by default made as the delivery worker makes it (server/delivery/setup.ts). */
   certificateUrl?: (lead: LeadRecord, buyerId: string) => string | null;
+  /** Test leads one console user may send to buyers a minute (default 5, server/admin/buyer-test-lead.ts). */
+  testLeadsPerMinute?: number;
 }
 
 /** What certificate links are made from, as the delivery worker makes them (server/delivery/setup.ts). */
@@ -197,7 +199,7 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
     res.attachment(csv.fileName).type("text/csv; charset=utf-8").send(csv.body);
   });
   // Buyers' and sources' pages, forms and actions, with their own form parser (a buyer form is long).
-  app.use(settingsRoutes({ db, settings, render, flash, outbound: outboundPolicy(config), ops, now, certificateUrl: deps.certificateUrl ?? certificateLinks(config, deps.secret) }));
+  app.use(settingsRoutes({ db, settings, render, flash, outbound: outboundPolicy(config), ops, now, certificateUrl: deps.certificateUrl ?? certificateLinks(config, deps.secret), ...(deps.testLeadsPerMinute !== undefined ? { testLeadsPerMinute: deps.testLeadsPerMinute } : {}) }));
   app.get(adminPaths.privacy, ops, async (req, res) => render(req, res, 200, await privacyView(db, now())));
 
   app.post(adminPaths.leadRetry, body, requireSessionCsrf, ops, actions.retry);

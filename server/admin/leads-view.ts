@@ -46,6 +46,10 @@ async function deliveryView(db: Database, delivery: DeliveryRecord, returnsPossi
     sale: delivery.sale,
     price: delivery.price,
     attempts: attempts.map((attempt) => ({ at: attempt.attemptedAt.toISOString(), outcome: attempt.outcome, httpStatus: attempt.httpStatus, latencyMs: attempt.latencyMs, excerpt: attempt.excerpt })),
+    buyerLeadId: delivery.buyerLeadId,
+    requestSent: delivery.requestSent
+      ? { method: delivery.requestSent.method, url: delivery.requestSent.url, headers: Object.entries(delivery.requestSent.headers).map(([name, value]) => ({ name, value })), body: delivery.requestSent.body }
+      : null,
     lastError: delivery.lastError,
     reason: delivery.reason,
     priceReason: delivery.priceReason,
@@ -85,15 +89,16 @@ async function auctionView(db: Database, reference: string, deliveries: readonly
 }
 
 /**
- * What an analyst's view leaves out: a buyer's own words (its error text and response excerpts),
- * which a buyer may write a person's phone or email into. Analysts never see contact details
- * (issue 33); ops read those words to fix a delivery.
+ * What an analyst's view leaves out: a buyer's own words (its error text, response excerpts and the
+ * lead id it gave), which a buyer may write a person's phone or email into, and the request as
+ * sent (its contact is masked, but analysts see no contact even masked). Analysts never see
+ * contact details (issue 33); ops read these to fix a delivery.
  */
 function withoutBuyerWords(view: LeadsView): LeadsView {
   return {
     ...view,
     failed: view.failed.map((row) => ({ ...row, lastError: null })),
-    deliveries: view.deliveries.map((delivery) => ({ ...delivery, lastError: null, attempts: delivery.attempts.map((attempt) => ({ ...attempt, excerpt: null })) })),
+    deliveries: view.deliveries.map((delivery) => ({ ...delivery, lastError: null, buyerLeadId: null, requestSent: null, attempts: delivery.attempts.map((attempt) => ({ ...attempt, excerpt: null })) })),
   };
 }
 

@@ -41,6 +41,7 @@ import type { OutboundPolicy } from "../delivery/outbound";
 import { buyerDetailView, deliveriesInFlight, sourceDetailView, sourcesView } from "./settings-views";
 import { checkCredentialForm, checkSpecForm, specPreview } from "./buyer-spec";
 import type { LeadRecord } from "../db/leads";
+import { sendTestLead, testLeadLimiter } from "./buyer-test-lead";
 
 /** A buyer form with every state ticked and several price rules is a few hundred fields: its own parser, the other forms keep theirs. */
 const SETTINGS_FORM_LIMIT = "64kb";
@@ -66,6 +67,8 @@ export interface SettingsRouteDependencies {
   now: () => Date;
   /** The consent certificate link a buyer gets with a lead (as the delivery worker makes it), for the spec preview. */
   certificateUrl?: (lead: LeadRecord, buyerId: string) => string | null;
+  /** Test leads one console user may send a minute (server/admin/buyer-test-lead.ts; default 5). */
+  testLeadsPerMinute?: number;
 }
 
 const actorOf = (res: Response) => `console:${sessionOf(res).name}`;
@@ -79,10 +82,11 @@ const specValues = (values: FormValues, mode: string): { post: string; ping?: st
 };
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
-export function settingsRoutes({ db, settings, render, flash, outbound, ops, now, certificateUrl }: SettingsRouteDependencies): Router {
+export function settingsRoutes({ db, settings, render, flash, outbound, ops, now, certificateUrl, testLeadsPerMinute }: SettingsRouteDependencies): Router {
   const router = express.Router();
   const form = parsedBody(express.urlencoded({ extended: false, limit: SETTINGS_FORM_LIMIT, parameterLimit: SETTINGS_FORM_PARAMETERS }), () => "The form could not be read.");
   const post = [form, requireSessionCsrf, ops];
+  const testLeads = testLeadLimiter(testLeadsPerMinute);
   const specForm = parsedBody(express.urlencoded({ extended: false, limit: SPEC_FORM_LIMIT, parameterLimit: 10 }), () => "The form could not be read.");
   const notFound = (req: Request, res: Response, message: string) => render(req, res, 404, { page: "error", status: 404, message });
   const current = () => settings?.current();
@@ -109,7 +113,7 @@ export function settingsRoutes({ db, settings, render, flash, outbound, ops, now
    * also get the spec preview (masked, but a lead's contact even masked is not an analyst's), for
    * the lead the query's `lead` names or the newest.
    */
-  async function buyerDetail(req: Request, res: Response, status: number, id: string, extra: Pick<BuyerDetailView, "oneTimeSecret" | "flash" | "rotateError" | "specForm" | "credentialForm"> = {}) {
+  async function buyerDetail(req: Request, res: Response, status: number, id: string, extra: Pick<BuyerDetailView, "oneTimeSecret" | "flash" | "rotateError" | "specForm" | "credentialForm" | "testLead"> = {}) {
     const settingsNow = current();
     const view = settingsNow ? await buyerDetailView(db, settingsNow, id, now()) : undefined;
     if (!view) return notFound(req, res, `There is no buyer ${id}.`);
@@ -329,6 +333,32 @@ export function settingsRoutes({ db, settings, render, flash, outbound, ops, now
     logAction(req, res, "set_credential", id, changed ? "done" : "nothing_to_do", { credential: checked.name, replaced });
     const said = changed ? `${replaced ? "Replaced" : "Set"} the credential ${checked.name} of ${id}.` : `The credential ${checked.name} of ${id} already had that value.`;
     back(req, res, flash, `${buyerPaths(id).detail}#credentials-title`, { kind: "success", text: said });
+  });
+
+  // A test lead to the buyer's real endpoint (issue 43, item 5): what was sent, masked, what came
+  // back, and how it was read, in this answer only. Nothing is stored or billed; the log line says
+  // who sent one to whom and how it was read, never what was sent or answered.
+  router.post("/buyers/:id/test-lead", ...post, async (req, res) => {
+    const id = buyerIdOf(req);
+    const buyer = id ? current()?.buyers.find((candidate) => candidate.id === id) : undefined;
+    if (!id || !buyer) return notFound(req, res, "There is no such buyer.");
+    const turn = testLeads.begin(sessionOf(res).name, id, now().getTime());
+    if (!turn.ok) {
+      logAction(req, res, "send_test_lead", id, "rate_limited");
+      res.setHeader("Retry-After", String(turn.retryAfterSeconds));
+      return buyerDetail(req, res, 429, id, { flash: { kind: "error", text: `No test lead was sent. ${turn.message}` } });
+    }
+    let testLead: Awaited<ReturnType<typeof sendTestLead>>;
+    try {
+      testLead = await sendTestLead(buyer, { now });
+    } finally {
+      turn.done();
+    }
+    const stages = Object.fromEntries(testLead.exchanges.map((exchange) => [exchange.stage, exchange.reading.kind]));
+    const posted = testLead.exchanges.find((exchange) => exchange.stage === "post");
+    logAction(req, res, "send_test_lead", id, "done", { reference: testLead.reference, ...stages, httpStatus: posted?.answer?.status ?? null });
+    const last = testLead.exchanges.at(-1)!;
+    return buyerDetail(req, res, 200, id, { testLead, flash: { kind: last.reading.kind === "accepted" ? "success" : "error", text: `Test lead ${testLead.reference} sent to ${id}: ${last.reading.text}` } });
   });
 
   // --- Sources -----------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ export interface SendResult {
   retryAfter: string | null;
   /** The answer's X-Signature header: a bid must be signed by its buyer (server/auction/bids.ts). */
   signature: string | null;
+  /** The answer's Content-Type, shown with a test lead's answer in the console; absent when none came. */
+  contentType?: string | null;
 }
 
 export interface Exchange {
@@ -120,6 +122,7 @@ export function send(url: string, exchange: Exchange, timeoutMs: number): Promis
         const status = response.statusCode ?? 0;
         const retryAfter = response.headers["retry-after"];
         const signature = response.headers["x-signature"];
+        const contentType = response.headers["content-type"];
         finish({
           outcome: outcomeOf(status),
           httpStatus: status,
@@ -127,6 +130,7 @@ export function send(url: string, exchange: Exchange, timeoutMs: number): Promis
           body,
           retryAfter: typeof retryAfter === "string" ? retryAfter : null,
           signature: typeof signature === "string" ? signature : null,
+          contentType: typeof contentType === "string" ? contentType : null,
         });
       });
       response.on("error", (error: NodeJS.ErrnoException) => failed(error.code ?? "network error"));

@@ -14,10 +14,10 @@ import { deliveryRepository, type Completion, type CompletionItem, type Delivery
 import { activeSecrets, type Buyer, type LiveSettings } from "./buyers";
 import { deliveryOutcomes } from "../metrics";
 import { signBody, SIGNATURE_HEADER } from "./signature";
-import { deliveryPayload, postbackDelivery, postbackEventId, responseExcerpt, sourcePayout } from "./payload";
+import { deliveryPayload, postbackDelivery, postbackEventId, responseExcerpt, sourcePayout, type DeliveryPayload } from "./payload";
 import { isTestLead } from "../auction/sandbox";
 import { send, type Exchange, type SendResult } from "./http-send";
-import { compileSpec, type CompiledHttpSpec } from "./spec";
+import { compileSpec, type CompiledHttpSpec, type RenderedRequest } from "./spec";
 import type { SentRequest } from "../db/schema";
 import type { EventRecorder } from "../analytics/writer";
 import { isDatabaseUnavailable } from "../db/unavailable";
@@ -113,14 +113,14 @@ function jsonObject(text: string): Record<string, unknown> {
   }
 }
 
-/** What a buyer's answer means for its delivery. */
-type Verdict =
+/** What a buyer's answer means for its delivery (exported for the console's test lead, server/admin/buyer-test-lead.ts). */
+export type Verdict =
   | { outcome: "accepted"; price: number | null; buyerLeadId?: string | null }
   | { outcome: "rejected"; reason: string; buyerLeadId?: string | null }
   | { outcome: Exclude<SendResult["outcome"], "accepted" | "rejected">; excerpt?: string; error?: string; buyerLeadId?: undefined };
 
 /** Our own contract: 2xx accepted (a `price` in the JSON answer wins), 4xx refused (its `reason`), the rest tried again. */
-function quoteridgeVerdict(result: SendResult): Verdict {
+export function quoteridgeVerdict(result: SendResult): Verdict {
   if (result.outcome === "accepted") {
     const offered = jsonObject(result.body).price;
     return { outcome: "accepted", price: typeof offered === "number" && Number.isFinite(offered) && offered >= 0 ? offered : null };
@@ -136,7 +136,7 @@ function quoteridgeVerdict(result: SendResult): Verdict {
  * The buyer's own answer rules (issue 43): a refusal may come as HTTP 200, a price as a string. An
  * answer no rule reads is an error, recorded with its excerpt and tried again: never a sale.
  */
-function specVerdict(spec: CompiledHttpSpec, result: SendResult): Verdict {
+export function specVerdict(spec: CompiledHttpSpec, result: SendResult): Verdict {
   if (result.httpStatus === null) return { outcome: result.outcome === "accepted" || result.outcome === "rejected" ? "network_error" : result.outcome };
   const reading = spec.readAnswer({ status: result.httpStatus, body: result.body });
   switch (reading.outcome) {
@@ -151,6 +151,21 @@ function specVerdict(spec: CompiledHttpSpec, result: SendResult): Verdict {
       return { outcome: "retry", error: `no answer rule read it: ${why}`, excerpt: responseExcerpt(`${why}: ${result.body}`) };
     }
   }
+}
+
+/** The headers every post of a lead carries, whatever its format. */
+export const postHeaders = (idempotencyKey: string): Record<string, string> => ({ "user-agent": "QuoteRidge-Delivery/1", "idempotency-key": idempotencyKey });
+
+/** A lead's post in the buyer's own terms: the request its spec rendered, with the common headers. */
+export function specExchange(buyer: Pick<Buyer, "id">, request: RenderedRequest, common: Record<string, string>): Exchange {
+  return { method: request.method, headers: { ...common, ...request.headers }, ...(request.body === null ? {} : { body: request.body }), party: { buyer: buyer.id } };
+}
+
+/** A lead's post in our own terms (quoteridge): the payload as JSON, signed with the buyer's secrets in use at `at`. */
+export function quoteridgeExchange(buyer: Buyer, payload: DeliveryPayload, common: Record<string, string>, at: Date): Exchange {
+  const body = JSON.stringify(payload);
+  // Signed at the wall-clock time: the buyer checks it against its own clock.
+  return { method: "POST", headers: { "content-type": "application/json", ...common, "x-lead-reference": payload.reference, [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, at), body) }, body, party: { buyer: buyer.id } };
 }
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
@@ -283,7 +298,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const sale = delivery.sale && saleAllowed;
     const spec = postSpecOf(buyer);
     // Our reference goes to a buyer with its own spec only where its spec maps it.
-    const common = { "user-agent": "QuoteRidge-Delivery/1", "idempotency-key": delivery.idempotencyKey };
+    const common = postHeaders(delivery.idempotencyKey);
     let url = buyer.url;
     let exchange: Exchange;
     let requestSent: SentRequest | undefined;
@@ -302,7 +317,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       }
       url = rendered.request.url;
       requestSent = rendered.masked;
-      exchange = { method: rendered.request.method, headers: { ...common, ...rendered.request.headers }, ...(rendered.request.body === null ? {} : { body: rendered.request.body }), party: { buyer: buyer.id } };
+      exchange = specExchange(buyer, rendered.request, common);
     } else {
       const payload = deliveryPayload(lead, {
         sale,
@@ -311,9 +326,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         auction: delivery.saleType ? { saleType: delivery.saleType, bidId: delivery.bidId } : null,
         timeZone: timeZoneOf(lead),
       });
-      const body = JSON.stringify(payload);
-      // Signed at the wall-clock time: the buyer checks it against its own clock.
-      exchange = { method: "POST", headers: { "content-type": "application/json", ...common, "x-lead-reference": lead.reference, [SIGNATURE_HEADER]: signBody(activeSecrets(buyer, now()), body) }, body, party: { buyer: buyer.id } };
+      exchange = quoteridgeExchange(buyer, payload, common, now());
     }
     const at = now();
     const result = await send(url, exchange, buyer.timeoutMs);

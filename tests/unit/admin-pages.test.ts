@@ -118,7 +118,7 @@ const leadsView: LeadsView = {
   deliveries: [
     {
       kind: "buyer", target: "acme", status: "failed", sale: false, price: null, lastError: "HTTP 503", reason: null, priceReason: null,
-      createdAt: "2026-11-01T15:00:01.000Z", completedAt: "2026-11-01T15:05:00.000Z", canRetry: true, canReturn: false,
+      createdAt: "2026-11-01T15:00:01.000Z", completedAt: "2026-11-01T15:05:00.000Z", canRetry: true, canReturn: false, buyerLeadId: null, requestSent: null,
       attempts: [
         { at: "2026-11-01T15:00:01.000Z", outcome: "error", httpStatus: 503, latencyMs: 120, excerpt: "Service Unavailable" },
         { at: "2026-11-01T15:01:01.000Z", outcome: "error", httpStatus: 503, latencyMs: 95, excerpt: "Service Unavailable" },
@@ -126,7 +126,7 @@ const leadsView: LeadsView = {
     },
     {
       kind: "buyer", target: "bolt", status: "accepted", sale: true, price: 18.5, lastError: null, reason: null, priceReason: "base $14.50 + Homeowners +$4.00",
-      createdAt: "2026-11-01T15:00:01.000Z", completedAt: "2026-11-01T15:00:02.000Z", canRetry: false, canReturn: true,
+      createdAt: "2026-11-01T15:00:01.000Z", completedAt: "2026-11-01T15:00:02.000Z", canRetry: false, canReturn: true, buyerLeadId: null, requestSent: null,
       attempts: [{ at: "2026-11-01T15:00:02.000Z", outcome: "accepted", httpStatus: 200, latencyMs: 80, excerpt: null }],
     },
   ],

@@ -5,6 +5,7 @@
  * dead-lettered deliveries. A lead's own page shows ops who sent it (name, ZIP, city; phone and
  * email masked, shown whole on a logged POST); analysts see no contact details anywhere.
  */
+import { SentRequest } from "../SentRequest";
 import { adminPaths, LEAD_STATUSES, type AdminSession, type AuctionView, type LeadContactView, type LeadDeliveryView, type LeadListView, type LeadsView, type QuoteFactsView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
 import { SearchForm } from "../SearchForm";
@@ -270,7 +271,21 @@ function DeliveryCard({ reference, delivery, session, index }: { reference: stri
             <dd>{delivery.lastError}</dd>
           </div>
         ) : null}
+        {delivery.kind === "buyer" && delivery.buyerLeadId ? (
+          <div>
+            <dt>their lead id</dt>
+            <dd className="buyer-lead-id">
+              <code>{delivery.buyerLeadId}</code> (ours: {reference})
+            </dd>
+          </div>
+        ) : null}
       </dl>
+      {delivery.requestSent ? (
+        <details className="request-sent">
+          <summary>Request as sent (masked)</summary>
+          <SentRequest request={delivery.requestSent} label={`The request last sent to ${delivery.target}, masked`} />
+        </details>
+      ) : null}
       {delivery.attempts.length > 0 ? (
         <div className="table-scroll">
           <table className="data-table">
