@@ -16,7 +16,8 @@ import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import type { AuctionStatus, Tables } from "../db/schema";
 import { leadRepository, type LeadRecord, type NewAuction } from "../db/leads";
-import { scheduleDeliveries } from "../db/deliveries";
+import { insertWinnerPosts, scheduleDeliveries, type WinnerPost } from "../db/deliveries";
+import { cascadeUnchanged, claimAuctions, decideAuction, endUnsold } from "../db/auction-status";
 import { capPeriods, isLimited, shutByLimits, type Buyer, type LiveSettings } from "../delivery/buyers";
 import { evaluateOffer, mayOffer, offerFacts, priceFor, type OfferFacts } from "../delivery/offer";
 import { capKeysOf, reserveCounters, type CapReservation } from "../db/buyer-counters";
@@ -151,16 +152,7 @@ export function auctionRepository(db: Database) {
      * cascading ones whose lease ran out (a replica died).
      */
     async claimDue(limit: number, leaseMs: number, now: Date): Promise<AuctionRecord[]> {
-      const { rows } = await sql<Record<string, unknown>>`
-        UPDATE auctions SET status = CASE WHEN status = 'cascading' THEN 'cascading' ELSE 'pinging' END,
-          locked_until = ${new Date(now.getTime() + leaseMs)}::timestamptz
-        WHERE id IN (
-          SELECT id FROM auctions
-          WHERE status = 'pending' OR (status IN ('pinging', 'cascading') AND coalesce(locked_until, '-infinity') < ${now}::timestamptz)
-          ORDER BY created_at LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING id, lead_id AS "leadId", lead_reference AS "leadReference", ping_id AS "pingId", test, floor, status,
-          sale_type AS "saleType", reason, pinged_at AS "pingedAt", bids_expire_at AS "bidsExpireAt", decided_at AS "decidedAt"`.execute(builder);
+      const { rows } = await claimAuctions(limit, leaseMs, now).execute(builder);
       return rows.map(toRecord);
     },
 
@@ -192,7 +184,7 @@ export function auctionRepository(db: Database) {
         const settlement = await decide(tx, auction, options);
         // A cascade that changed nothing (another winner's post is still live) leaves it decided.
         if (auction.status === "cascading" && settlement.outcome === "unchanged") {
-          await tx.updateTable("auctions").set({ status: "decided", lockedUntil: null }).where("id", "=", auctionId).where("status", "=", "cascading").execute();
+          await cascadeUnchanged(tx, auctionId);
         }
         return settlement;
       });
@@ -201,7 +193,7 @@ export function auctionRepository(db: Database) {
 }
 
 /** The posts a sale queues, one per winner: the delivery row's own columns (the lead's and the auction's are added where it is written). */
-function winnerDeliveries(auction: Pick<AuctionRecord, "leadReference" | "floor">, sale: Exclude<Sale, { type: "unsold" }>, reservations: ReadonlyMap<string, CapReservation>, now: Date) {
+function winnerDeliveries(auction: Pick<AuctionRecord, "leadReference" | "floor">, sale: Exclude<Sale, { type: "unsold" }>, reservations: ReadonlyMap<string, CapReservation>): WinnerPost[] {
   return sale.winners.map((bid) => {
     const reservation = reservations.get(bid.buyerId);
     return {
@@ -212,7 +204,6 @@ function winnerDeliveries(auction: Pick<AuctionRecord, "leadReference" | "floor"
       capDay: reservation?.periods.day ?? null,
       capKeys: reservation ? capKeysOf(reservation.periods) : null,
       capSpend: reservation?.price ?? null,
-      nextAttemptAt: now,
       saleType: sale.type,
       bidId: bid.bidId,
     };
@@ -248,26 +239,16 @@ async function settleFirstAtOnce(builder: Kysely<Tables>, auction: AuctionRecord
   if (sale.winners.some(limited)) return undefined;
   const decided = sale.type !== "unsold";
   const pings = results.map(pingRow);
-  const posts = decided ? winnerDeliveries(auction, sale, new Map(), options.now) : [];
+  const posts = decided ? winnerDeliveries(auction, sale, new Map()) : [];
   const { rows } = await sql<{ settled: number; queued: string[] }>`
-    WITH settled AS (
-      UPDATE auctions SET status = ${decided ? "decided" : "unsold"}, sale_type = ${decided ? sale.type : null}, reason = ${decided ? null : sale.reason},
-        locked_until = NULL, decided_at = ${options.now}::timestamptz, bids_expire_at = ${decided ? expires : null}::timestamptz,
-        pinged_at = coalesce(pinged_at, ${at}::timestamptz)
-      WHERE id = ${auction.id} AND status = 'pinging' AND lead_id IS NOT NULL
-      RETURNING id, lead_id, lead_reference),
+    WITH settled AS (${decideAuction({ auctionId: auction.id, saleType: decided ? sale.type : null, reason: decided ? null : sale.reason, now: options.now, bidsExpireAt: decided ? expires : null, pingedAt: at, from: "pinging" })}),
     pinged AS (
       INSERT INTO auction_pings (auction_id, buyer_id, outcome, latency_ms, http_status, price, sale_type, bid_id, priority, answered_after_ms, detail, pinged_at)
       SELECT settled.id, p."buyerId", p.outcome, p."latencyMs", p."httpStatus", p.price, p."saleType", p."bidId", p.priority, p."answeredAfterMs", p.detail, ${at}::timestamptz
       FROM settled, jsonb_to_recordset(${JSON.stringify(pings)}::jsonb)
         AS p("buyerId" text, outcome text, "latencyMs" integer, "httpStatus" integer, price numeric, "saleType" text, "bidId" text, priority integer, "answeredAfterMs" integer, detail text)
       ON CONFLICT (auction_id, buyer_id) DO NOTHING),
-    queued AS (
-      INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, price_reason, url, cap_day, cap_keys, cap_spend, next_attempt_at, auction_id, sale_type, bid_id)
-      SELECT settled.lead_id, settled.lead_reference, 'buyer', w.target, w."idempotencyKey", true, w.price, w."priceReason", NULL, NULL, NULL, NULL, ${options.now}::timestamptz, settled.id, w."saleType", w."bidId"
-      FROM settled, jsonb_to_recordset(${JSON.stringify(posts)}::jsonb) AS w(target text, "idempotencyKey" text, price numeric, "priceReason" text, "saleType" text, "bidId" text)
-      ON CONFLICT (idempotency_key) DO NOTHING
-      RETURNING target)
+    queued AS (${insertWinnerPosts(sql`settled`, posts, options.now)})
     SELECT (SELECT count(*)::integer FROM settled) AS settled, ARRAY(SELECT target FROM queued) AS queued`.execute(builder);
   const row = rows[0];
   if (!row || row.settled === 0) return undefined;
@@ -296,7 +277,7 @@ async function decide(tx: Transaction<Tables>, auction: AuctionRecord, options: 
   if (live.some((delivery) => delivery.saleType === "exclusive")) return { outcome: "unchanged", why: "sold exclusive" };
   const unsold = async (reason: string): Promise<Settlement> => {
     if (live.length > 0) return { outcome: "unchanged", why: reason };
-    await tx.updateTable("auctions").set({ status: "unsold", reason, lockedUntil: null, decidedAt: options.now }).where("id", "=", auctionId).execute();
+    await endUnsold(tx, auctionId, reason, options.now);
     return { outcome: "unsold", reason };
   };
   if (auction.leadId === null) return unsold("the lead is gone");
@@ -343,34 +324,9 @@ async function decide(tx: Transaction<Tables>, auction: AuctionRecord, options: 
       continue;
     }
     // The winners' posts and the auction decided, in one statement.
-    const queued = await tx
-      .with("decided", (db) =>
-        db
-          .updateTable("auctions")
-          .set({ status: "decided", saleType: acceptedShared > 0 ? "shared" : sale.type, lockedUntil: null, decidedAt: options.now, bidsExpireAt: expires, reason: null })
-          .where("id", "=", auctionId)
-          .returning("id"),
-      )
-      .insertInto("deliveries")
-      .values(
-        winnerDeliveries(auction, sale, reservations, options.now).map((post) => ({
-          ...post,
-          leadId: auction.leadId!,
-          leadReference: auction.leadReference,
-          kind: "buyer" as const,
-          sale: true,
-          url: null,
-          lastError: null,
-          reason: null,
-          lockedUntil: null,
-          completedAt: null,
-          returnedAt: null,
-          auctionId,
-        })),
-      )
-      .onConflict((conflict) => conflict.column("idempotencyKey").doNothing())
-      .returning("target")
-      .execute();
+    const { rows: queued } = await sql<{ target: string }>`
+      WITH decided AS (${decideAuction({ auctionId, saleType: acceptedShared > 0 ? "shared" : sale.type, reason: null, now: options.now, bidsExpireAt: expires })})
+      ${insertWinnerPosts(sql`decided`, winnerDeliveries(auction, sale, reservations), options.now)}`.execute(tx);
     return { outcome: "decided", sale, queued: queued.length, ...(refused.length > 0 ? { after: refused } : {}) };
   }
   return unsold("every bidder's cap or budget is reached");

@@ -7,6 +7,7 @@ import { sql, type RawBuilder, type Transaction } from "kysely";
 import type { Builder, Database } from "./database";
 import type { AttemptOutcome, DeliveryStatus, SentRequest, Tables } from "./schema";
 import { capKeysOf, releaseCounters, reserveCounters, type CapReservation } from "./buyer-counters";
+import { auctionsEndedByPosts } from "./auction-status";
 
 export interface NewDelivery {
   kind: "buyer" | "postback" | "revocation";
@@ -117,6 +118,57 @@ const deliveryValues = (delivery: NewDelivery) =>
   sql`${delivery.kind}::text, ${delivery.target}::text, ${delivery.idempotencyKey}::text, ${delivery.sale}::boolean, ${delivery.price}::numeric, ${delivery.url}::text, ${delivery.capDay}::date, ${delivery.dueAt ?? null}::timestamptz, ${delivery.reservation ? capKeysOf(delivery.reservation.periods) : null}::text, ${delivery.reservation?.price ?? null}::numeric, ${delivery.priceReason ?? null}::text`;
 /** deliveryValues' columns. */
 const VALUE_COLUMNS = sql.raw("kind, target, idempotency_key, sale, price, url, cap_day, due_at, cap_keys, cap_spend, price_reason");
+
+/** A winning bid's post, as the auction queues it (server/auction/auctions.ts winnerDeliveries). */
+export interface WinnerPost {
+  target: string;
+  idempotencyKey: string;
+  price: number;
+  priceReason: string;
+  capDay: string | null;
+  capKeys: string | null;
+  capSpend: number | null;
+  saleType: "exclusive" | "shared";
+  bidId: string | null;
+}
+
+/**
+ * The winners' posts of an auction, as a statement part: `from` names a CTE with the auction's
+ * `id, lead_id, lead_reference` (the row its decision just wrote, server/db/auction-status.ts),
+ * so an auction decided and its posts queued are one statement. A key already queued is skipped.
+ */
+export function insertWinnerPosts(from: RawBuilder<unknown>, posts: readonly WinnerPost[], now: Date): RawBuilder<{ target: string }> {
+  return sql<{ target: string }>`
+    INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, price_reason, url, cap_day, cap_keys, cap_spend, next_attempt_at, auction_id, sale_type, bid_id)
+    SELECT s.lead_id, s.lead_reference, 'buyer', w.target, w."idempotencyKey", true, w.price, w."priceReason", NULL, w."capDay"::date, w."capKeys", w."capSpend", ${now}::timestamptz, s.id, w."saleType", w."bidId"
+    FROM ${from} s, jsonb_to_recordset(${JSON.stringify(posts)}::jsonb)
+      AS w(target text, "idempotencyKey" text, price numeric, "priceReason" text, "capDay" text, "capKeys" text, "capSpend" numeric, "saleType" text, "bidId" text)
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING target`;
+}
+
+/**
+ * A revocation of consent (server/privacy/requests.ts): the posts of these leads not yet sent are
+ * stopped, and every buyer that has one of them gets a `consent.revoked` webhook, queued as a
+ * delivery of kind `revocation`. `leads` selects lead references. Returns the webhooks' targets.
+ */
+export async function stopPostsAndQueueRevocations(tx: Transaction<Tables>, leads: RawBuilder<unknown>, revocationReference: string, at: Date): Promise<string[]> {
+  await sql`
+    UPDATE deliveries SET status = 'failed', reason = ${`consent revoked (${revocationReference})`}::text, completed_at = ${at}::timestamptz, locked_until = NULL
+    WHERE lead_reference IN ${leads} AND kind = 'buyer' AND status = 'pending'`.execute(tx);
+  return (await revocationWebhooks(tx, leads, at)).map((row) => row.target);
+}
+
+/** The revocation webhooks of `leads`: to every buyer that received (or is receiving) one of them. */
+async function revocationWebhooks(tx: Transaction<Tables>, leads: RawBuilder<unknown>, at: Date): Promise<{ target: string }[]> {
+  const { rows } = await sql<{ target: string }>`
+    INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at)
+    SELECT lead_id, lead_reference, 'revocation', target, lead_reference || ':' || target || ':revoked', false, NULL, NULL, NULL, ${at}::timestamptz
+    FROM deliveries WHERE lead_reference IN ${leads} AND kind = 'buyer' AND status IN ('accepted', 'returned', 'sending')
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING target`.execute(tx);
+  return rows;
+}
 
 /**
  * INSERT of `deliveries` for the lead that `lead` selects (its id, its reference, and whether its
@@ -290,10 +342,7 @@ export function deliveryRepository(db: Database) {
         ended AS (
           SELECT auction_id, bool_or(status = 'accepted') AS sold FROM updated
           WHERE auction_id IS NOT NULL AND status IN ('accepted', 'rejected', 'failed') GROUP BY auction_id),
-        auctioned AS (
-          UPDATE auctions a SET status = CASE WHEN ended.sold THEN 'sold' ELSE 'cascading' END, locked_until = NULL
-          FROM ended
-          WHERE a.id = ended.auction_id AND (a.status = 'decided' OR (ended.sold AND a.status = 'cascading'))),
+        auctioned AS (${auctionsEndedByPosts}),
         attempt AS (
           INSERT INTO delivery_attempts (delivery_id, attempted_at, http_status, latency_ms, outcome, excerpt)
           SELECT done.id, done.attempted_at, done.http_status, done.latency_ms, done.outcome, done.excerpt

@@ -11,6 +11,8 @@ import type { Tables } from "../db/schema";
 import { privacyRequestRepository, type CreateResult, type NewPrivacyRequest } from "../db/privacy-requests";
 import type { PrivacyRequestType } from "../../shared/privacy-request";
 import { suppressionList, type SuppressionSource } from "./suppression";
+import { endAuctionsOfRevokedLeads } from "../db/auction-status";
+import { stopPostsAndQueueRevocations } from "../db/deliveries";
 
 /** How a request reached us. */
 export type RequestChannel = "web_form" | "phone" | "email";
@@ -47,20 +49,9 @@ export async function revokeConsent(tx: Transaction<Tables>, contact: { email?: 
   const matches = sql`(${contact.email ? sql`email = ${contact.email}::text` : sql`false`} OR ${contact.phone ? sql`phone = ${contact.phone}::text` : sql`false`})`;
   await sql`UPDATE lead_consents SET revoked_at = ${at}::timestamptz, revocation_reference = ${reference}::text WHERE ${matches} AND revoked_at IS NULL`.execute(tx);
   const leads = sql`(SELECT lead_reference FROM lead_consents WHERE ${matches})`;
-  await sql`
-    UPDATE deliveries SET status = 'failed', reason = ${`consent revoked (${reference})`}::text, completed_at = ${at}::timestamptz, locked_until = NULL
-    WHERE lead_reference IN ${leads} AND kind = 'buyer' AND status = 'pending'`.execute(tx);
-  await sql`
-    UPDATE auctions SET status = CASE WHEN EXISTS (SELECT 1 FROM deliveries d WHERE d.auction_id = auctions.id AND d.status IN ('accepted', 'returned', 'sending')) THEN 'sold' ELSE 'unsold' END,
-      reason = 'consent revoked', locked_until = NULL
-    WHERE lead_reference IN ${leads} AND status IN ('pending', 'pinging', 'decided')`.execute(tx);
-  const { rows } = await sql<{ target: string }>`
-    INSERT INTO deliveries (lead_id, lead_reference, kind, target, idempotency_key, sale, price, url, cap_day, next_attempt_at)
-    SELECT lead_id, lead_reference, 'revocation', target, lead_reference || ':' || target || ':revoked', false, NULL, NULL, NULL, ${at}::timestamptz
-    FROM deliveries WHERE lead_reference IN ${leads} AND kind = 'buyer' AND status IN ('accepted', 'returned', 'sending')
-    ON CONFLICT (idempotency_key) DO NOTHING
-    RETURNING target`.execute(tx);
-  return rows.length;
+  // Each table's owner makes its change: the auctions end, the posts not sent stop, the webhooks queue.
+  await endAuctionsOfRevokedLeads(tx, leads);
+  return (await stopPostsAndQueueRevocations(tx, leads, reference, at)).length;
 }
 
 /**
