@@ -172,7 +172,8 @@ export interface AuctionView {
   floor: number;
   pingedAt: string | null;
   decidedAt: string | null;
-  pings: { buyerId: string; outcome: string; latencyMs: number; httpStatus: number | null; price: number | null; saleType: "exclusive" | "shared" | null; bidId: string | null; detail: string | null; won: boolean }[];
+  /** `excerpt` and `requestSent` (a buyer with its own ping spec) for ops only, as a delivery's. */
+  pings: { buyerId: string; outcome: string; latencyMs: number; httpStatus: number | null; price: number | null; saleType: "exclusive" | "shared" | null; bidId: string | null; detail: string | null; won: boolean; excerpt: string | null; requestSent: SentRequestView | null }[];
 }
 
 /**

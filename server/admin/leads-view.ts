@@ -6,7 +6,8 @@
 import type { Database } from "../db/database";
 import { leadRepository, type LeadRecord } from "../db/leads";
 import { deliveryRepository, type DeliveryRecord } from "../db/deliveries";
-import type { AuctionView, LeadContactView, LeadDeliveryView, LeadsView } from "../../shared/admin-views";
+import type { AuctionView, LeadContactView, LeadDeliveryView, LeadsView, SentRequestView } from "../../shared/admin-views";
+import type { SentRequest } from "../db/schema";
 import { formatUsPhone } from "../../shared/contact";
 import { maskEmail, maskPhone } from "./contact-mask";
 import { auctionRepository } from "../auction/auctions";
@@ -37,6 +38,11 @@ async function recentFailed(db: Database): Promise<LeadsView["failed"]> {
   return rows.map((row) => ({ reference: row.leadReference, target: row.target, lastError: row.lastError, completedAt: iso(row.completedAt) }));
 }
 
+/** A request as sent, masked, as the page lists it. */
+function sentRequestView(request: SentRequest | null): SentRequestView | null {
+  return request ? { method: request.method, url: request.url, headers: Object.entries(request.headers).map(([name, value]) => ({ name, value })), body: request.body } : null;
+}
+
 async function deliveryView(db: Database, delivery: DeliveryRecord, returnsPossible: boolean): Promise<LeadDeliveryView> {
   const attempts = await deliveryRepository(db).attempts(delivery.id);
   return {
@@ -47,9 +53,7 @@ async function deliveryView(db: Database, delivery: DeliveryRecord, returnsPossi
     price: delivery.price,
     attempts: attempts.map((attempt) => ({ at: attempt.attemptedAt.toISOString(), outcome: attempt.outcome, httpStatus: attempt.httpStatus, latencyMs: attempt.latencyMs, excerpt: attempt.excerpt })),
     buyerLeadId: delivery.buyerLeadId,
-    requestSent: delivery.requestSent
-      ? { method: delivery.requestSent.method, url: delivery.requestSent.url, headers: Object.entries(delivery.requestSent.headers).map(([name, value]) => ({ name, value })), body: delivery.requestSent.body }
-      : null,
+    requestSent: sentRequestView(delivery.requestSent),
     lastError: delivery.lastError,
     reason: delivery.reason,
     priceReason: delivery.priceReason,
@@ -84,6 +88,8 @@ async function auctionView(db: Database, reference: string, deliveries: readonly
       bidId: ping.bidId,
       detail: ping.detail,
       won: winners.has(ping.buyerId),
+      excerpt: ping.answerExcerpt,
+      requestSent: sentRequestView(ping.requestSent),
     })),
   };
 }
@@ -99,6 +105,7 @@ function withoutBuyerWords(view: LeadsView): LeadsView {
     ...view,
     failed: view.failed.map((row) => ({ ...row, lastError: null })),
     deliveries: view.deliveries.map((delivery) => ({ ...delivery, lastError: null, buyerLeadId: null, requestSent: null, attempts: delivery.attempts.map((attempt) => ({ ...attempt, excerpt: null })) })),
+    ...(view.auction ? { auction: { ...view.auction, pings: view.auction.pings.map((ping) => ({ ...ping, excerpt: null, requestSent: null })) } } : {}),
   };
 }
 

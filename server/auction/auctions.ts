@@ -98,6 +98,8 @@ const pingRow = (result: PingResult) => ({
   priority: result.bid?.priority ?? 0,
   answeredAfterMs: result.bid?.answeredAfterMs ?? null,
   detail: result.detail,
+  answerExcerpt: result.excerpt ?? null,
+  requestSent: result.requestSent ?? null,
 });
 
 /**
@@ -114,7 +116,10 @@ async function insertPings(db: Kysely<Tables> | Transaction<Tables>, auctionId: 
     .with("pinged", () => pinged.returning("id"))
     .insertInto("auctionPings")
     .values(
-      results.map((result) => ({ ...pingRow(result), auctionId, pingedAt })),
+      results.map((result) => {
+        const row = pingRow(result);
+        return { ...row, requestSent: row.requestSent === null ? null : JSON.stringify(row.requestSent), auctionId, pingedAt };
+      }),
     )
     .onConflict((conflict) => conflict.columns(["auctionId", "buyerId"]).doNothing())
     .execute();
@@ -243,10 +248,10 @@ async function settleFirstAtOnce(builder: Kysely<Tables>, auction: AuctionRecord
   const { rows } = await sql<{ settled: number; queued: string[] }>`
     WITH settled AS (${decideAuction({ auctionId: auction.id, saleType: decided ? sale.type : null, reason: decided ? null : sale.reason, now: options.now, bidsExpireAt: decided ? expires : null, pingedAt: at, from: "pinging" })}),
     pinged AS (
-      INSERT INTO auction_pings (auction_id, buyer_id, outcome, latency_ms, http_status, price, sale_type, bid_id, priority, answered_after_ms, detail, pinged_at)
-      SELECT settled.id, p."buyerId", p.outcome, p."latencyMs", p."httpStatus", p.price, p."saleType", p."bidId", p.priority, p."answeredAfterMs", p.detail, ${at}::timestamptz
+      INSERT INTO auction_pings (auction_id, buyer_id, outcome, latency_ms, http_status, price, sale_type, bid_id, priority, answered_after_ms, detail, answer_excerpt, request_sent, pinged_at)
+      SELECT settled.id, p."buyerId", p.outcome, p."latencyMs", p."httpStatus", p.price, p."saleType", p."bidId", p.priority, p."answeredAfterMs", p.detail, p."answerExcerpt", p."requestSent", ${at}::timestamptz
       FROM settled, jsonb_to_recordset(${JSON.stringify(pings)}::jsonb)
-        AS p("buyerId" text, outcome text, "latencyMs" integer, "httpStatus" integer, price numeric, "saleType" text, "bidId" text, priority integer, "answeredAfterMs" integer, detail text)
+        AS p("buyerId" text, outcome text, "latencyMs" integer, "httpStatus" integer, price numeric, "saleType" text, "bidId" text, priority integer, "answeredAfterMs" integer, detail text, "answerExcerpt" text, "requestSent" jsonb)
       ON CONFLICT (auction_id, buyer_id) DO NOTHING),
     queued AS (${insertWinnerPosts(sql`settled`, posts, options.now)})
     SELECT (SELECT count(*)::integer FROM settled) AS settled, ARRAY(SELECT target FROM queued) AS queued`.execute(builder);

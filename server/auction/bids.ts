@@ -13,6 +13,7 @@ import type { SendResult } from "../delivery/http-send";
 import { verifySignature } from "../delivery/signature";
 import { activeSecrets, SALE_TYPES, type Buyer, type SaleType } from "../delivery/buyers";
 import type { AnswerReading } from "../delivery/spec";
+import type { SentRequest } from "../db/schema";
 
 /** Why a ping ended as it did. Only `bid` takes part in the sale. */
 export const PING_OUTCOMES = ["bid", "no_bid", "late", "timeout", "network_error", "http_error", "malformed", "unsigned", "wrong_type", "below_floor", "not_sent"] as const;
@@ -37,6 +38,10 @@ export interface PingResult {
   bid: Bid | null;
   /** What was wrong, for the record (never the answer's text: it is the buyer's). */
   detail: string | null;
+  /** An excerpt of the answer, masked (server/delivery/excerpt.ts), for ops on the lead's page. */
+  excerpt?: string | null;
+  /** The ping as sent, masked: a buyer with its own ping spec. */
+  requestSent?: SentRequest | null;
 }
 
 const bidSchema = z.object({

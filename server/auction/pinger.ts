@@ -46,7 +46,8 @@ export async function pingRound(buyers: readonly Buyer[], payload: PingPayload, 
           { method: request.method, headers: { "user-agent": PING_USER_AGENT, "idempotency-key": `${payload.pingId}:${buyer.id}`, ...request.headers }, ...(request.body === null ? {} : { body: request.body }), party: { buyer: buyer.id } },
           timeoutMs,
         );
-        return readSpecBid(buyer, spec, answer, { answeredAfterMs: Math.round(clock() - started), deadlineMs: options.deadlineMs, floor: options.floor, now: now() });
+        const read = readSpecBid(buyer, spec, answer, { answeredAfterMs: Math.round(clock() - started), deadlineMs: options.deadlineMs, floor: options.floor, now: now() });
+        return { ...read, excerpt: answer.excerpt, requestSent: rendered.masked };
       }
       const answer = await send(
         buyer.pingUrl!,
@@ -63,7 +64,7 @@ export async function pingRound(buyers: readonly Buyer[], payload: PingPayload, 
         },
         timeoutMs,
       );
-      return readBid(buyer, answer, { answeredAfterMs: Math.round(clock() - started), deadlineMs: options.deadlineMs, floor: options.floor, now: now() });
+      return { ...readBid(buyer, answer, { answeredAfterMs: Math.round(clock() - started), deadlineMs: options.deadlineMs, floor: options.floor, now: now() }), excerpt: answer.excerpt };
     }),
   );
 }

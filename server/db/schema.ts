@@ -196,6 +196,10 @@ export interface AuctionPingsTable {
   answeredAfterMs: number | null;
   detail: string | null;
   pingedAt: Date;
+  /** An excerpt of the buyer's answer, masked (migration 21). */
+  answerExcerpt: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The ping as sent, masked: a buyer with its own ping spec (migration 21). */
+  requestSent: ColumnType<SentRequest | null, string | null | undefined, string | null>;
 }
 
 export interface DeliveryAttemptsTable {

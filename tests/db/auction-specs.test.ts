@@ -99,6 +99,12 @@ describe.each(allStores())("ping/post by a buyer's own specs ($kind)", (store) =
     expect(post.phone).toMatch(/^\d{10}$/);
     const [delivery] = await deliveryRepository(db).list({ reference });
     expect(delivery).toMatchObject({ target: "cobalt", status: "accepted", price: 9.75, bidId: "CP-9", saleType: "exclusive" });
+    // The ping is kept as sent (masked: no credential) with an excerpt of the answer, for the lead's page.
+    const [kept] = (await db.query<{ request_sent: { url: string; headers: Record<string, string>; body: string }; answer_excerpt: string }>("SELECT request_sent, answer_excerpt FROM auction_pings")).rows;
+    expect(kept!.request_sent.url).toBe(`${origin}/cobalt/ping`);
+    expect(JSON.stringify(kept!.request_sent)).not.toContain("cobalt-test-key-789");
+    expect(kept!.request_sent.body).toContain('"vehicle_count"');
+    expect(kept!.answer_excerpt).toContain("CP-9");
   });
 
   it("counts an answer no rule reads as no bid (malformed), and a no_bid as no bid: the lead goes unsold", async () => {

@@ -24,6 +24,7 @@ import { setOutboundPolicy } from "../../server/delivery/http-send";
 import { NO_EXCEPTIONS } from "../../server/delivery/outbound";
 import { verifySignature } from "../../server/delivery/signature";
 import { createDeliveryWorker } from "../../server/delivery/worker";
+import { createAuctioneer, newAuction } from "../../server/auction/auctions";
 import type { AdminView, BuyerDetailView, LeadsView } from "../../shared/admin-views";
 import { ACME_POST, COBALT_PING, COBALT_POST, EXAMPLE_CREDENTIALS } from "../../tools/buyer-spec-examples";
 import { startBuyerStub, type BuyerStub } from "../../tools/buyer-stub";
@@ -310,6 +311,29 @@ describe.each(allStores())("sending a test lead and seeing what a delivery sent 
   });
 
   describe("a lead's page (issue 43, item 5)", () => {
+    it("shows each ping's request as sent (masked) and its answer's excerpt, to ops only", async () => {
+      const current = settings.current();
+      const cobaltOnly = { ...current, buyers: current.buyers.filter((buyer) => buyer.id === "cobalt") };
+      const disclosure = await registerDisclosure(db.builder, disclosureFor(cobaltOnly.buyers));
+      const now = new Date();
+      const result = await leadStore(leadRepository(db)).create(
+        sampleNewLead({ receivedAt: now, consent: { disclosureVersion: disclosure.version, disclosureSha256: disclosure.sha256 } }),
+        () => ({ deliveries: [], auction: newAuction({ test: false, floor: 0 }) }),
+      );
+      if (!result.created) throw new Error("expected a new lead");
+      stub.scriptSpec("cobalt-ping", ["no_bid"]);
+      await createAuctioneer({ db, buyers: () => cobaltOnly, logger: captured.logger, deadlineMs: 2_000 }).runOnce();
+
+      await get(ops.agent, `/leads?reference=${result.reference}`);
+      const ping = lastView<LeadsView>("leads").auction!.pings.find((candidate) => candidate.buyerId === "cobalt")!;
+      expect(ping.outcome).toBe("no_bid");
+      expect(ping.requestSent).toMatchObject({ method: "POST", url: stub.specUrl("cobalt-ping") });
+      expect(JSON.stringify(ping.requestSent)).not.toContain(EXAMPLE_CREDENTIALS.cobalt.apiKey);
+      expect(ping.excerpt).toContain("no_bid");
+      await get(analyst.agent, `/leads?reference=${result.reference}`);
+      expect(lastView<LeadsView>("leads").auction!.pings.find((candidate) => candidate.buyerId === "cobalt")).toMatchObject({ outcome: "no_bid", requestSent: null, excerpt: null });
+    });
+
     it("shows each delivery's buyer lead id beside ours and the masked request as sent, to ops only", async () => {
       const result = await leadStore(leadRepository(db)).create(sampleNewLead({ sid: "fb01" }), (lead) => ({
         deliveries: [{ kind: "buyer", target: "acme", idempotencyKey: `${lead.reference}:acme`, sale: true, price: 12, url: null, capDay: null, dueAt: new Date() }],

@@ -191,6 +191,19 @@ function AuctionSection({ auction }: { auction: AuctionView }) {
           </tbody>
         </table>
       </div>
+      {auction.pings
+        .filter((ping) => ping.requestSent || ping.excerpt)
+        .map((ping) => (
+          <details key={`sent-${ping.buyerId}`} className="request-sent">
+            <summary>The ping to {ping.buyerId}: as sent and answered</summary>
+            {ping.requestSent ? <SentRequest request={ping.requestSent} label={`The ping sent to ${ping.buyerId}, masked`} /> : null}
+            {ping.excerpt ? (
+              <p>
+                Its answer (excerpt, masked): <code>{ping.excerpt}</code>
+              </p>
+            ) : null}
+          </details>
+        ))}
     </section>
   );
 }

@@ -23,6 +23,7 @@ import { businessSettings } from "./017-business-settings";
 import { auctionCascade } from "./018-auction-cascade";
 import { leadTimeZone } from "./019-lead-time-zone";
 import { deliveryAsSent } from "./020-delivery-as-sent";
+import { pingAsSent } from "./021-ping-as-sent";
 
 export type { Migration };
 
@@ -47,4 +48,5 @@ export const migrations: Migration[] = [
   auctionCascade,
   leadTimeZone,
   deliveryAsSent,
+  pingAsSent,
 ];
