@@ -33,13 +33,12 @@ import { sampleNewLead } from "../../tools/lead-session";
 import { allStores, type TestDatabase } from "../support/databases";
 import type { LogLine } from "../support/app";
 import { captureLogs } from "../support/log-capture";
-import { capturingRenderAdmin, cookieHeader, csrfOf, jar, remember, type Agent, addUsers } from "../support/admin-agent";
+import { adminRequests, capturingRenderAdmin, cookieHeader, type Agent, type Form, addUsers } from "../support/admin-agent";
 
 const SECRET = "settings-test-secret-settings-test-secret";
 const OPS = { name: "olivia", password: "olivia's long password" };
 const ANALYST = { name: "andy", password: "andy's long password!" };
 
-type Form = Record<string, string | string[]>;
 
 /** A small valid buyer as the form sends it. */
 const buyerForm = (id: string, extra: Form = {}): Form => ({ id, name: `Buyer ${id}`, mode: "post", url: `https://${id}.example/leads`, price: "12", ...extra });
@@ -66,27 +65,7 @@ describe.each(allStores())("buyers and sources in the console ($kind)", (store) 
   const actions = (action: string) => logs.filter((line) => line.event === "admin_action" && line.action === action);
   const buyerNow = (id: string) => settings.current().buyers.find((buyer) => buyer.id === id);
 
-  async function get(agent: Agent, url: string, on = app) {
-    const response = await request(on).get(url).set("Cookie", cookieHeader(agent));
-    remember(agent, response);
-    return response;
-  }
-  /** A urlencoded POST whose lists are repeated fields, as a browser sends checkbox groups. */
-  async function post(agent: Agent, url: string, form: Form, on = app) {
-    const body = new URLSearchParams();
-    for (const [key, value] of Object.entries(form)) for (const entry of Array.isArray(value) ? value : [value]) body.append(key, entry);
-    const response = await request(on).post(url).set("Cookie", cookieHeader(agent)).type("form").send(body.toString());
-    remember(agent, response);
-    return response;
-  }
-  async function signedIn(user: { name: string; password: string }): Promise<{ agent: Agent; csrf: string }> {
-    const agent = jar();
-    const page = await get(agent, "/sign-in");
-    const response = await post(agent, "/sign-in", { name: user.name, password: user.password, _csrf: csrfOf(page.text) });
-    expect(response.status).toBe(303);
-    const buyers = await get(agent, "/buyers");
-    return { agent, csrf: csrfOf(buyers.text) };
-  }
+  const { get, post, signedIn } = adminRequests(() => app);
   async function createBuyer(id: string, extra: Form = {}) {
     const response = await post(ops.agent, "/buyers", { ...buyerForm(id, extra), _csrf: ops.csrf });
     expect(response.status, response.text.slice(0, 300)).toBe(201);

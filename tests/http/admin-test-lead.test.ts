@@ -8,7 +8,6 @@
  * 403 and no button; CSRF; one at a time per buyer and a few a minute per user (429).
  */
 import path from "node:path";
-import request from "supertest";
 import { parse as parseHtml } from "node-html-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdminApp } from "../../server/admin/app";
@@ -33,14 +32,13 @@ import { sampleNewLead } from "../../tools/lead-session";
 import { allStores, type TestDatabase } from "../support/databases";
 import type { LogLine } from "../support/app";
 import { captureLogs } from "../support/log-capture";
-import { capturingRenderAdmin, cookieHeader, csrfOf, jar, remember, type Agent, addUsers } from "../support/admin-agent";
+import { adminRequests, capturingRenderAdmin, csrfOf, jar, type Agent, type Form, addUsers } from "../support/admin-agent";
 
 const SECRET = "test-lead-secret-test-lead-secret-test-lead";
 const OPS = { name: "olivia", password: "olivia's long password" };
 const ANALYST = { name: "andy", password: "andy's long password!" };
 const OTHER_OPS = { name: "oscar", password: "oscar's long password!" };
 
-type Form = Record<string, string | string[]>;
 
 describe.each(allStores())("sending a test lead and seeing what a delivery sent ($kind)", (store) => {
   let db: TestDatabase;
@@ -65,26 +63,7 @@ describe.each(allStores())("sending a test lead and seeing what a delivery sent 
   };
   const actions = (action: string) => logs.filter((line) => line.event === "admin_action" && line.action === action);
 
-  async function get(agent: Agent, url: string, on = app) {
-    const response = await request(on).get(url).set("Cookie", cookieHeader(agent));
-    remember(agent, response);
-    return response;
-  }
-  async function post(agent: Agent, url: string, form: Form, on = app) {
-    const body = new URLSearchParams();
-    for (const [key, value] of Object.entries(form)) for (const entry of Array.isArray(value) ? value : [value]) body.append(key, entry);
-    const response = await request(on).post(url).set("Cookie", cookieHeader(agent)).type("form").send(body.toString());
-    remember(agent, response);
-    return response;
-  }
-  async function signedIn(user: { name: string; password: string }): Promise<{ agent: Agent; csrf: string }> {
-    const agent = jar();
-    const page = await get(agent, "/sign-in");
-    const response = await post(agent, "/sign-in", { name: user.name, password: user.password, _csrf: csrfOf(page.text) });
-    expect(response.status).toBe(303);
-    const buyers = await get(agent, "/buyers");
-    return { agent, csrf: csrfOf(buyers.text) };
-  }
+  const { get, post, signedIn } = adminRequests(() => app);
   const revisionOf = async (id: string) => {
     await get(ops.agent, `/buyers/${id}`);
     return String(lastView<BuyerDetailView>("buyer").revision);

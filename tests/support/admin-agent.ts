@@ -3,7 +3,8 @@
  * requests, the `_csrf` of a page's form, and a renderAdmin that keeps every view it rendered
  * (the tests read the view the server filled, not only the HTML).
  */
-import type request from "supertest";
+import request from "supertest";
+import { expect } from "vitest";
 import { parse as parseHtml } from "node-html-parser";
 import type { AdminRole, AdminView, RenderAdmin } from "../../shared/admin-views";
 import type { Database } from "../../server/db/database";
@@ -31,6 +32,38 @@ export function remember(agent: Agent, response: request.Response): void {
 }
 
 export const cookieHeader = (agent: Agent) => [...agent.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+
+/** A form as the console's forms send it: a list is the same field repeated (checkbox groups). */
+export type Form = Record<string, string | string[]>;
+type App = Parameters<typeof request>[0];
+
+/**
+ * GET and urlencoded POST through an agent's cookie jar, against `app()` unless another app is
+ * given, and a sign-in that returns the agent with the CSRF token of the pages it then sees.
+ */
+export function adminRequests(app: () => App) {
+  async function get(agent: Agent, url: string, on: App = app()) {
+    const response = await request(on).get(url).set("Cookie", cookieHeader(agent));
+    remember(agent, response);
+    return response;
+  }
+  async function post(agent: Agent, url: string, form: Form, on: App = app()) {
+    const body = new URLSearchParams();
+    for (const [key, value] of Object.entries(form)) for (const entry of Array.isArray(value) ? value : [value]) body.append(key, entry);
+    const response = await request(on).post(url).set("Cookie", cookieHeader(agent)).type("form").send(body.toString());
+    remember(agent, response);
+    return response;
+  }
+  async function signedIn(user: { name: string; password: string }, on: App = app()): Promise<{ agent: Agent; csrf: string }> {
+    const agent = jar();
+    const page = await get(agent, "/sign-in", on);
+    const response = await post(agent, "/sign-in", { name: user.name, password: user.password, _csrf: csrfOf(page.text) }, on);
+    expect(response.status).toBe(303);
+    const buyers = await get(agent, "/buyers", on);
+    return { agent, csrf: csrfOf(buyers.text) };
+  }
+  return { get, post, signedIn };
+}
 
 /** The `_csrf` of the page's first form. */
 export function csrfOf(html: string): string {
