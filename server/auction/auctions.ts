@@ -32,7 +32,7 @@ import { selectWinners, type Sale } from "./select";
 import { isDatabaseUnavailable } from "../db/unavailable";
 import type { OutageLog } from "../db/outage";
 import { createClaimLoop } from "../workers/claim-loop";
-import { compileSpec, type CompiledHttpSpec } from "../delivery/spec";
+import { httpSpecOf } from "../delivery/spec";
 
 export interface AuctionRecord {
   id: string;
@@ -390,18 +390,6 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
   const concurrency = options.concurrency ?? 256;
   const log = logger.child({ component: "auction" });
   const leaseMs = options.deadlineMs + 30_000;
-  /** Each buyer's compiled ping spec: a settings change replaces the buyer's object, so it is compiled again then. */
-  const pingSpecs = new WeakMap<Buyer, CompiledHttpSpec | null>();
-  function pingSpecOf(buyer: Buyer): CompiledHttpSpec | null {
-    let spec = pingSpecs.get(buyer);
-    if (spec === undefined) {
-      const compiled = buyer.spec?.ping ? compileSpec(buyer.spec.ping) : undefined;
-      spec = compiled && compiled.format !== "quoteridge" ? compiled : null;
-      pingSpecs.set(buyer, spec);
-    }
-    return spec;
-  }
-
   /** A stored disclosure version never changes (decision 010): its named buyers are read once per process. */
   const namedByVersion = new Map<number, Promise<Set<string>>>();
   async function namedBuyers(lead: LeadRecord): Promise<Set<string>> {
@@ -485,7 +473,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       deadlineMs: options.deadlineMs,
       floor: auction.floor,
       specPing: (buyer) => {
-        const spec = pingSpecOf(buyer);
+        const spec = httpSpecOf(buyer.spec?.ping);
         return spec ? { spec, rendered: spec.render({ lead, now: at, pingId: auction.pingId, test: auction.test }, { url: buyer.pingUrl!, credentials: buyer.credentials ?? {} }) } : undefined;
       },
       ...(options.clock ? { clock: options.clock } : {}),

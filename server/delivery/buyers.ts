@@ -223,19 +223,22 @@ export class BuyersFileError extends Error {
  * address must also be one the server may connect to (the start-up import in production).
  */
 export function loadBuyersFile(file: string, policy?: OutboundPolicy): LiveSettings {
-  let raw: unknown;
+  return checkedFile(file, readJson(file), policy);
+}
+
+/** The file's JSON, or a BuyersFileError saying why it is not. */
+function readJson(file: string): unknown {
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    return JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
     throw new BuyersFileError(file, [(error as Error).message]);
   }
+}
+
+/** The file's settings, checked by the schema and, with a policy, its addresses; BuyersFileError naming every problem. */
+function checkedFile(file: string, raw: unknown, policy?: OutboundPolicy): LiveSettings {
   const parsed = buyersFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new BuyersFileError(
-      file,
-      parsed.error.issues.map((issue) => `${issue.path.join(".") || "(file)"}: ${issue.message}`),
-    );
-  }
+  if (!parsed.success) throw new BuyersFileError(file, parsed.error.issues.map((issue) => `${issue.path.join(".") || "(file)"}: ${issue.message}`));
   const refused = policy ? fileAddressProblems(parsed.data, policy) : [];
   if (refused.length > 0) throw new BuyersFileError(file, refused);
   return parsed.data;
@@ -247,20 +250,12 @@ export function loadBuyersFile(file: string, policy?: OutboundPolicy): LiveSetti
  * work as BUYERS_FILE too), everything else as loadBuyersFile. Throws BuyersFileError.
  */
 export function checkBuyersFile(file: string, policy: OutboundPolicy): void {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new BuyersFileError(file, [(error as Error).message]);
-  }
+  const raw = readJson(file);
   const withSecrets =
     raw !== null && typeof raw === "object" && Array.isArray((raw as { buyers?: unknown }).buyers)
       ? { ...raw, buyers: (raw as { buyers: unknown[] }).buyers.map((buyer) => (buyer !== null && typeof buyer === "object" && !("secret" in buyer) ? { ...buyer, secret: "stand-in-for-a-secret-the-import-makes" } : buyer)) }
       : raw;
-  const parsed = buyersFileSchema.safeParse(withSecrets);
-  if (!parsed.success) throw new BuyersFileError(file, parsed.error.issues.map((issue) => `${issue.path.join(".") || "(file)"}: ${issue.message}`));
-  const refused = fileAddressProblems(parsed.data, policy);
-  if (refused.length > 0) throw new BuyersFileError(file, refused);
+  checkedFile(file, withSecrets, policy);
 }
 
 const WEEKDAY_OF: Record<string, Weekday> = { Mon: "mon", Tue: "tue", Wed: "wed", Thu: "thu", Fri: "fri", Sat: "sat", Sun: "sun" };

@@ -110,7 +110,7 @@ export function refusedAddress(ip: string, allow: OutboundAllowList): string | u
     if (v6.isIPv4MappedAddress()) address = v6.toIPv4Address();
     else if (v6.range() === "rfc6052") address = new ipaddr.IPv4([v6.parts[6]! >> 8, v6.parts[6]! & 0xff, v6.parts[7]! >> 8, v6.parts[7]! & 0xff]);
   }
-  if (allow.ranges.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits))) return undefined;
+  if (inAllowedRange(address, allow)) return undefined;
   const range = address.range();
   if (range === "unicast") return undefined;
   return RANGE_REASONS[range] ?? `a special-purpose address (${range})`;
@@ -156,7 +156,10 @@ export function outboundUrlProblem(address: string, policy: OutboundPolicy): str
 }
 
 function isAllowedRange(ip: string, allow: OutboundAllowList): boolean {
-  const address = ipaddr.process(ip);
+  return inAllowedRange(ipaddr.process(ip), allow);
+}
+
+function inAllowedRange(address: Address, allow: OutboundAllowList): boolean {
   return allow.ranges.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
 }
 

@@ -17,7 +17,7 @@ import { signBody, SIGNATURE_HEADER } from "./signature";
 import { deliveryPayload, postbackDelivery, postbackEventId, responseExcerpt, sourcePayout, type DeliveryPayload } from "./payload";
 import { isTestLead } from "../auction/sandbox";
 import { send, type Exchange, type SendResult } from "./http-send";
-import { compileSpec, type CompiledHttpSpec, type RenderedRequest } from "./spec";
+import { httpSpecOf, type CompiledHttpSpec, type RenderedRequest } from "./spec";
 import type { SentRequest } from "../db/schema";
 import type { EventRecorder } from "../analytics/writer";
 import { isDatabaseUnavailable } from "../db/unavailable";
@@ -254,18 +254,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     return { ...base, status: "pending", nextAttemptAt: new Date(at.getTime() + delay), error };
   }
 
-  /** Each buyer's compiled posting spec: a settings change replaces the buyer's object, so it is compiled again then. */
-  const compiledSpecs = new WeakMap<Buyer, CompiledHttpSpec | null>();
-  function postSpecOf(buyer: Buyer): CompiledHttpSpec | null {
-    let spec = compiledSpecs.get(buyer);
-    if (spec === undefined) {
-      const compiled = buyer.spec?.post ? compileSpec(buyer.spec.post) : undefined;
-      spec = compiled && compiled.format !== "quoteridge" ? compiled : null;
-      compiledSpecs.set(buyer, spec);
-    }
-    return spec;
-  }
-
   /** The disclosure texts by version (a stored version never changes, decision 010): read once per process. */
   const disclosureTexts = new Map<number, Promise<string | null>>();
   function disclosureText(version: number): Promise<string | null> {
@@ -296,7 +284,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   async function deliverToBuyer(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord, saleAllowed: boolean): Promise<void> {
     const sale = delivery.sale && saleAllowed;
-    const spec = postSpecOf(buyer);
+    const spec = httpSpecOf(buyer.spec?.post);
     // Our reference goes to a buyer with its own spec only where its spec maps it.
     const common = postHeaders(delivery.idempotencyKey);
     let url = buyer.url;

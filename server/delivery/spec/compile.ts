@@ -26,3 +26,22 @@ export function compileSpec(spec: RequestSpec): CompiledSpec {
   if (spec.format === "quoteridge") return { format: "quoteridge" };
   return { format: spec.format, render: compileRenderer(spec), readAnswer: compileAnswer(spec.answer) };
 }
+
+/** Compiled specs by the spec object: a settings change makes new objects, so each is compiled once and again only after a change. */
+const compiledBySpec = new WeakMap<RequestSpec, CompiledHttpSpec | null>();
+
+/**
+ * The compiled spec that renders a stage's requests in the buyer's own terms, or null when the
+ * stage has none (or says "quoteridge": our signed JSON). The worker's posts and the auction's pings
+ * both read it per lead.
+ */
+export function httpSpecOf(spec: RequestSpec | undefined): CompiledHttpSpec | null {
+  if (!spec) return null;
+  let compiled = compiledBySpec.get(spec);
+  if (compiled === undefined) {
+    const made = compileSpec(spec);
+    compiled = made.format === "quoteridge" ? null : made;
+    compiledBySpec.set(spec, compiled);
+  }
+  return compiled;
+}

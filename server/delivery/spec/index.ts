@@ -23,7 +23,7 @@
  */
 export { requestSpecSchema, pingSpecSchema, parseSpec, specCredentialNames, authSchema } from "./schema";
 export type { RequestSpec, RequestSpecInput, HttpSpec, QuoteridgeSpec, FieldRule, ItemRule, TestMark, SpecAuth, ParsedSpec } from "./schema";
-export { compileSpec } from "./compile";
+export { compileSpec, httpSpecOf } from "./compile";
 export type { CompiledSpec, CompiledHttpSpec, CompiledQuoteridgeSpec } from "./compile";
 export type { RenderResult, RenderedRequest, RenderTarget, Credentials } from "./render";
 export { factCatalog, FACTS } from "./facts";
