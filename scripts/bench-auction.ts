@@ -30,18 +30,20 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { signBody } from "../server/delivery/signature";
 import { startProductionServer, type RunningServer } from "../tools/production-server";
-import { auctionCpuPerLead, auctionTable, auctionVerdicts, cpuPerLead, parseRates, verdictLines, type CpuSpent } from "../tools/auction-bench";
+import { auctionCpuPerLead, auctionTable, auctionVerdicts, checksComparison, cpuPerLead, parseRates, verdictLines, type CpuSpent } from "../tools/auction-bench";
 import { childWithCommandLine, processTreeCpuMs } from "../tools/rss";
 import { processCpuMs } from "./lib/bench-cpu";
 import { createTestDatabase, provideAdminUrl } from "../tools/postgres";
 import { leadBody, openLeadSession, postLead } from "../tools/lead-session";
+import { FAKE_PROVIDERS, startCheckFakes } from "../tools/check-fakes";
 
 interface Behaviour {
   delay: () => number;
@@ -236,14 +238,25 @@ const WARM_UP_LEADS = 100;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 /** One rate on a fresh database and a fresh server: the result, verdicts not yet attached. */
-async function runRate(rate: number, seconds: number, adminUrl: string, buyersFile: string, stubs: BuyerStubs) {
+/**
+ * --checks (issue 44): the same rate again with every lead check on, each provider played by a
+ * local fake answering in 50 ms (tools/check-fakes.ts), every buyer requiring all of them, and each
+ * lead carrying a TrustedForm certificate URL and a LeadiD token as the form's scripts would.
+ */
+interface ChecksVariant {
+  env: Record<string, string>;
+  /** The fields the form's provider scripts add to each lead. */
+  fields: () => Record<string, string>;
+}
+
+async function runRate(rate: number, seconds: number, adminUrl: string, buyersFile: string, stubs: BuyerStubs, checks?: ChecksVariant) {
   const { firstAccepted, hung } = stubs;
   firstAccepted.clear();
   const database = await createTestDatabase(adminUrl);
   let server: RunningServer | undefined;
   try {
     server = await startProductionServer(
-      { DATABASE_URL: database.url, BUYERS_FILE: buyersFile, CSRF_SECRET: "bench-auction-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", LEAD_RATE_LIMIT: "1000000", TRUST_PROXY: "loopback", DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? "10", DATABASE_BACKGROUND_POOL_SIZE: process.env.DATABASE_BACKGROUND_POOL_SIZE ?? "10", ...(profileDirectory ? { NODE_OPTIONS: `--import ${path.resolve("tools/cpu-profile.mjs")}`, CPU_PROFILE_DIR: profileDirectory } : {}) },
+      { DATABASE_URL: database.url, BUYERS_FILE: buyersFile, CSRF_SECRET: "bench-auction-csrf-secret-of-32-characters-or-more", LEAD_MIN_FILL_MS: "0", LEAD_RATE_LIMIT: "1000000", TRUST_PROXY: "loopback", DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? "10", DATABASE_BACKGROUND_POOL_SIZE: process.env.DATABASE_BACKGROUND_POOL_SIZE ?? "10", ...(profileDirectory ? { NODE_OPTIONS: `--import ${path.resolve("tools/cpu-profile.mjs")}`, CPU_PROFILE_DIR: profileDirectory } : {}), ...checks?.env },
       { keepLogs: "problems" },
     );
     const pids: Pids = { server: server.child.pid, background: await backgroundPid(server), postmaster: await postmasterPid(database.url) };
@@ -254,7 +267,7 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
     const warmUp = await Promise.all(
       Array.from({ length: WARM_UP_LEADS }, async (_, index) => {
         await new Promise((resolve) => setTimeout(resolve, index * 50));
-        const response = await postLead(server!.origin, session, leadBody(session, { sid: "bench", tid: `w${index}` }), { "X-Forwarded-For": `10.255.0.${index}` });
+        const response = await postLead(server!.origin, session, leadBody(session, { sid: "bench", tid: `w${index}`, ...checks?.fields() }), { "X-Forwarded-For": `10.255.0.${index}` });
         return response.status === 201 ? (response.body as { reference: string }).reference : undefined;
       }),
     );
@@ -270,7 +283,7 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
     const sends: Promise<void>[] = [];
     const statements = process.env.TEST_POSTGRES_PRELOAD?.includes("pg_stat_statements") ? await statementsStats(database.url) : undefined;
     await statements?.reset();
-    log(`auction ${rate}/s: ${rate} leads/s for ${seconds} s, 10 ping/post buyers, AUCTION_DEADLINE_MS 750…`);
+    log(`auction ${rate}/s: ${rate} leads/s for ${seconds} s, 10 ping/post buyers, AUCTION_DEADLINE_MS 750${checks ? ", every lead check on (fakes answering in 50 ms)" : ""}…`);
     const cpuBefore = sampleCpu(pids);
     const logsBefore = server.logs.length;
     const startedAt = performance.now();
@@ -283,7 +296,7 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
       const sentAt = performance.now();
       sends.push(
         // Each lead a visitor of its own behind the load balancer (its own address, so its own rate-limit row, as in real traffic).
-        postLead(server.origin, session, leadBody(session, { sid: "bench", tid: `a${index}` }), { "X-Forwarded-For": `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}` }).then((response) => {
+        postLead(server.origin, session, leadBody(session, { sid: "bench", tid: `a${index}`, ...checks?.fields() }), { "X-Forwarded-For": `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}` }).then((response) => {
           leadApiMs.push(performance.now() - sentAt);
           if (response.status === 201) stored.set((response.body as { reference: string }).reference, performance.now());
           else refused += 1;
@@ -350,6 +363,7 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
     }
     return {
       rate,
+      checks: checks !== undefined,
       seconds,
       sentForSeconds: Number(sentFor.toFixed(1)),
       leadsStored: stored.size,
@@ -390,7 +404,7 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rate: { type: "string" }, rates: { type: "string" }, seconds: { type: "string", default: "10" }, statements: { type: "boolean", default: false }, profile: { type: "string" } } });
+  const { values } = parseArgs({ options: { rate: { type: "string" }, rates: { type: "string" }, seconds: { type: "string", default: "10" }, statements: { type: "boolean", default: false }, profile: { type: "string" }, checks: { type: "boolean", default: false } } });
   // V8 CPU profiles of the server and its background worker, written when they stop (open them in Chrome's DevTools).
   if (values.profile) profileDirectory = path.resolve(values.profile);
   // The throwaway cluster loads pg_stat_statements when asked (a little overhead on every statement, so not by default).
@@ -411,15 +425,32 @@ async function main(): Promise<void> {
       buyers: Object.keys(BUYERS).map((id) => ({ id, name: `${id} Insurance`, mode: "pingpost", pingUrl: `${stubs.origin}/ping/${id}`, postUrl: `${stubs.origin}/post/${id}`, secret: secretOf(id), price: 0, saleTypes: ["exclusive", "shared"], pingTimeoutMs: 1_000 })),
     }),
   );
+  // --checks: the fakes answer every provider in 50 ms; the same buyers, each requiring every check.
+  const fakes = values.checks ? await startCheckFakes({ latencyMs: 50 }) : undefined;
+  const checkedFile = path.join(folder, "buyers-with-checks.json");
+  if (fakes) {
+    const file = JSON.parse(await readFile(buyersFile, "utf8")) as { buyers: object[] };
+    const requirements = { trustedForm: "retained", leadid: "authentic", litigatorClean: true, noDnc: true, lineTypes: ["mobile", "landline", "fixedVoip", "nonFixedVoip"] };
+    await writeFile(checkedFile, JSON.stringify({ buyers: file.buyers.map((buyer) => ({ ...buyer, requirements })) }));
+  }
+  const variant: ChecksVariant | undefined = fakes && { env: fakes.env, fields: () => ({ trustedFormCertUrl: fakes.certUrl(), leadidToken: randomUUID().toUpperCase() }) };
   try {
     const results = [];
     for (const rate of rates) {
-      const result = await runRate(rate, seconds, admin.url, buyersFile, stubs);
-      const at = new Date().toISOString();
-      results.push({ at, ...result, verdicts: auctionVerdicts(result) });
-      log(
-        `auction ${rate}/s: ${result.leadsStored} stored, p99 stored → first accepted ${result.storedToFirstAcceptedMs.p99} ms, ${result.auctionsDecidedPerSecond} settled/s, CPU ms/lead ${JSON.stringify(result.cpuMsPerLead)}`,
-      );
+      // With --checks, each rate twice in a row, without and with them, so the two see the same machine.
+      for (const checks of variant ? [undefined, variant] : [undefined]) {
+        const result = await runRate(rate, seconds, admin.url, checks ? checkedFile : buyersFile, stubs, checks);
+        const at = new Date().toISOString();
+        results.push({ at, ...result, verdicts: auctionVerdicts(result) });
+        log(
+          `auction ${rate}/s${checks ? " with checks" : ""}: ${result.leadsStored} stored, p99 stored → first accepted ${result.storedToFirstAcceptedMs.p99} ms, lead API p99 ${result.leadApiMs.p99} ms, ${result.auctionsDecidedPerSecond} settled/s, CPU ms/lead ${JSON.stringify(result.cpuMsPerLead)}`,
+        );
+      }
+    }
+    if (fakes) {
+      log("");
+      for (const line of checksComparison(results)) log(line);
+      log(`checks: provider calls in the run: ${FAKE_PROVIDERS.map((provider) => `${provider} ${fakes.count(provider)}`).join(", ")}`);
     }
     const missing = results.find((result) => result.cpuPids.background === null || result.cpuPids.postmaster === null);
     log("");
@@ -443,6 +474,7 @@ async function main(): Promise<void> {
     log("\nauction: written to bench-results/auction.json");
   } finally {
     await stubs.close();
+    await fakes?.close();
     await admin.stop();
     await rm(folder, { recursive: true, force: true });
   }

@@ -3,7 +3,10 @@
  * median against issue 12's targets. The URL is an ad click's, with a new tid each run, so no run
  * is helped by a cache keyed on the address. `-- --page quote` measures the quote page (/) and
  * `-- --page form` the quote form on its own (rapidfire.html), as an ad visitor with a ZIP meets
- * them (issue 32: accessibility 100 there too, the quote page's LCP no worse). A report, not a test: a MISS still exits 0; only a
+ * them (issue 32: accessibility 100 there too, the quote page's LCP no worse). `--proof` switches
+ * TrustedForm and Jornaya on, their scripts served by the local fakes (tools/check-fakes.ts), so
+ * the quote form loads them as it would the providers' (issue 44: `/` stays at 100 with them; the
+ * fakes are a few hundred bytes, the real scripts are not). A report, not a test: a MISS still exits 0; only a
  * run that cannot happen (no build, no Chromium, a server that will not start, a failed audit)
  * exits 1. Results go to bench-results/lighthouse.json.
  */
@@ -15,6 +18,7 @@ import { projectRoot, startProductionServer, type RunningServer } from "../tools
 import { findChromium } from "./lib/lighthouse-chromium";
 import { runLighthouse, type RunFigures } from "./lib/lighthouse-run";
 import { mediansOf, verdictsOf, type Medians } from "./lib/lighthouse-verdicts";
+import { startCheckFakes, type CheckFakes } from "../tools/check-fakes";
 
 const RUNS = 3;
 
@@ -51,7 +55,8 @@ async function main(): Promise<number> {
     log(`--page takes one of: ${Object.keys(PAGES).join(", ")}`);
     return 2;
   }
-  const resultsFile = path.join(projectRoot, "bench-results", page === "landing" ? "lighthouse.json" : `lighthouse-${page}.json`);
+  const proof = process.argv.includes("--proof");
+  const resultsFile = path.join(projectRoot, "bench-results", `${page === "landing" ? "lighthouse" : `lighthouse-${page}`}${proof ? "-proof" : ""}.json`);
   let chromiumPath: string;
   try {
     chromiumPath = findChromium();
@@ -60,11 +65,17 @@ async function main(): Promise<number> {
     return 1;
   }
   let server: RunningServer | undefined;
+  let fakes: CheckFakes | undefined;
   try {
+    fakes = proof ? await startCheckFakes() : undefined;
+    // Only the form's scripts: no provider API is called while a page loads.
+    const env: Record<string, string> = fakes
+      ? { TRUSTEDFORM: "on", TRUSTEDFORM_SCRIPT_URL: `${fakes.origin}/trustedform.js`, TRUSTEDFORM_CERT_ORIGIN: fakes.certOrigin, JORNAYA: "on", JORNAYA_SCRIPT_URL: `${fakes.origin}/leadid.js` }
+      : {};
     // The production log level (the port is read from the info-level server_started line); only problems are kept.
-    server = await startProductionServer({}, { keepLogs: "problems" });
+    server = await startProductionServer(env, { keepLogs: "problems" });
     // Simulated metrics still follow the observed run, so a busy machine shows in them: say how busy it was.
-    log(`${page} page, production build on ${server.origin}; Chromium ${chromiumPath}; ${RUNS} runs; load average ${os.loadavg().map((load) => load.toFixed(2)).join(" ")}`);
+    log(`${page} page${fakes ? ", TrustedForm and Jornaya on (the local fakes' scripts)" : ""}, production build on ${server.origin}; Chromium ${chromiumPath}; ${RUNS} runs; load average ${os.loadavg().map((load) => load.toFixed(2)).join(" ")}`);
     const runs: RunFigures[] = [];
     for (let run = 1; run <= RUNS; run += 1) {
       const url = `${server.origin}${PAGES[page](randomUUID().replaceAll("-", ""))}`;
@@ -82,7 +93,7 @@ async function main(): Promise<number> {
     for (const verdict of verdicts) console.log(`${verdict.pass ? "PASS" : "MISS"}  ${verdict.target.padEnd(20)} median ${verdict.measured}`);
     await mkdir(path.dirname(resultsFile), { recursive: true });
     const environment = { node: process.version, platform: `${os.platform()} ${os.release()} ${os.arch()}`, cpus: os.cpus().length, chromium: chromiumPath, loadAverage: os.loadavg() };
-    await writeFile(resultsFile, `${JSON.stringify({ finishedAt: new Date().toISOString(), page, environment, runs, medians, verdicts }, null, 2)}\n`);
+    await writeFile(resultsFile, `${JSON.stringify({ finishedAt: new Date().toISOString(), page, proof, environment, runs, medians, verdicts }, null, 2)}\n`);
     log(`results written to ${path.relative(projectRoot, resultsFile)}`);
     return 0;
   } catch (error) {
@@ -90,6 +101,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await server?.stop();
+    await fakes?.close();
   }
 }
 

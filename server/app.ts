@@ -25,6 +25,7 @@ import { apiRouter } from "./api/router";
 import type { LeadApiOptions } from "./api/leads";
 import type { VehicleCatalog } from "./vehicles/catalog";
 import { consentCertificateRoute } from "./consent/route";
+import { proofScripts } from "./consent/proof-scripts";
 import type { ConsentCertificates } from "./consent/service";
 import type { ServerContext } from "../shared/render-contract";
 import { errorPageHtml } from "./pages/error-page";
@@ -100,7 +101,9 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
   //    funnel events): one pipeline, one error envelope, a JSON 404 for unknown addresses. Each
   //    per-client budget is one counter, so the no-JavaScript privacy form spends the API's.
   const budgets = clientBudgets(config, rateLimits);
-  app.use(API_PREFIX, apiRouter({ csrf: privacy.csrf, budgets, privacy: privacy.service, leads, ...(vehicles ? { vehicles } : {}), ...(buyerReturns ? { buyerReturns } : {}), ...(outage ? { outage } : {}) }));
+  // The quote form learns from its session which consent-proof scripts to load (issue 44); its CSP allows exactly those (step 3).
+  const proof = { ...leads, proofScripts: () => proofScripts(config) };
+  app.use(API_PREFIX, apiRouter({ csrf: privacy.csrf, budgets, privacy: privacy.service, leads: proof, ...(vehicles ? { vehicles } : {}), ...(buyerReturns ? { buyerReturns } : {}), ...(outage ? { outage } : {}) }));
   // 8. The privacy form without JavaScript: the same checks, answered as pages.
   app.use(doNotSellForm({ csrf: privacy.csrf, budget: budgets.privacy, renderPage }));
   // 9. Files, then every other GET/HEAD is a page.

@@ -110,6 +110,44 @@ export const configSchema = z.object({
    * partner on a private network). Off by default; logged at start-up when set.
    */
   OUTBOUND_ALLOW: outboundAllowSchema,
+  /**
+   * Third-party consent proof and phone checks (issue 44, docs/lead-checks.md). All off by default:
+   * the form loads no provider's script and no check runs until a provider is switched on here AND
+   * a buyer's requirements ask for its check. Every API base and script address can point at a
+   * sandbox or a local fake (tools/check-fakes.ts).
+   */
+  /** "on": the quote form loads TrustedForm's script and the certificate URL travels with the lead. */
+  TRUSTEDFORM: z.enum(["on", "off"]).default("off"),
+  /** The script the quote form loads when TRUSTEDFORM is on; the form's CSP adds its origin (and TrustedForm's documented two when it is TrustedForm's own: server/consent/proof-scripts.ts). */
+  TRUSTEDFORM_SCRIPT_URL: z.url({ protocol: /^https?$/ }).default("https://api.trustedform.com/trustedform.js"),
+  /** The only origin a certificate URL may have: the server never calls a visitor's URL on any other host with our key. */
+  TRUSTEDFORM_CERT_ORIGIN: z.url({ protocol: /^https?$/ }).transform((url) => new URL(url).origin).default("https://cert.trustedform.com"),
+  /** The account's API key: with it, a certificate is retained (v4 API) before a lead goes to a buyer that requires it. */
+  TRUSTEDFORM_API_KEY: z.string().min(1).optional(),
+  /** "on": the quote form loads Jornaya's LeadiD campaign script and its token travels with the lead. */
+  JORNAYA: z.enum(["on", "off"]).default("off"),
+  /** The LeadiD campaign script (from Jornaya's snippet for the campaign); required when JORNAYA is on. */
+  JORNAYA_SCRIPT_URL: z.url({ protocol: /^https?$/ }).default("https://create.lidstatic.com/campaign/00000000-0000-0000-0000-000000000000.js?snippet_version=2"),
+  /** LeadiD's API base, for Authenticate. */
+  JORNAYA_API_URL: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")).default("https://api.leadid.com"),
+  /** The account code (lac) Authenticate needs: without it, no token can be authenticated. */
+  JORNAYA_ACCOUNT_CODE: z.string().min(1).optional(),
+  /** The TCPA Litigator List API (litigator and federal/state DNC scrubs). */
+  LITIGATOR_API_URL: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")).default("https://api.tcpalitigatorlist.com"),
+  LITIGATOR_API_USER: z.string().min(1).optional(),
+  LITIGATOR_API_KEY: z.string().min(1).optional(),
+  /** Twilio Lookup v2 (line type intelligence). */
+  TWILIO_LOOKUP_URL: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, "")).default("https://lookups.twilio.com"),
+  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** Each check's own time limit, in ms: past it the check is "unavailable" and the buyers that require it are skipped (or wait). */
+  CHECK_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(2_000),
+  /**
+   * Days a phone's scrub and line-type answers are reused for a later lead with the same phone (0:
+   * never). At most 31: a DNC scrub older than that is not one the FTC's rule accepts (16 CFR
+   * 310.4(b)(3)(iv): a registry version obtained at most 31 days before the call).
+   */
+  CHECK_CACHE_DAYS: z.coerce.number().int().min(0).max(31).default(7),
   /** How often each replica checks whether the business settings changed (a change through its own console applies at once). */
   SETTINGS_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
   /** Deliveries each replica sends at once (each waits for its buyer's answer). */
@@ -177,6 +215,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (parsed.data.HEADERS_TIMEOUT_MS > parsed.data.REQUEST_TIMEOUT_MS) {
     throw new ConfigError([`HEADERS_TIMEOUT_MS: at most REQUEST_TIMEOUT_MS (${parsed.data.REQUEST_TIMEOUT_MS}), which covers the headers too`]);
+  }
+  // The LeadiD script is per campaign: the placeholder default would load no campaign of ours.
+  if (parsed.data.JORNAYA === "on" && !env.JORNAYA_SCRIPT_URL) {
+    throw new ConfigError(["JORNAYA_SCRIPT_URL: required when JORNAYA is on: the campaign script of Jornaya's snippet, like https://create.lidstatic.com/campaign/<campaign id>.js?snippet_version=2"]);
   }
   // Buyers get consent certificate links that must work for years: never a key random per process.
   if (parsed.data.BUYERS_FILE && !parsed.data.CERTIFICATE_SECRET && !parsed.data.CSRF_SECRET) {

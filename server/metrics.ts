@@ -63,6 +63,21 @@ export const auctionDecision = new Histogram({
   registers: [registry],
 });
 
+/** Lead checks (issue 44, server/checks/): each answer by provider, kind, status and outcome; `cached` answers cost no call. */
+export const leadChecksTotal = new Counter({
+  name: "lead_checks_total",
+  help: "Lead checks answered, by provider, kind, status (ok, failed, unavailable), outcome (retained, authentic, clean, listed, dnc_match, a line type, timeout, down, …) and whether the answer came from the phone cache (cached=true: no provider call).",
+  labelNames: ["provider", "kind", "status", "outcome", "cached"] as const,
+  registers: [registry],
+});
+export const leadCheckDuration = new Histogram({
+  name: "lead_check_duration_seconds",
+  help: "A provider call's time, by provider (cached answers are not observed).",
+  labelNames: ["provider"] as const,
+  buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+  registers: [registry],
+});
+
 /** A request's route as a bounded label: the pattern it matched, else the kind of address. */
 const PAGES = new Set<string>([paths.landing, paths.quote, paths.privacy, paths.terms, paths.go, paths.healthz, paths.readyz, "/rapidfire.html"]);
 export function routeLabel(pattern: string | undefined, path: string, status: number): string {

@@ -2,15 +2,17 @@
  * Security headers. One nonce per response (128 bits from the CSPRNG) authorises exactly the
  * scripts this response emits; nothing inline runs without it. A page that is the same bytes for
  * everyone is served with its scripts' hashes in place of the nonce (decision 026). Frames: the
- * site frames only itself (the quote form), and only the site may frame it.
+ * site frames only itself (the quote form), and only the site may frame it. The quote form's
+ * response alone adds the consent-proof providers switched on (server/consent/proof-scripts.ts).
  */
 import { randomFillSync } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
 import helmet from "helmet";
-import { isOpenPage } from "../shared/routes";
+import { isOpenPage, paths } from "../shared/routes";
 import { pathOfUrl } from "./http/url-path";
 import type { Config } from "./config";
+import { proofSources, type ProofConfig, type ProofSources } from "./consent/proof-scripts";
 
 declare module "express-serve-static-core" {
   interface Locals {
@@ -85,42 +87,55 @@ export interface SecurityHeaders {
   policyFor(scriptSources: readonly string[]): string;
 }
 
-export function securityHeaders(config: Pick<Config, "NODE_ENV">): SecurityHeaders {
-  const dev = config.NODE_ENV === "development";
-  const headers = helmetHeaderSet(
-    helmet({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'", (_req, res) => nonceOf(res)],
-          scriptSrcAttr: ["'none'"],
-          // Radix positions tooltips with style attributes and sonner injects its stylesheet at
-          // run time; styles cannot run code, so inline styles are allowed (see docs/security.md).
-          styleSrc: ["'self'", "'unsafe-inline'"],
-          imgSrc: ["'self'", "data:"],
-          fontSrc: ["'self'"],
-          // Only Vite's HMR websocket needs more, and only in development.
-          connectSrc: dev ? ["'self'", "ws:", "wss:"] : ["'self'"],
-          frameSrc: ["'self'"],
-          frameAncestors: ["'self'"],
-          formAction: ["'self'"],
-          baseUri: ["'self'"],
-          objectSrc: ["'none'"],
-          manifestSrc: ["'self'"],
-          workerSrc: ["'self'"],
-        },
+/** helmet's options: our policy, with the consent-proof providers' sources added when given (the quote form's). */
+function helmetOptions(dev: boolean, proof?: ProofSources): Parameters<typeof helmet>[0] {
+  const plus = (sources: string[], extra: readonly string[] | undefined) => [...sources, ...(extra ?? [])];
+  return {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", (_req, res) => nonceOf(res), ...(proof?.script ?? [])],
+        scriptSrcAttr: ["'none'"],
+        // Radix positions tooltips with style attributes and sonner injects its stylesheet at
+        // run time; styles cannot run code, so inline styles are allowed (see docs/security.md).
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: plus(["'self'", "data:"], proof?.img),
+        fontSrc: ["'self'"],
+        // Only Vite's HMR websocket needs more, and only in development.
+        connectSrc: plus(dev ? ["'self'", "ws:", "wss:"] : ["'self'"], proof?.connect),
+        frameSrc: ["'self'"],
+        frameAncestors: ["'self'"],
+        formAction: ["'self'"],
+        baseUri: ["'self'"],
+        objectSrc: ["'none'"],
+        manifestSrc: ["'self'"],
+        workerSrc: ["'self'"],
       },
-      frameguard: { action: "sameorigin" },
-      referrerPolicy: { policy: "strict-origin-when-cross-origin" },
-      strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
-      // The quote form frame is same-origin, and nothing we serve needs cross-origin isolation.
-      crossOriginEmbedderPolicy: false,
-    }),
-  ).map(([name, value]): [string, HeaderValue | NonceTemplate] => {
+    },
+    frameguard: { action: "sameorigin" },
+    referrerPolicy: { policy: "strict-origin-when-cross-origin" },
+    strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+    // The quote form frame is same-origin, and nothing we serve needs cross-origin isolation.
+    crossOriginEmbedderPolicy: false,
+  };
+}
+
+/** helmet's header set, each header holding the nonce kept as the text around it. */
+function headerSet(dev: boolean, proof?: ProofSources): Array<[string, HeaderValue | NonceTemplate]> {
+  return helmetHeaderSet(helmet(helmetOptions(dev, proof))).map(([name, value]): [string, HeaderValue | NonceTemplate] => {
     const at = typeof value === "string" ? value.indexOf(NONCE_MARK) : -1;
     return at >= 0 ? [name, new NonceTemplate(String(value).slice(0, at), String(value).slice(at + NONCE_MARK.length))] : [name, value];
   });
+}
+
+export function securityHeaders(config: Pick<Config, "NODE_ENV"> & ProofConfig): SecurityHeaders {
+  const dev = config.NODE_ENV === "development";
+  const headers = headerSet(dev);
+  // The quote form alone may load the consent-proof providers' scripts (issue 44): its own set,
+  // with their origins, only for the providers switched on; every other response keeps the policy above.
+  const proof = proofSources(config);
+  const formHeaders = proof.script.length > 0 ? headerSet(dev, proof) : headers;
   // The pages that hold no personal data go without COOP (decision 025): the same set less that header.
   const openPageHeaders = headers.filter(([name]) => name.toLowerCase() !== COOP);
   if (openPageHeaders.length !== headers.length - 1) throw new Error("helmet set no Cross-Origin-Opener-Policy to leave out of the open pages' headers");
@@ -133,7 +148,8 @@ export function securityHeaders(config: Pick<Config, "NODE_ENV">): SecurityHeade
     handler: (req, res, next) => {
       const nonce = createNonce();
       res.locals.cspNonce = nonce;
-      for (const [name, value] of isOpenPage(pathOfUrl(req.url)) ? openPageHeaders : headers) {
+      const path = pathOfUrl(req.url);
+      for (const [name, value] of isOpenPage(path) ? openPageHeaders : path === paths.quoteForm ? formHeaders : headers) {
         res.setHeader(name, value instanceof NonceTemplate ? `${value.before}${nonce}${value.after}` : value);
       }
       next();

@@ -16,6 +16,12 @@ export interface BuyerOfferView {
   reason: string | null;
   /** What the records show: the buyer's delivery status or its ping's outcome, null when it has neither. */
   recorded: string | null;
+  /**
+   * The buyer's requirements' verdict (issue 44) where the records carry one: why its ping was not
+   * sent or its post was held back ("requires an authentic LeadiD; the answer was not_authentic"),
+   * whole, shown after `recorded`; null when its requirements held nothing back (or it has none).
+   */
+  requirement: string | null;
 }
 
 export interface BuyerOffersView {

@@ -177,6 +177,37 @@ export interface AuctionView {
 }
 
 /**
+ * One check recorded for a lead (issue 44; table lead_checks): a consent proof (TrustedForm,
+ * LeadiD) or a phone scrub (litigator, Do Not Call, line type), run because a buyer that could
+ * take the lead requires it. No contact details (a check's detail never carries a phone or
+ * email), so analysts see it as ops do.
+ */
+export interface LeadCheckView {
+  /** The stored kind: "trustedform", "jornaya", "litigator", "dnc", "line_type". */
+  kind: string;
+  /** In words: "TrustedForm certificate", "LeadiD", "TCPA litigator", "Do Not Call", "Line type". */
+  kindText: string;
+  /** The provider's name as recorded ("trustedform", "twilio-lookup", …). */
+  provider: string;
+  status: "running" | "ok" | "failed" | "unavailable";
+  /** "running", "answered", "failed", "no answer". */
+  statusText: string;
+  /** The provider's short word ("retained", "clean", "dnc_match", "mobile"); null while running. */
+  outcome: string | null;
+  /** The outcome for people: "dnc match", "fixed VoIP". */
+  outcomeText: string | null;
+  /** One line for ops from the adapter. */
+  detail: string | null;
+  latencyMs: number | null;
+  /** The answer came from the phone cache (no provider call for this lead). */
+  cached: boolean;
+  /** How many provider calls this lead's check made (a check asked again after no answer adds one). */
+  calls: number;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+/**
  * Who sent a lead, for ops helping a visitor who calls with its reference (issue 42, item 9): the
  * name, ZIP and city as they are, the phone and email masked. `revealed` only in the answer to the
  * POST that asked for them (logged as admin_action show_contact), never in an address or cookie.
@@ -252,6 +283,8 @@ export interface LeadsView extends ViewBase {
   auction?: AuctionView;
   /** Each configured buyer: offered, or the rule that excluded the lead (shared/admin-offers-view.ts). */
   offers?: BuyerOffersView;
+  /** The checks recorded for the lead, in the order they started (empty: none ran); absent when the lead itself is not stored. */
+  checks?: LeadCheckView[];
   deliveries: LeadDeliveryView[];
   /** Recent failed (dead-lettered) deliveries, for the list when nothing is searched. */
   failed: { reference: string; target: string; lastError: string | null; completedAt: string | null }[];

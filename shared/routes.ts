@@ -17,6 +17,8 @@ export const paths = {
   privacySession: "/api/privacy-requests/session",
   leadsApi: "/api/leads",
   leadsSession: "/api/leads/session",
+  /** The consent words for a visitor's answers (POST; docs/decisions/039-disclosure-per-visitor.md). */
+  leadsDisclosure: "/api/leads/disclosure",
   zipCodesApi: "/api/zip-codes",
   vehicleMakesApi: "/api/vehicles/makes",
   vehicleModelsApi: "/api/vehicles/models",

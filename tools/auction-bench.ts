@@ -60,6 +60,8 @@ export function auctionCpuPerLead(during: CpuSpent, alone: CpuSpent, pages: { al
 /** What the table and the verdicts read from one rate's result. */
 export interface AuctionRateFigures {
   rate: number;
+  /** Run with every lead check on (`--checks`, issue 44). */
+  checks?: boolean;
   leadsStored: number;
   storedToFirstAcceptedMs: { p50: number; p95: number; p99: number };
   /** Where the time goes (read back from the tables): stored_to_pinged, pinged_to_first_decision, first_decision_to_accepted. */
@@ -108,7 +110,7 @@ export function auctionTable(results: AuctionRateFigures[]): string[] {
     ["  total", (result) => cpu(result.auctionCpuMsPerLead.total)],
     ["load average (1, 5, 15 min)", (result) => result.loadAverage.map((load) => load.toFixed(2)).join(" ")],
   ];
-  const headers = ["leads/s", ...results.map((result) => `${result.rate}`)];
+  const headers = ["leads/s", ...results.map((result) => `${result.rate}${result.checks ? " + checks" : ""}`)];
   const cells = rows.map(([label, read]) => [label, ...results.map(read)]);
   const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => row[column]!.length)));
   const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
@@ -146,4 +148,34 @@ export function auctionVerdicts(result: AuctionRateFigures): Verdict[] {
 /** The verdicts as lines: PASS or MISS, the rate, the target, what was measured. */
 export function verdictLines(rate: number, verdicts: Verdict[]): string[] {
   return verdicts.map((verdict) => `${verdict.pass ? "PASS" : "MISS"}  ${`${rate}/s`.padStart(5)}  ${verdict.target}: ${verdict.measured}`);
+}
+
+/**
+ * `--checks` (issue 44): each rate's run with every lead check on against its run without, just
+ * before it on the same machine. Targets: the sold p99 (stored → first accepted post) at most 150 ms
+ * more, and the lead API's p99 unchanged (checks never run in the visitor's request): within 10%
+ * or 5 ms, the run-to-run noise of a p99 over a few hundred requests on this machine.
+ */
+export function checksComparison(results: readonly AuctionRateFigures[]): string[] {
+  const lines: string[] = [];
+  results.forEach((withChecks, index) => {
+    const without = results[index - 1];
+    if (!withChecks.checks || !without || without.checks || without.rate !== withChecks.rate) return;
+    const soldMore = withChecks.storedToFirstAcceptedMs.p99 - without.storedToFirstAcceptedMs.p99;
+    const apiMore = withChecks.leadApiMs.p99 - without.leadApiMs.p99;
+    const verdicts: Verdict[] = [
+      {
+        target: "with every check on, sold p99 within 150 ms of the run without",
+        pass: soldMore <= 150,
+        measured: `${withChecks.storedToFirstAcceptedMs.p99} ms vs ${without.storedToFirstAcceptedMs.p99} ms (${soldMore >= 0 ? "+" : ""}${soldMore} ms)`,
+      },
+      {
+        target: "with every check on, lead API p99 unchanged (within 10% or 5 ms)",
+        pass: apiMore <= Math.max(5, without.leadApiMs.p99 * 0.1),
+        measured: `${withChecks.leadApiMs.p99} ms vs ${without.leadApiMs.p99} ms (${apiMore >= 0 ? "+" : ""}${apiMore} ms)`,
+      },
+    ];
+    lines.push(...verdictLines(withChecks.rate, verdicts));
+  });
+  return lines;
 }

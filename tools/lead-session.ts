@@ -1,6 +1,8 @@
 /**
  * The quote form's API as a browser uses it, for HTTP tests: open a session (the CSRF cookie, the
- * signed form token, the disclosure version), build a valid quote request, send it.
+ * signed form token), ask the consent words for the answers (their version: the buyers they name
+ * depend on the answers, docs/decisions/039-disclosure-per-visitor.md), build a valid quote
+ * request, send it.
  *
  * Every valid body gets its own idempotency key, phone number and email address, so tests sharing
  * one app (and one store) never turn each other's leads into duplicates or repeats.
@@ -9,7 +11,8 @@ import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { CSRF_HEADER } from "../shared/routes";
 import type { Driver, Lead } from "../shared/lead/fields";
-import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256 } from "../shared/consent-disclosure";
+import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, type ShownDisclosure } from "../shared/consent-disclosure";
+import { disclosureAnswers, type DisclosureAnswers } from "../shared/lead/disclosure-answers";
 import type { NewLead } from "../server/leads/store";
 
 /** What supertest accepts: an Express app, or an http.Server (one listening server for bulk tests). */
@@ -20,8 +23,8 @@ export interface LeadSession {
   cookie: string;
   csrfToken: string;
   formToken: string;
-  /** The disclosure the form shows beside the consent box (its version depends on the buyers named). */
-  disclosure?: { version: number };
+  /** The disclosure the form shows beside the consent box (its version depends on the buyers named, so on the answers). */
+  disclosure?: { version: number; parts?: ShownDisclosure["parts"] };
 }
 
 /** A session from GET /api/leads/session's Set-Cookie lines and JSON body, however it was fetched. */
@@ -29,11 +32,32 @@ export function leadSessionFrom(setCookie: readonly string[], body: unknown): Le
   return { cookie: setCookie.map((line) => line.split(";")[0]).join("; "), ...(body as Omit<LeadSession, "cookie">) };
 }
 
-/** GET /api/leads/session, as the form does when it loads. */
-export async function openLeadSession(target: Target, headers: Record<string, string> = {}): Promise<LeadSession> {
+/**
+ * GET /api/leads/session, as the form does when it loads, then the consent words for `answers`
+ * (the sample's by default, on PAGE_URL) as it does on reaching the consent box: the session's
+ * disclosure is then theirs. `answers: false` keeps the session's own (the words naming only us).
+ */
+export async function openLeadSession(target: Target, headers: Record<string, string> = {}, answers: Record<string, unknown> | false = {}): Promise<LeadSession> {
   const response = await request(target).get("/api/leads/session").set(headers);
   if (response.status !== 200) throw new Error(`GET /api/leads/session answered ${response.status}`);
-  return leadSessionFrom((response.headers["set-cookie"] as unknown as string[] | undefined) ?? [], response.body);
+  const session = leadSessionFrom((response.headers["set-cookie"] as unknown as string[] | undefined) ?? [], response.body);
+  if (answers === false) return session;
+  const words = await askDisclosure(target, session, disclosureBody(answers), headers);
+  if (words.status !== 200) throw new Error(`POST /api/leads/disclosure answered ${words.status}`);
+  return { ...session, disclosure: words.body as ShownDisclosure };
+}
+
+/** What the form sends to POST /api/leads/disclosure for the sample answers with these changes (leadFields' overrides), on `pageUrl`. */
+export function disclosureBody(overrides: Record<string, unknown> = {}, pageUrl = PAGE_URL): DisclosureAnswers {
+  return { answers: disclosureAnswers(leadFields(overrides)), pageUrl };
+}
+
+/** POST /api/leads/disclosure with the session's cookie and CSRF header, like the form's fetch. */
+export function askDisclosure(target: Target, session: LeadSession, body: unknown, headers: Record<string, string> = {}) {
+  return request(target)
+    .post("/api/leads/disclosure")
+    .set({ Cookie: session.cookie, [CSRF_HEADER]: session.csrfToken, "Sec-Fetch-Site": "same-origin", ...headers })
+    .send(body as object);
 }
 
 let counter = 0;

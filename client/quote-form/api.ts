@@ -1,15 +1,21 @@
 /** The quote form's calls to its server (all same-origin JSON; see server/api/leads.ts). */
 import { paths, CSRF_HEADER } from "../../shared/routes";
 import type { FunnelEvent } from "../../shared/funnel-events";
-import type { LeadMatchesResponse, LeadSubmitResponse } from "../../shared/lead/api";
+import type { LeadMatchesResponse, LeadSubmitResponse, ProofScript } from "../../shared/lead/api";
 import type { ShownDisclosure } from "../../shared/consent-disclosure";
+import type { DisclosureAnswers } from "../../shared/lead/disclosure-answers";
 import type { ZipLocation } from "./types";
 
 export interface Session {
   csrfToken: string;
   formToken: string;
-  /** The words to show beside the consent box, and the version to send with them (consent.ts). */
+  /**
+   * The words naming only us, before the visitor's answers are known. The form never sends their
+   * version: the words it sends under are the ones asked for the answers (fetchDisclosure).
+   */
   disclosure: ShownDisclosure;
+  /** The consent-proof providers' scripts to load (proof-scripts.ts); absent when none is on. */
+  proofScripts?: ProofScript[];
 }
 
 async function json<T>(response: Response): Promise<T> {
@@ -20,6 +26,22 @@ export async function openSession(): Promise<Session> {
   const response = await fetch(paths.leadsSession, { credentials: "same-origin", cache: "no-store" });
   if (!response.ok) throw new Error(`session: HTTP ${response.status}`);
   return json<Session>(response);
+}
+
+/**
+ * The consent words for these answers (POST /api/leads/disclosure): the buyers that could take
+ * the request, with us. Throws when the server cannot answer them (unreachable, or the answers refused).
+ */
+export async function fetchDisclosure(session: Session, body: DisclosureAnswers): Promise<ShownDisclosure> {
+  const response = await fetch(paths.leadsDisclosure, {
+    method: "POST",
+    credentials: "same-origin",
+    cache: "no-store",
+    headers: { "content-type": "application/json", [CSRF_HEADER]: session.csrfToken },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`disclosure: HTTP ${response.status}`);
+  return json<ShownDisclosure>(response);
 }
 
 /** The ZIP's city and state; null when the ZIP does not exist. Throws when the server cannot be reached. */
@@ -63,8 +85,14 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/**
+ * What the form makes of POST /api/leads's answer: the server's, or a 409 refusal of the consent
+ * words' version (they changed since they were shown: the form asks for the new ones).
+ */
+export type SubmitReply = LeadSubmitResponse | { status: "stale_disclosure"; error: string };
+
 /** Throws TryAgainLater on a 503, and fetch's own error when the server cannot be reached. */
-export async function submitLead(session: Session, body: Record<string, unknown>): Promise<LeadSubmitResponse> {
+export async function submitLead(session: Session, body: Record<string, unknown>): Promise<SubmitReply> {
   const response = await fetch(paths.leadsApi, {
     method: "POST",
     credentials: "same-origin",
@@ -74,6 +102,8 @@ export async function submitLead(session: Session, body: Record<string, unknown>
   if (response.status === 503) throw new TryAgainLater(retryAfterMs(response.headers.get("retry-after")));
   if (response.headers.get("content-type")?.includes("application/json")) {
     const reply = await json<LeadSubmitResponse | { error?: string }>(response);
+    // A refusal of 409 is the stale words (the other 409, already_sent, is not an error).
+    if (response.status === 409 && "status" in reply && reply.status === "error") return { status: "stale_disclosure", error: reply.error };
     if ("status" in reply) return reply;
     return { status: "error", error: reply.error ?? "Something went wrong. Please try again." };
   }

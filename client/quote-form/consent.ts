@@ -1,11 +1,12 @@
 /**
- * The words beside the consent box are the server's: GET /api/leads/session sends the disclosure
- * visitors consent to now (its exact stored text, naming the companies that may contact them, and
- * its version), and the form shows that text and sends that version back. Where the words say
- * "the phone number I entered above", the form shows the number typed (issue 13); the consent
- * record keeps that number, so the words shown can be told exactly. Until a session has
- * arrived the label holds the bundle's text, and nothing is sent: a visitor only ever agrees to
- * words shown to them (docs/decisions/010-consent-disclosure-and-certificate.md).
+ * The words beside the consent box are the server's: POST /api/leads/disclosure sends the words for
+ * the visitor's answers (their exact stored text, naming the buyers that could take the request,
+ * with us, and its version; mount.ts asks on reaching the box), and the form shows that text and
+ * sends that version back. Where the words say "the phone number I entered above", the form shows
+ * the number typed (issue 13); the consent record keeps that number, so the words shown can be
+ * told exactly. Until the words for the answers given have arrived the label holds the bundle's
+ * text (naming only us), and nothing is sent: a visitor only ever agrees to words shown to them
+ * (docs/decisions/010-consent-disclosure-and-certificate.md, 039-disclosure-per-visitor.md).
  */
 import { CONSENT_DISCLOSURE, PHONE_PLACEHOLDER, disclosureText, type ShownDisclosure } from "../../shared/consent-disclosure";
 import { formatUsPhone, normalizeUsPhone } from "../../shared/contact";
@@ -16,10 +17,12 @@ import type { View } from "./view";
 export const CONSENT_CHANGED = "The wording beside this box has just been updated. Please read it, then tick the box again.";
 
 export interface ConsentText {
-  /** The stored version of the words shown; undefined until a session brought them. */
+  /** The stored version of the words shown; undefined until the words for the answers given arrived. */
   readonly version: number | undefined;
-  /** Shows a session's disclosure; if the words change while the box is ticked, unticks it and says why. */
+  /** Shows the visitor's words; if they change while the box is ticked, unticks it and says why. */
   show(disclosure: ShownDisclosure): void;
+  /** The answers changed: the words shown may not be theirs, so no version to send until show() again. */
+  forget(): void;
   /** Shows the phone input's number in the words (after answers were put back without typing). */
   showPhone(): void;
 }
@@ -65,6 +68,9 @@ export function createConsentText(view: View): ConsentText {
     showPhone,
     get version() {
       return version;
+    },
+    forget() {
+      version = undefined;
     },
     show(disclosure) {
       version = disclosure.version;

@@ -9,9 +9,11 @@ import { parseCampaignSearch, zipSchema } from "../../shared/campaign";
 import { LEAD_FIELDS, checkRecordFields, type LeadErrors } from "../../shared/lead/fields";
 import { askedField } from "./form-markup";
 import type { FunnelEvent } from "../../shared/funnel-events";
-import type { LeadSubmitResponse } from "../../shared/lead/api";
+import type { ShownDisclosure } from "../../shared/consent-disclosure";
+import { disclosureAnswers, type DisclosureAnswers } from "../../shared/lead/disclosure-answers";
 import {
   decodeVin as realDecodeVin,
+  fetchDisclosure as realFetchDisclosure,
   fetchMatches as realFetchMatches,
   listModels as realListModels,
   lookUpZip as realLookUpZip,
@@ -20,6 +22,7 @@ import {
   submitLead as realSubmitLead,
   type DecodedVin,
   type Session,
+  type SubmitReply,
 } from "./api";
 import { createCheck, watchAnswers, type FieldErrors } from "./checks";
 import { watchChoiceSearch } from "./choice-search";
@@ -36,6 +39,7 @@ import { watchVin } from "./vin-fill";
 import { createZipPlace } from "./zip-place";
 import { createModelList } from "./model-list";
 import { matchesSection, type FetchMatches } from "./matches";
+import { loadProofScripts } from "./proof-scripts";
 
 /** What a form talks to: its server, and the addresses it records. Tests pass fakes. */
 export interface QuoteFormDeps {
@@ -49,7 +53,9 @@ export interface QuoteFormDeps {
   fetchMatches: FetchMatches;
   /** A pause, between two asks of the matches (tests shorten it). */
   wait(ms: number): Promise<void>;
-  submitLead(session: Session, body: Record<string, unknown>): Promise<LeadSubmitResponse>;
+  submitLead(session: Session, body: Record<string, unknown>): Promise<SubmitReply>;
+  /** The consent words for the answers they depend on (POST /api/leads/disclosure). */
+  fetchDisclosure(session: Session, body: DisclosureAnswers): Promise<ShownDisclosure>;
   sendEvent(event: FunnelEvent): void;
   /** The form's own address: its search has the ZIP, the campaign ids and the visit id (sid, tid, vid); href is sent as formUrl. */
   location: Pick<Location, "href" | "search">;
@@ -79,7 +85,7 @@ export const ADVANCE_DELAY_MS = 150;
  * left out is the real one.
  */
 export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): QuoteForm {
-  const { openSession, lookUpZip, listModels, decodeVin, fetchMatches, wait, submitLead, sendEvent, location, pageUrl, now, wallClock }: QuoteFormDeps = {
+  const { openSession, lookUpZip, listModels, decodeVin, fetchMatches, wait, submitLead, fetchDisclosure, sendEvent, location, pageUrl, now, wallClock }: QuoteFormDeps = {
     openSession: realOpenSession,
     lookUpZip: realLookUpZip,
     listModels: realListModels,
@@ -87,6 +93,7 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
     fetchMatches: realFetchMatches,
     wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     submitLead: realSubmitLead,
+    fetchDisclosure: realFetchDisclosure,
     sendEvent: realSendEvent,
     location: window.location,
     pageUrl: parentAddress,
@@ -104,22 +111,61 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   const modelList = createModelList(view, listModels, () => void next());
   const screens = createScreens(view);
   const check = createCheck(view, zipPlace, () => screens.position.editing);
-  // Every session brings the consent words to show; the latest request's, for a send to wait on.
+  // The consent words are the visitor's own (askWords below); the latest session's request, for them and a send to wait on.
   const consent = createConsentText(view);
   let sessionOpened: Promise<Session> | undefined;
-  let sessionPending = false;
   const openShownSession = (): Promise<Session> => {
-    sessionPending = true;
     sessionOpened = openSession()
       .then((session) => {
-        consent.show(session.disclosure);
+        // The providers switched on (issue 44): the form is on the page, so their scripts find it.
+        loadProofScripts(view.form, session.proofScripts);
         return session;
-      })
-      .finally(() => (sessionPending = false));
+      });
     return sessionOpened;
   };
   let sent = false;
-  const sender = createSender(view, screens, { openSession: openShownSession, submitLead, formUrl: () => location.href, pageUrl, campaign, consentVersion: () => consent.version }, (reference, duplicate, values, matchesToken) => {
+  /**
+   * The words beside the box name the buyers that could take THIS request (docs/decisions/039-disclosure-per-visitor.md):
+   * asked of the server for the answers they depend on when the visitor reaches the box, and again
+   * whenever those answers changed (Back, an edit, on again). Until the answer for the answers given
+   * has come, consent.version is undefined and nothing is sent. `force`: ask even for the same
+   * answers (the server refused the version sent: the words changed under them).
+   */
+  let wordsShownFor: string | undefined;
+  let wordsAskedFor: string | undefined;
+  let wordsAsked: Promise<void> = Promise.resolve();
+  let asks = 0;
+  function askWords(force = false): Promise<void> {
+    const body: DisclosureAnswers = { answers: disclosureAnswers(screens.request(view.readRaw(LEAD_FIELDS))), pageUrl: pageUrl() };
+    const key = JSON.stringify(body);
+    if (!force && key === wordsShownFor && consent.version !== undefined) return Promise.resolve();
+    if (!force && key === wordsAskedFor) return wordsAsked;
+    // Words for other answers must not be sent under: forgotten until these answers' arrive.
+    consent.forget();
+    wordsShownFor = undefined;
+    wordsAskedFor = key;
+    const ask = ++asks;
+    // The sender's session, so the form keeps one (two at once would set two CSRF cookies).
+    if (!sessionOpened) sender.open();
+    wordsAsked = (sessionOpened ?? openShownSession())
+      .catch(() => {
+        sender.open();
+        return sessionOpened!;
+      })
+      .then((session) => fetchDisclosure(session, body))
+      .then((disclosure) => {
+        // Only the latest ask's answer: an earlier one is for answers since changed.
+        if (ask !== asks) return;
+        consent.show(disclosure);
+        wordsShownFor = key;
+      })
+      .catch(() => {})
+      .finally(() => {
+        if (ask === asks) wordsAskedFor = undefined;
+      });
+    return wordsAsked;
+  }
+  const sender = createSender(view, screens, { openSession: openShownSession, submitLead, formUrl: () => location.href, pageUrl, campaign, consentVersion: () => consent.version, wordsChanged: () => askWords(true) }, (reference, duplicate, values, matchesToken) => {
     sent = true;
     clearAnswers();
     screens.showSent();
@@ -139,6 +185,7 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   const search = watchChoiceSearch(view, searchable, (field) => infoOf(field).control, () => void next());
   screens.onChange(() => {
     save();
+    if (!sent && screens.current.id === "contact") void askWords();
     void modelList.refresh();
     for (const field of searchable) search.reset(field);
   });
@@ -225,19 +272,13 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   }
 
   /**
-   * Whether the words beside the box came from a session. If none has yet (it failed at load),
-   * asks again: the same words go at once; other words replace them, unticked, to be read first.
+   * Whether the words beside the box are the ones for the answers given. If they have not come
+   * (the ask failed, or is on its way), asks again and waits: the same words go at once; other
+   * words replace them, unticked, to be read first.
    */
-  let waitingForWords = false;
   async function consentShown(): Promise<boolean> {
-    if (consent.version !== undefined) return true;
-    if (waitingForWords) return false;
-    waitingForWords = true;
     const ticked = view.readRaw(["consent"]).consent === true;
-    // One session at a time: two at once would set two CSRF cookies.
-    if (!sessionPending) sender.open();
-    await sessionOpened?.catch(() => {});
-    waitingForWords = false;
+    await askWords();
     if (consent.version === undefined) {
       view.formError.textContent = NETWORK_ERROR;
       return false;
@@ -320,7 +361,8 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   } else screens.show(0, false);
   // The markup keeps Next disabled until now: without the script there is nothing to send with.
   view.nextButton.disabled = false;
-  sender.open();
+  // Unless the contact screen came back with the answers and asked its words (and the session) already.
+  if (!sessionOpened) sender.open();
   if (answeredEarly || saved) start();
   // A ZIP the visitor already typed (another than the address's) is theirs: it is checked on Next.
   const typedZip = zipInput.value.trim();

@@ -1,7 +1,8 @@
 /**
  * Sending the request (POST /api/leads): the answers as typed plus the envelope (idempotency key,
- * form token, consent version, addresses, honeypot, campaign and visit ids), the busy state while it
- * travels, and what each reply does. The answers stay in the inputs whatever happens.
+ * form token, consent version, addresses, honeypot, campaign and visit ids, the consent-proof
+ * providers' certificate URL and token), the busy state while it travels, and what each reply
+ * does. The answers stay in the inputs whatever happens.
  *
  * A 503 (the database restarting or failing over, up to a minute) or no answer at all is not
  * the visitor's problem: the form sends the same request again by itself, with the same
@@ -9,16 +10,17 @@
  */
 import { SUBMIT_LABEL } from "../../shared/consent-disclosure";
 import type { Campaign } from "../../shared/campaign";
-import { HONEYPOT_FIELD, type LeadSubmitResponse } from "../../shared/lead/api";
+import { HONEYPOT_FIELD } from "../../shared/lead/api";
 import { LEAD_FIELDS, validateLead, type Lead } from "../../shared/lead/fields";
 import { randomId } from "../../shared/random-id";
-import { TryAgainLater, type Session } from "./api";
+import { TryAgainLater, type Session, type SubmitReply } from "./api";
+import { proofValues } from "./proof-scripts";
 import type { Screens } from "./screens";
 import type { View } from "./view";
 
 export interface SubmitDeps {
   openSession(): Promise<Session>;
-  submitLead(session: Session, body: Record<string, unknown>): Promise<LeadSubmitResponse>;
+  submitLead(session: Session, body: Record<string, unknown>): Promise<SubmitReply>;
   /** The form's own address, sent as formUrl. */
   formUrl(): string;
   /** The address of the page framing the form, sent as pageUrl. */
@@ -27,6 +29,11 @@ export interface SubmitDeps {
   campaign: Campaign;
   /** The stored version of the consent words shown beside the box (consent.ts). */
   consentVersion(): number | undefined;
+  /**
+   * The server refused the version sent (409: the words for these answers changed since they were
+   * shown): brings the new words, which untick the box and say why (consent.ts). Settles when done.
+   */
+  wordsChanged?(): Promise<void>;
 }
 
 export interface Sender {
@@ -56,7 +63,7 @@ export function retryDelay(retry: number, retryAfterMs: number | undefined): num
 }
 
 /** One try's end: the server's reply, or a reason to try again (with its Retry-After, if any). */
-type Attempt = { reply: LeadSubmitResponse } | { retryAfterMs: number | undefined };
+type Attempt = { reply: SubmitReply } | { retryAfterMs: number | undefined };
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -137,6 +144,8 @@ export function createSender(
       pageUrl: deps.pageUrl(),
       [HONEYPOT_FIELD]: view.honeypot.value,
       ...deps.campaign,
+      // TrustedForm's certificate URL and Jornaya's token, when their scripts ran (proof-scripts.ts).
+      ...proofValues(view.form),
     };
     setBusy(true);
     say("");
@@ -152,7 +161,12 @@ export function createSender(
           setBusy(false);
           say("");
           if (reply.status === "invalid") steps.reveal(reply.errors);
-          else {
+          else if (reply.status === "stale_disclosure" && deps.wordsChanged) {
+            // No reload: the new words come in place, the box unticked and saying why; the visitor reads, ticks, sends.
+            say(reply.error);
+            await deps.wordsChanged();
+            view.focusField("consent");
+          } else {
             say(reply.error);
             nextButton.focus();
           }

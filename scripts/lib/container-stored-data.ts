@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { check, submitPrivacyRequest, type HttpClient } from "./container-http";
-import { leadBody, leadSessionFrom } from "../../tools/lead-session";
+import { disclosureBody, leadBody, leadSessionFrom } from "../../tools/lead-session";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { CSRF_HEADER } from "../../shared/routes";
 
@@ -64,7 +64,15 @@ export async function submitLeads(lb: HttpClient, count: number, campaign: { sid
     Array.from({ length: count }, async () => {
       const opened = await lb.request("/api/leads/session");
       check(opened.status === 200, `GET /api/leads/session answered ${opened.status}`);
-      return leadSessionFrom(opened.headers.getSetCookie(), JSON.parse(opened.text));
+      const session = leadSessionFrom(opened.headers.getSetCookie(), JSON.parse(opened.text));
+      // The consent words for the answers, as the form asks on reaching the box: with a buyer configured they name it (decision 039).
+      const words = await lb.request("/api/leads/disclosure", {
+        method: "POST",
+        headers: { "content-type": "application/json", [CSRF_HEADER]: session.csrfToken, cookie: session.cookie },
+        body: JSON.stringify(disclosureBody()),
+      });
+      check(words.status === 200, `POST /api/leads/disclosure answered ${words.status}: ${words.text}`);
+      return { ...session, disclosure: JSON.parse(words.text) as { version: number } };
     }),
   );
   // A person takes longer than LEAD_MIN_FILL_MS: a quicker submit is refused as a bot's.

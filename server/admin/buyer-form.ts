@@ -6,12 +6,14 @@
  * "priceRules.2.when.homeowner"), so an issue's path names its field with little translation.
  * The secret is not a field: the store makes it (createBuyer, rotateBuyerSecret). Nor are the
  * posting spec and its credentials (issue 43): they have their own forms on the buyer's page, and
- * an edit of the other settings keeps them (checkBuyerForm's `keep`).
+ * an edit of the other settings keeps them (checkBuyerForm's `keep`). The requirements (issue 44:
+ * the checks a lead must pass before it is pinged or posted) are fields under "requirements.".
  */
 import { buyerAddressProblems, buyerSchema, type Buyer, type BuyerStatus } from "../delivery/buyers";
 import type { BuyerSecretKey } from "../settings/store";
 import type { OutboundPolicy } from "../delivery/outbound";
 import type { BuyerFilters } from "../delivery/filter-schema";
+import type { Requirements } from "../checks/requirements";
 import type { FormValues } from "../../shared/admin-views";
 import { amount, choice, compact, errorsByField, fieldForPath, list, sentence, text, words } from "./settings-form";
 
@@ -46,6 +48,8 @@ export const FILTER_FIELDS = [
   "sr22",
   "coverage",
 ] as const;
+/** The requirement fields under "requirements." (the schema's keys): two choices, two flags, a checkbox group and what to do without an answer. */
+export const REQUIREMENT_FIELDS = ["trustedForm", "leadid", "litigatorClean", "noDnc", "lineTypes", "whenUnavailable"] as const;
 /** Groups with a rule of their own ("give min, max or both", min ≤ max): their fieldset shows it. */
 const FILTER_GROUPS = ["zips", "zipPrefixes", "driverAge", "vehicles", "drivers"] as const;
 
@@ -83,6 +87,8 @@ const BUYER_FIELDS = new Set<string>([
   "filters",
   ...FILTER_FIELDS.map((name) => `filters.${name}`),
   ...FILTER_GROUPS.map((name) => `filters.${name}`),
+  "requirements",
+  ...REQUIREMENT_FIELDS.map((name) => `requirements.${name}`),
 ]);
 const RULE_FIELD = new RegExp(`^priceRules\\.\\d+(\\.(label|add|when|when\\.states|when\\.(${[...FILTER_FIELDS, ...FILTER_GROUPS].map((name) => name.replace(".", "\\.")).join("|")})))?$`);
 
@@ -111,6 +117,29 @@ export function filtersFromForm(values: FormValues, prefix: string): Record<stri
     dui: choice(values, at("dui"), "only", "no"),
     sr22: choice(values, at("sr22"), "only", "no"),
     coverage: list(values, at("coverage")),
+  });
+}
+
+/**
+ * The requirements from the fields under "requirements."; undefined when none is set. "skip" is
+ * what a buyer does without an answer when nothing says otherwise, so it is not written: a
+ * buyer saved with no requirement stays without a `requirements` entry, and its history shows
+ * no change it did not make. Anything else is handed on as sent, for the schema to refuse.
+ */
+export function requirementsFromForm(values: FormValues): Record<string, unknown> | undefined {
+  const at = (name: (typeof REQUIREMENT_FIELDS)[number]) => `requirements.${name}`;
+  const whenUnavailable = text(values, at("whenUnavailable"));
+  const flag = (name: "litigatorClean" | "noDnc") => {
+    const raw = text(values, at(name));
+    return raw === "" ? undefined : raw === "yes" ? true : raw;
+  };
+  return compact({
+    trustedForm: text(values, at("trustedForm")) || undefined,
+    leadid: text(values, at("leadid")) || undefined,
+    litigatorClean: flag("litigatorClean"),
+    noDnc: flag("noDnc"),
+    lineTypes: list(values, at("lineTypes")),
+    whenUnavailable: whenUnavailable === "" || whenUnavailable === "skip" ? undefined : whenUnavailable,
   });
 }
 
@@ -173,6 +202,7 @@ export function buyerFromForm(values: FormValues, options: { id?: string; status
     price: amount(values, "price"),
     priceRules,
     filters: filtersFromForm(values, "filters"),
+    requirements: requirementsFromForm(values),
     status: options.status,
   });
   return { input: input ?? {}, ruleRows };
@@ -304,5 +334,18 @@ export function buyerToForm(buyer: BuyerInput): FormValues {
     Object.assign(values, filtersToForm(when, `priceRules.${index}.when`));
   });
   Object.assign(values, filtersToForm(buyer.filters, "filters"));
+  Object.assign(values, requirementsToForm(buyer.requirements));
+  return values;
+}
+
+/** Stored requirements as the form's fields; "skip" shows as chosen when nothing is stored (it is the default). */
+export function requirementsToForm(requirements: Requirements | undefined): FormValues {
+  const values: FormValues = {};
+  if (requirements?.trustedForm) values["requirements.trustedForm"] = requirements.trustedForm;
+  if (requirements?.leadid) values["requirements.leadid"] = requirements.leadid;
+  if (requirements?.litigatorClean) values["requirements.litigatorClean"] = "yes";
+  if (requirements?.noDnc) values["requirements.noDnc"] = "yes";
+  if (requirements?.lineTypes && requirements.lineTypes.length > 0) values["requirements.lineTypes"] = [...requirements.lineTypes];
+  values["requirements.whenUnavailable"] = requirements?.whenUnavailable ?? "skip";
   return values;
 }

@@ -1,6 +1,6 @@
 /**
- * The leads page (GET /leads): one lead by reference — its facts, each delivery with every try, and
- * for ops who sent it (name, ZIP, city; phone and email masked until asked for) — or, without a
+ * The leads page (GET /leads): one lead by reference — its facts, the checks recorded for it (issue
+ * 44), each delivery with every try, and for ops who sent it (name, ZIP, city; phone and email masked until asked for) — or, without a
  * reference, the recent dead-lettered deliveries.
  */
 import type { Database } from "../db/database";
@@ -15,6 +15,8 @@ import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { quoteFacts } from "./quote-facts";
 import type { LiveSettings } from "../delivery/buyers";
 import { buyerOffersView } from "./buyer-offers-view";
+import { leadCheckRepository } from "../db/lead-checks";
+import { leadCheckView } from "./check-words";
 
 const RECENT_FAILED = 50;
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -146,7 +148,7 @@ async function opsLeadsView(db: Database, raw: unknown, returnsPossible: boolean
   const [lead, deliveries] = await Promise.all([leadRepository(db).findByReference(reference), deliveryRepository(db).list({ reference })]);
   const views = await Promise.all(deliveries.map((delivery) => deliveryView(db, delivery, returnsPossible)));
   if (!lead && views.length === 0) return { page: "leads", reference, deliveries: [], failed, error: `No lead ${reference}.` };
-  const auction = await auctionView(db, reference, deliveries);
+  const [auction, checks] = await Promise.all([auctionView(db, reference, deliveries), lead ? leadCheckRepository(db.builder).of(reference) : undefined]);
   const offers = lead && buyers ? await buyerOffersView(db, lead, buyers, deliveries, auction) : undefined;
   return {
     page: "leads",
@@ -155,6 +157,7 @@ async function opsLeadsView(db: Database, raw: unknown, returnsPossible: boolean
     ...(lead
       ? { lead: { reference: lead.reference, receivedAt: lead.receivedAt.toISOString(), state: lead.state, sid: lead.sid, tid: lead.tid, duplicateOf: lead.duplicateOf, gpc: lead.gpc, quote: quoteFacts(lead), contact: contactView(lead, reveal) } }
       : {}),
+    ...(checks ? { checks: checks.map(leadCheckView) } : {}),
     ...(auction ? { auction } : {}),
     ...(offers ? { offers } : {}),
     deliveries: views,

@@ -7,6 +7,7 @@
  */
 import type { SettingsChange } from "../settings/store";
 import { credentialSentences, specSentences } from "./spec-words";
+import { REQUIREMENT_KEYS, REQUIREMENT_WORDS, requirementValueWords } from "./check-words";
 
 type Entry = Record<string, unknown>;
 
@@ -138,6 +139,7 @@ const ORDER = [
   "price",
   "priceRules",
   "filters",
+  "requirements",
   "payout",
   "floor",
   "postbackUrl",
@@ -216,6 +218,17 @@ export function fieldSentences(before: Entry, after: Entry, by: string): string[
         if (same(wasFilters[filter], nowFilters[filter])) continue;
         const format = (value: unknown) => (value === undefined ? undefined : filterValue(filter, value));
         sentences.push(scalarSentence(`Lead filter ${FILTER_NAMES[filter] ?? filter}`, format(wasFilters[filter]), format(nowFilters[filter]), by));
+      }
+    } else if (key === "requirements") {
+      // One sentence per requirement changed, in the form's order and words ("Requirement LeadiD set to authentic by ana.").
+      const wasRequirements = isEntry(was) ? was : {};
+      const nowRequirements = isEntry(now) ? now : {};
+      const known: string[] = REQUIREMENT_KEYS;
+      const names = [...known, ...[...new Set([...Object.keys(wasRequirements), ...Object.keys(nowRequirements)])].filter((name) => !known.includes(name)).sort()];
+      for (const name of names) {
+        if (same(wasRequirements[name], nowRequirements[name])) continue;
+        const label = known.includes(name) ? REQUIREMENT_WORDS[name as keyof typeof REQUIREMENT_WORDS].label : name;
+        sentences.push(scalarSentence(`Requirement ${label}`, requirementValueWords(name, wasRequirements[name]), requirementValueWords(name, nowRequirements[name]), by));
       }
     } else {
       const scalar = SCALARS[key] ?? { label: key, format: (value: unknown) => (isEntry(value) ? conditionWords(value) : Array.isArray(value) ? value.map(String).join(", ") : String(value)) };

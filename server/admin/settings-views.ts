@@ -13,6 +13,7 @@ import type { BuyerDetailView, SettingRowView, SettingsHistoryRowView, SourceDet
 import { buyersView } from "./buyers-view";
 import { changeSentences } from "./settings-history";
 import { buyerSpecView } from "./buyer-spec";
+import { requirementLines } from "./check-words";
 
 /** A buyer's deliveries still to be sent or being sent: they finish whatever its status becomes. */
 export async function deliveriesInFlight(db: Database, buyerId: string): Promise<number> {
@@ -86,6 +87,7 @@ export function buyerSettingRows(buyer: Buyer): SettingRowView[] {
           : "none",
     },
     { label: "Filters", value: filterWords(buyer.filters).join(" · ") || "none (every lead)" },
+    { label: "Requirements before a lead is sent", value: requirementLines(buyer.requirements).join(" · ") || "none (no check is run for it)" },
   ];
   return rows;
 }

@@ -1,7 +1,10 @@
 /**
  * The quote form's API (the form is the static page rapidfire.html, framed by /):
  * - GET  /api/leads/session       a CSRF token, the signed "form opened" time and the consent
- *                                  disclosure to show (its stored version and exact text), on load
+ *                                  disclosure to show (its stored version and exact text), on load;
+ *                                  with TRUSTEDFORM / JORNAYA on, the providers' scripts to load
+ * - POST /api/leads/disclosure    the consent words for the visitor's answers so far (the buyers that
+ *                                  could take the request, with us), asked on reaching the consent box
  * - GET  /api/zip-codes/:zip      the city and state of a ZIP code, to show and confirm it
  * - POST /api/leads               the quote request (the API pipeline: same origin, CSRF, size and rate limits)
  * - POST /api/events              the funnel beacon: form_started, form_step_completed (204)
@@ -19,12 +22,15 @@ import { paths } from "../../shared/routes";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
 import { funnelEventSchema } from "../../shared/funnel-events";
 import type { LeadMatches } from "../leads/matches";
-import type { LeadSubmitResponse } from "../../shared/lead/api";
+import type { VisitorDisclosures } from "../leads/visitor-disclosure";
+import type { LeadSubmitResponse, ProofScript } from "../../shared/lead/api";
 import type { ShownDisclosure } from "../../shared/consent-disclosure";
 
 /** A complete request is about 1.5 KB; 16 KB leaves room for long addresses and URLs, no more. */
 const LEAD_BODY_LIMIT = "16kb";
 const EVENT_BODY_LIMIT = "2kb";
+/** The answers the words depend on (4 drivers at most) and the page's address: well under 8 KB. */
+const DISCLOSURE_BODY_LIMIT = "8kb";
 /** ZIP codes change rarely; a day in browser and CDN caches is safe. */
 const ZIP_CACHE = "public, max-age=86400";
 
@@ -33,10 +39,14 @@ export interface LeadApiOptions {
   service: LeadService;
   formTokens: FormTokens;
   zipCodes: ZipDirectory;
-  /** The disclosure visitors consent to now: the form shows exactly this text and sends its version. */
+  /** The words naming only us, for the session: shown until the visitor's own arrive, never sent (docs/decisions/039). */
   shownDisclosure(): Promise<ShownDisclosure>;
+  /** The words for a visitor's answers (server/leads/visitor-disclosure.ts). */
+  disclosures: Pick<VisitorDisclosures, "forRequest">;
   /** The buyers that accepted a lead, for its sender (server/leads/matches.ts). */
   matches: LeadMatches;
+  /** The consent-proof scripts the form loads, per page load (server/consent/proof-scripts.ts); absent or empty: none. */
+  proofScripts?: () => ProofScript[];
 }
 
 const STATUS = { created: 201, already_sent: 409 } as const;
@@ -55,14 +65,30 @@ function answer(outcome: LeadOutcome, matches: LeadMatches): { status: number; b
   }
 }
 
-export function leadEndpoints({ service, formTokens, zipCodes, shownDisclosure, matches }: LeadApiOptions, csrf: Csrf, budgets: ClientBudgets): Endpoint[] {
+export function leadEndpoints({ service, formTokens, zipCodes, shownDisclosure, disclosures, matches, proofScripts }: LeadApiOptions, csrf: Csrf, budgets: ClientBudgets): Endpoint[] {
   return [
     {
       method: "get",
       path: paths.leadsSession,
       async handle(req, res) {
         const disclosure = await shownDisclosure();
-        noStore(res).json({ csrfToken: csrf.issue(req, res), formToken: formTokens.issue(), disclosure });
+        // The providers' scripts ride along only when one is on: the form loads none otherwise.
+        const scripts = proofScripts?.() ?? [];
+        noStore(res).json({ csrfToken: csrf.issue(req, res), formToken: formTokens.issue(), disclosure, ...(scripts.length > 0 ? { proofScripts: scripts } : {}) });
+      },
+    },
+    {
+      // The words beside the consent box for these answers: { version, parts }. Through the same
+      // checks as the request itself (same origin, CSRF), on the funnel beacon's budget: a form
+      // asks it once or twice, as often as it completes a screen, and it stores at most a new text.
+      method: "post",
+      path: paths.leadsDisclosure,
+      body: { limit: DISCLOSURE_BODY_LIMIT, budget: budgets.events, csrf: true },
+      async handle(req, res) {
+        const outcome = await disclosures.forRequest(jsonFields(req), new Date());
+        if (outcome.kind === "invalid") throw HttpError.invalid(outcome.errors);
+        if (outcome.kind === "rejected") throw new HttpError(400, outcome.message);
+        res.json(outcome.disclosure);
       },
     },
     {

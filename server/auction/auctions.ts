@@ -20,6 +20,7 @@ import { insertWinnerPosts, scheduleDeliveries, type WinnerPost } from "../db/de
 import { cascadeUnchanged, claimAuctions, decideAuction, endUnsold } from "../db/auction-status";
 import { capPeriods, isLimited, shutByLimits, type Buyer, type LiveSettings } from "../delivery/buyers";
 import { evaluateOffer, mayOffer, offerFacts, priceFor, type OfferFacts } from "../delivery/offer";
+import type { LeadChecks } from "../checks/engine";
 import { capKeysOf, reserveCounters, type CapReservation } from "../db/buyer-counters";
 import { auctionBids, auctionDecision, auctionsEnded } from "../metrics";
 import { deliveryKey } from "../delivery/plan";
@@ -361,6 +362,12 @@ export interface AuctioneerOptions {
   now?: () => Date;
   clock?: () => number;
   send?: (url: string, exchange: Exchange, timeoutMs: number) => Promise<SendResult>;
+  /**
+   * The checks buyers' requirements need before a ping (server/checks/engine.ts): those without
+   * contact details only (LeadiD, a certificate's shape). A buyer that fails one is not pinged (nor
+   * given a standing bid), recorded as not_sent with the reason.
+   */
+  checks?: LeadChecks;
 }
 
 export interface Auctioneer {
@@ -467,7 +474,18 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       log.info({ event: "auction_unsold", reference: auction.leadReference, reason: settlement.outcome === "unsold" ? settlement.reason : "not for sale", directed: directed.length }, "not auctioned: the visitor opted out of sale");
       return;
     }
-    const eligible = eligibleBuyers(buyers, await namedBuyers(lead), facts, at);
+    const offered = eligibleBuyers(buyers, await namedBuyers(lead), facts, at);
+    // Before any ping: the checks the offered buyers' requirements need without contact details,
+    // run once for all of them, in parallel. A provider with no answer skips its buyers here (an
+    // auction cannot wait); their reason is recorded as the ping's.
+    const gates = options.checks ? await options.checks.gate(lead, offered, "ping") : undefined;
+    const held: PingResult[] = [];
+    const eligible = offered.filter((buyer) => {
+      const gate = gates?.get(buyer.id);
+      if (!gate || gate.pass) return true;
+      held.push({ buyerId: buyer.id, outcome: "not_sent", latencyMs: 0, httpStatus: null, bid: null, detail: gate.reason });
+      return false;
+    });
     const pinged = eligible.filter((buyer) => buyer.mode === "pingpost");
     const results = await pingRound(pinged, pingPayload(lead, auction.pingId, { test: auction.test, now: at }), {
       deadlineMs: options.deadlineMs,
@@ -495,7 +513,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
           detail: reason,
         } as PingResult;
       });
-    const settlement = await settle({ ...auction, pingedAt: auction.pingedAt ?? at }, saleAllowed, { results: [...results, ...standing], at });
+    const settlement = await settle({ ...auction, pingedAt: auction.pingedAt ?? at }, saleAllowed, { results: [...results, ...standing, ...held], at });
     // Counted for the report once the round is recorded with its settlement (a round run again
     // after a failed settlement, or settled by another replica, is not counted twice).
     if (!auction.test && settlement.outcome !== "unchanged") {
@@ -505,7 +523,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
     }
     const bids = results.filter((result) => result.outcome === "bid").length;
     if (settlement.outcome !== "unchanged") {
-      for (const result of [...results, ...standing]) auctionBids.inc({ outcome: result.outcome });
+      for (const result of [...results, ...standing, ...held]) auctionBids.inc({ outcome: result.outcome });
       auctionsEnded.inc({ outcome: settlement.outcome });
       auctionDecision.observe((now().getTime() - at.getTime()) / 1000);
     }

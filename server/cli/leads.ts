@@ -26,6 +26,7 @@ import { returnLead, type ReturnDependencies, type ReturnRequest } from "../deli
 import { createLogger } from "../logger";
 import { createEventWriter } from "../analytics/writer";
 import { analyticsCutoff, countExpiredAnalytics, purgeAnalytics, type PurgeCounts } from "../analytics/retention";
+import { leadCheckRepository } from "../db/lead-checks";
 import { retentionCutoffs, LEAD_RETENTION_YEARS, CONSENT_RETENTION_YEARS, DELIVERY_RETENTION_YEARS, PRIVACY_REQUEST_RETENTION_MONTHS } from "../leads/retention";
 import { privacyRequestRepository } from "../db/privacy-requests";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
@@ -337,6 +338,7 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
       out(deliveriesLine("Would delete", await deliveries.purgeBefore(deliveryCutoff, { dryRun: true })));
       out(requestsLine("Would delete", await requests.countClosedBefore(privacyRequestCutoff)));
       out(eventsLine("Would delete", await countExpiredAnalytics(db, eventsCutoff)));
+      out(`Would delete ${await leadCheckRepository(db.builder).expire(now, { dryRun: true })} cached phone check answer(s) past their CHECK_CACHE_DAYS.\n`);
       return 0;
     }
     const deleted = await repository.purge(leadCutoff, consentCutoff);
@@ -346,6 +348,8 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     out(deliveriesLine("Deleted", await deliveries.purgeBefore(deliveryCutoff)));
     out(requestsLine("Deleted", await requests.purgeClosedBefore(privacyRequestCutoff)));
     out(eventsLine("Deleted", await purgeAnalytics(db, eventsCutoff)));
+    // A phone's cached check answers (issue 44) hold no lead and no number, only its hash: kept no longer than they are used.
+    out(`Deleted ${await leadCheckRepository(db.builder).expire(now)} cached phone check answer(s) past their CHECK_CACHE_DAYS.\n`);
     return 0;
   } finally {
     await db.close();

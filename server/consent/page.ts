@@ -25,7 +25,10 @@ function namedCompanies(certificate: ConsentCertificate): string {
     const id = paired ? certificate.buyerIds[index] : undefined;
     return `<li>${escapeHtml(name)}${id ? ` <span class="id">(buyer id <code>${escapeHtml(id)}</code>)</span>` : ""}</li>`;
   });
-  return items.length > 0 ? `<ul>${items.join("")}</ul>` : "<p><em>not recorded</em></p>";
+  if (items.length > 0) return `<ul>${items.join("")}</ul>`;
+  // Since wording version 4 a visitor no buyer could take agrees to our calls alone (decision 039).
+  if (certificate.disclosureText.includes(`I agree that ${site.legalEntity} may call`)) return `<p>None: the words name only ${escapeHtml(site.legalEntity)}.</p>`;
+  return "<p><em>not recorded</em></p>";
 }
 
 /** Where the words name the phone number, the form showed the number the visitor typed: the one recorded. */
@@ -54,6 +57,11 @@ export function certificatePageHtml(certificate: ConsentCertificate, buyerId: st
     ["ZIP code", text(certificate.zip)],
     // The FCC's revocation rule: a revoked consent no longer covers calls or texts, whatever it said.
     ["Consent revoked", certificate.revokedAt ? `${time(certificate.revokedAt)} (request ${code(certificate.revocationReference ?? "")}): do not call or text this person on this consent` : "No"],
+    // The providers' own evidence, when their scripts ran (issue 44): shown as the visitor's browser
+    // sent it, as text (not a link: the value is the browser's, whatever it is). The buyer verifies
+    // it with the provider; a URL or token the page does not have is not claimed.
+    ...(certificate.trustedformCertUrl ? [["TrustedForm certificate (as the form sent it)", code(certificate.trustedformCertUrl)] satisfies [string, string]] : []),
+    ...(certificate.leadidToken ? [["Jornaya LeadiD token (as the form sent it)", code(certificate.leadidToken)] satisfies [string, string]] : []),
   ];
   return `<!doctype html>
 <html lang="en">

@@ -31,6 +31,9 @@ export interface ConsentCertificate {
   /** When the person revoked this consent, and by which request; null while it stands. */
   revokedAt: Date | null;
   revocationReference: string | null;
+  /** TrustedForm's certificate URL and Jornaya's LeadiD token as the form sent them (issue 44); null when none was sent. */
+  trustedformCertUrl?: string | null;
+  leadidToken?: string | null;
 }
 
 /** The certificate `certificateId`, if its lead was delivered to `buyerId`; otherwise nothing. */
@@ -61,6 +64,8 @@ export async function findCertificateForBuyer(db: Builder, certificateId: string
       "c.zip",
       "c.revokedAt",
       "c.revocationReference",
+      "c.trustedformCertUrl",
+      "c.leadidToken",
     ])
     .where("c.certificateId", "=", certificateId)
     .where(({ exists, selectFrom }) =>

@@ -31,6 +31,9 @@ export interface ConsentRow {
   privacyVersion?: string | undefined;
   /** The consent certificate's id (GET /consent/:id). */
   certificateId: string;
+  /** What TrustedForm's and Jornaya's scripts wrote into the form, as sent (issue 44); absent when they did not run. */
+  trustedFormCertUrl?: string | undefined;
+  leadidToken?: string | undefined;
 }
 
 /** A new lead as it is written: every decision already made by the lead service (server/leads/store.ts). */
@@ -111,6 +114,9 @@ export interface LeadRecord extends Selectable<LeadAnswerColumns> {
     pageUrl: string;
     /** The consent certificate's id (GET /consent/:id); null for records stored before it existed. */
     certificateId: string | null;
+    /** TrustedForm's certificate URL and Jornaya's LeadiD token as the form sent them (migration 22); absent when it sent none. */
+    trustedFormCertUrl?: string;
+    leadidToken?: string;
   } | null;
 }
 
@@ -131,19 +137,34 @@ function selectLeads(db: Builder) {
       "leadConsents.formUrl",
       "leadConsents.pageUrl",
       "leadConsents.certificateId",
+      "leadConsents.trustedformCertUrl",
+      "leadConsents.leadidToken",
     ]);
 }
 
 type Row = Awaited<ReturnType<ReturnType<typeof selectLeads>["executeTakeFirstOrThrow"]>>;
 
 function fromRow(row: Row): LeadRecord {
-  const { disclosureVersion, disclosureSha256, checkboxChecked, consentedAt, ip, userAgent, formUrl, pageUrl, certificateId, ...lead } = row;
+  const { disclosureVersion, disclosureSha256, checkboxChecked, consentedAt, ip, userAgent, formUrl, pageUrl, certificateId, trustedformCertUrl, leadidToken, ...lead } = row;
   return {
     ...lead,
     consent:
       consentedAt === null
         ? null
-        : { disclosureVersion: disclosureVersion!, disclosureSha256: disclosureSha256!, checkboxChecked: checkboxChecked!, consentedAt, ip: ip!, userAgent: userAgent!, formUrl: formUrl!, pageUrl: pageUrl!, certificateId },
+        : {
+            disclosureVersion: disclosureVersion!,
+            disclosureSha256: disclosureSha256!,
+            checkboxChecked: checkboxChecked!,
+            consentedAt,
+            ip: ip!,
+            userAgent: userAgent!,
+            formUrl: formUrl!,
+            pageUrl: pageUrl!,
+            certificateId,
+            // Only when the form sent them, as the delivery's JSON carries them.
+            ...(trustedformCertUrl === null ? {} : { trustedFormCertUrl: trustedformCertUrl }),
+            ...(leadidToken === null ? {} : { leadidToken }),
+          },
   };
 }
 
@@ -212,12 +233,12 @@ export function leadRepository(db: Database) {
           .with("consent", () => sql`(
             INSERT INTO lead_consents (lead_id, lead_reference, disclosure_version, disclosure_sha256, checkbox_checked, consented_at,
               phone, email, ip, user_agent, form_url, page_url, certificate_id, form_opened_at, terms_version, privacy_version,
-              first_name, last_name, zip)
+              first_name, last_name, zip, trustedform_cert_url, leadid_token)
             SELECT id, reference, ${consent.disclosureVersion}::int, ${consent.disclosureSha256}::text, ${consent.checkboxChecked}::boolean,
               ${input.receivedAt}::timestamptz, ${lead.phone}::text, ${lead.email}::text, ${consent.ip}::text, ${consent.userAgent}::text,
               ${consent.formUrl}::text, ${consent.pageUrl}::text, ${consent.certificateId}::text, ${consent.formOpenedAt ?? null}::timestamptz,
               ${consent.termsVersion ?? null}::text, ${consent.privacyVersion ?? null}::text, ${row.firstName}::text, ${row.lastName}::text,
-              ${lead.zip}::text
+              ${lead.zip}::text, ${consent.trustedFormCertUrl || null}::text, ${consent.leadidToken || null}::text
             FROM lead)`)
           .with("optout", () => (plan.suppressContact ? sql`${addSuppressions(contactHashes, "gpc")}` : sql`(SELECT 1 WHERE false)`))
           // The deliveries' lead: this one if it is an original, with whether it may be sold.

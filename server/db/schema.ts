@@ -61,6 +61,12 @@ export interface LeadConsentsTable {
   /** When the person revoked consent to be contacted, and by which request (migration 13). */
   revokedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   revocationReference: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * What TrustedForm's and Jornaya's scripts wrote into the form (migration 22, issue 44), as the
+   * visitor's browser sent them: unverified (the checks verify them); null when none was sent.
+   */
+  trustedformCertUrl: ColumnType<string | null, string | null | undefined, string | null>;
+  leadidToken: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** text[]: read as an array by both drivers; written with a ::text[] cast. */
@@ -386,6 +392,33 @@ export interface RateLimitHitsTable {
   resetAt: Timestamp;
 }
 
+/** A lead's check (migration 23): one row per lead and kind; `running` while its call is out. */
+export interface LeadChecksTable {
+  leadReference: string;
+  kind: string;
+  provider: string;
+  status: "running" | "ok" | "failed" | "unavailable";
+  outcome: string | null;
+  detail: string | null;
+  latencyMs: number | null;
+  cached: Generated<boolean>;
+  calls: Generated<number>;
+  startedAt: Date;
+  finishedAt: Date | null;
+}
+
+/** A provider's answer about a phone, kept CHECK_CACHE_DAYS by the phone's SHA-256 (migration 23). */
+export interface CheckCacheTable {
+  kind: string;
+  phoneHash: string;
+  provider: string;
+  status: "ok" | "failed";
+  outcome: string;
+  detail: string;
+  checkedAt: Date;
+  expiresAt: Date;
+}
+
 export interface Tables {
   analyticsEvents: AnalyticsEventsTable;
   analyticsDaily: AnalyticsDailyTable;
@@ -396,6 +429,8 @@ export interface Tables {
   adminSessions: AdminSessionsTable;
   auctions: AuctionsTable;
   auctionPings: AuctionPingsTable;
+  leadChecks: LeadChecksTable;
+  checkCache: CheckCacheTable;
   deliveries: DeliveriesTable;
   deliveryAttempts: DeliveryAttemptsTable;
   buyerDailyCounts: BuyerDailyCountsTable;

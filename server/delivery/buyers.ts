@@ -16,6 +16,7 @@ import { filtersSchema } from "./filter-schema";
 import type { CapPeriods } from "../db/buyer-counters";
 import { outboundUrlProblem, type OutboundPolicy } from "./outbound";
 import { pingSpecSchema, requestSpecSchema, specCredentialNames } from "./spec";
+import { requirementsSchema } from "../checks/requirements";
 
 /** `active` buyers are offered leads; `paused` ones are not, for now; `archived` ones no more (kept for their history). */
 export const BUYER_STATUSES = ["active", "paused", "archived"] as const;
@@ -131,6 +132,12 @@ const buyerFields = z.object({
    * our signed JSON and answers, as before.
    */
   spec: z.object({ post: requestSpecSchema.optional(), ping: pingSpecSchema.optional() }).strict().optional(),
+  /**
+   * What a lead must have passed before it is pinged or posted to this buyer (issue 44,
+   * docs/lead-checks.md): a TrustedForm certificate (retained by us, or for the buyer to claim), a
+   * LeadiD (authentic, or a token), a clean litigator check, no DNC match, its line types.
+   */
+  requirements: requirementsSchema.optional(),
   /** The secret values the spec's authentication names (an API key, a token, a password): kept like `secret`, never exported without --with-secrets. */
   credentials: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, . _ and -, at most 64 (as a spec names them)"), z.string().min(1).max(500)).optional(),
 });

@@ -39,7 +39,7 @@ export interface Exchange {
   headers: Record<string, string>;
   body?: string;
   /** Whom the exchange is for, named in the warning when the address is refused. */
-  party?: { buyer: string } | { source: string };
+  party?: { buyer: string } | { source: string } | { provider: string };
 }
 
 /**

@@ -26,6 +26,9 @@ export interface DeliveryPayload {
     formUrl: string;
     pageUrl: string;
     certificateUrl: string | null;
+    /** TrustedForm's certificate URL and Jornaya's LeadiD token as the form sent them (issue 44); only when it sent them. */
+    trustedFormCertUrl?: string;
+    leadidToken?: string;
   } | null;
   /** Sold by the auction (server/auction/): the sale's type and the bid id the buyer gave; null for a fixed-price post. */
   auction: { saleType: "exclusive" | "shared"; bidId: string | null } | null;
@@ -55,6 +58,8 @@ export function deliveryPayload(
       formUrl: consent.formUrl,
       pageUrl: consent.pageUrl,
       certificateUrl: options.certificateUrl,
+      ...(consent.trustedFormCertUrl ? { trustedFormCertUrl: consent.trustedFormCertUrl } : {}),
+      ...(consent.leadidToken ? { leadidToken: consent.leadidToken } : {}),
     },
     auction: options.auction ?? null,
     callingRules: callingRules(lead.state, options.timeZone ?? null),

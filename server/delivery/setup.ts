@@ -12,6 +12,7 @@ import { createDeliveryWorker, type DeliveryWorker } from "./worker";
 import type { EventRecorder } from "../analytics/writer";
 import type { Wakeups } from "../workers/wakeups";
 import type { OutageLog } from "../db/outage";
+import type { LeadChecks } from "../checks/engine";
 
 export interface DeliverySetup {
   config: Config;
@@ -27,6 +28,8 @@ export interface DeliverySetup {
   wakeups?: Wakeups;
   /** Where an unreachable database is told once per outage. */
   outage?: OutageLog;
+  /** The lead checks buyers' requirements need before a post (server/checks/engine.ts). */
+  checks?: LeadChecks;
 }
 
 /**
@@ -41,7 +44,7 @@ function linkOrigin(config: Config, logger: Logger): string {
   return origin;
 }
 
-export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression, analytics, wakeups, outage }: DeliverySetup): DeliveryWorker {
+export function createDelivery({ config, db, logger, buyers, csrfSecret, suppression, analytics, wakeups, outage, checks }: DeliverySetup): DeliveryWorker {
   const key = { secret: certificateSecret(config, csrfSecret), baseUrl: linkOrigin(config, logger) };
   return createDeliveryWorker({
     db,
@@ -54,5 +57,6 @@ export function createDelivery({ config, db, logger, buyers, csrfSecret, suppres
     ...(analytics ? { analytics } : {}),
     ...(wakeups ? { wakeups } : {}),
     ...(outage ? { outage } : {}),
+    ...(checks ? { checks } : {}),
   });
 }

@@ -25,6 +25,8 @@ import type { OutageLog } from "../db/outage";
 import { createClaimLoop } from "../workers/claim-loop";
 import { createZipDirectory } from "../zip-codes";
 import type { Wakeups } from "../workers/wakeups";
+import type { LeadChecks } from "../checks/engine";
+import { requiresAnything } from "../checks/requirements";
 
 export interface RetryPolicy {
   /** Tries before a delivery is dead-lettered ("failed"). */
@@ -72,6 +74,13 @@ export interface DeliveryWorkerOptions {
    * auction cascading (server/db/deliveries.ts), which the auction claims from its table.
    */
   wakeups?: Wakeups;
+  /**
+   * The checks a buyer's requirements need, run (or read: at most once per lead) before its post
+   * (server/checks/engine.ts). A lead that fails one is not posted to that buyer: the delivery
+   * ends `failed` with the reason (an auction's goes to the next bid); with no answer from a
+   * provider, it fails the same way, or waits and is tried again when the buyer says "wait".
+   */
+  checks?: LeadChecks;
 }
 
 export interface DeliveryWorker {
@@ -282,7 +291,45 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     );
   }
 
+  /** A delivery that ends before any request: the lead lacks what the buyer needs (a spec's value, a requirement), which no retry gives it. */
+  async function withhold(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord, error: string, detail: string): Promise<void> {
+    const recorded = await record(delivery, { outcome: "withheld", httpStatus: null, latencyMs: 0, excerpt: error, attemptedAt: now(), status: "failed", error });
+    if (!recorded) return;
+    deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "failed" });
+    log.error({ event: "lead_delivery_failed", reference: lead.reference, buyerId: buyer.id, error }, "delivery cannot be sent");
+    if (delivery.auctionId !== null) options.wakeups?.wake("auctions");
+    analytics?.record({ name: "delivery_failed", leadReference: lead.reference, target: buyer.id, detail });
+  }
+
+  /** Whether the buyer's requirements let this lead be posted now; when not, the delivery is recorded (ended, or waiting) and false comes back. */
+  async function requirementsMet(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord): Promise<boolean> {
+    if (!options.checks || !requiresAnything(buyer.requirements)) return true;
+    const gate = (await options.checks.gate(lead, [buyer], "post")).get(buyer.id);
+    if (!gate || gate.pass) return true;
+    const error = `not sent: ${buyer.id} ${gate.reason}`;
+    if (!gate.wait) {
+      await withhold(delivery, buyer, lead, error, "requirement");
+      return false;
+    }
+    // The buyer waits for the check: tried again later like a send that met no answer, until its attempts run out.
+    const at = now();
+    const completion = retryOrFail(delivery, { outcome: "network_error", httpStatus: null, latencyMs: 0, excerpt: error, body: "", retryAfter: null, signature: null }, at, error);
+    const recorded = await record(delivery, { ...completion, outcome: "withheld" });
+    if (!recorded) return false;
+    if (completion.status === "failed") {
+      deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "failed" });
+      log.error({ event: "lead_delivery_failed", reference: lead.reference, buyerId: buyer.id, error }, "delivery dead-lettered: the check it waits for never answered");
+      if (delivery.auctionId !== null) options.wakeups?.wake("auctions");
+      analytics?.record({ name: "delivery_failed", at, leadReference: lead.reference, target: buyer.id, detail: "requirement" });
+    } else {
+      deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "retry" });
+      log.warn({ event: "lead_delivery_retry", reference: lead.reference, buyerId: buyer.id, error, nextAttemptAt: completion.nextAttemptAt }, "delivery waits for a lead check");
+    }
+    return false;
+  }
+
   async function deliverToBuyer(delivery: DeliveryRecord, buyer: Buyer, lead: LeadRecord, saleAllowed: boolean): Promise<void> {
+    if (!(await requirementsMet(delivery, buyer, lead))) return;
     const sale = delivery.sale && saleAllowed;
     const spec = httpSpecOf(buyer.spec?.post);
     // Our reference goes to a buyer with its own spec only where its spec maps it.
@@ -294,14 +341,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const rendered = await specRequest(spec, delivery, buyer, lead, sale);
       if (!rendered.ok) {
         // Not sent: the buyer's spec needs a value this lead lacks, which no retry will give it.
-        const error = `not sent: the lead has no ${rendered.missing} for ${buyer.id}'s ${rendered.field}${rendered.why ? ` (${rendered.why})` : ""}`;
-        const recorded = await record(delivery, { outcome: "withheld", httpStatus: null, latencyMs: 0, excerpt: error, attemptedAt: now(), status: "failed", error });
-        if (!recorded) return;
-        deliveryOutcomes.inc({ kind: "buyer", buyer: buyer.id, outcome: "failed" });
-        log.error({ event: "lead_delivery_failed", reference: lead.reference, buyerId: buyer.id, error }, "delivery cannot be sent");
-        if (delivery.auctionId !== null) options.wakeups?.wake("auctions");
-        analytics?.record({ name: "delivery_failed", leadReference: lead.reference, target: buyer.id, detail: "withheld" });
-        return;
+        return withhold(delivery, buyer, lead, `not sent: the lead has no ${rendered.missing} for ${buyer.id}'s ${rendered.field}${rendered.why ? ` (${rendered.why})` : ""}`, "withheld");
       }
       url = rendered.request.url;
       requestSent = rendered.masked;

@@ -10,6 +10,7 @@ import type { LeadStore } from "./store";
 import type { ZipDirectory } from "../zip-codes";
 import type { FormTokens } from "./form-token";
 import type { CurrentDisclosure } from "./disclosure";
+import type { OfferLead } from "../delivery/offer";
 import type { LeadRouting } from "../delivery/routing";
 import { hasGpc } from "../http/gpc";
 import { logLeadRejected, logLeadSubmitted } from "../events";
@@ -32,8 +33,13 @@ export interface LeadServiceOptions {
   store: LeadStore;
   zipCodes: ZipDirectory;
   formTokens: FormTokens;
-  /** The disclosure visitors consent to now (it changes when a buyer is added, renamed or archived). */
-  disclosure: () => CurrentDisclosure;
+  /**
+   * The stored disclosure a request with these answers is agreed under: the words naming the
+   * buyers that could take it (server/leads/visitor-disclosure.ts). The form showed the words for
+   * the same answers; another version means they changed since (a buyer added, paused, its
+   * filters or states edited, an answer changed without the form asking again).
+   */
+  disclosure: (lead: OfferLead, now: Date) => Promise<CurrentDisclosure>;
   /** Delivery to the live settings' buyers; absent: leads are stored only. */
   routing?: LeadRouting;
   /** Told after a new lead is stored with deliveries (the delivery worker looks for them at once). */
@@ -45,7 +51,8 @@ export interface LeadServiceOptions {
 const RELOAD = "This form is out of date. Reload the page and send it again.";
 const TOO_FAST = "That was quicker than we expected. Check your answers, then send the form again.";
 const NOT_ACCEPTED = "We could not accept this request. Reload the page and try again.";
-const STALE_DISCLOSURE = "We have updated the wording beside the consent box. Reload the page, read it, and send the form again.";
+/** The form asks for the new words by itself on this 409 (client/quote-form/submit.ts) and unticks the box. */
+const STALE_DISCLOSURE = "We have updated the wording beside the consent box. Read it, tick the box again, and send the form again.";
 
 /** The consent record's URLs must be the quote form, framed by a page of the same site. */
 function isFormAddress(formUrl: string, pageUrl: string): boolean {
@@ -54,7 +61,7 @@ function isFormAddress(formUrl: string, pageUrl: string): boolean {
   return form.pathname === paths.quoteForm && page.origin === form.origin;
 }
 
-export function createLeadService({ store, zipCodes, formTokens, disclosure: currentDisclosure, routing, onStored, isTestPage }: LeadServiceOptions): LeadService {
+export function createLeadService({ store, zipCodes, formTokens, disclosure: disclosureOf, routing, onStored, isTestPage }: LeadServiceOptions): LeadService {
   return {
     async submit(req, body) {
       const envelope = leadEnvelopeSchema.safeParse(body);
@@ -77,12 +84,6 @@ export function createLeadService({ store, zipCodes, formTokens, disclosure: cur
         logLeadRejected(req, token === "too_fast" ? "too_fast" : "form_expired", { campaign });
         return { kind: "rejected", status: 400, message: token === "too_fast" ? TOO_FAST : RELOAD };
       }
-      const disclosure = currentDisclosure();
-      if (meta.consentVersion !== disclosure.version) {
-        logLeadRejected(req, "stale_disclosure");
-        return { kind: "rejected", status: 409, message: STALE_DISCLOSURE };
-      }
-
       const receivedAt = new Date();
       const checked = validateLead(body as RawLead, receivedAt);
       const errors: LeadErrors = checked.ok ? {} : { ...checked.errors };
@@ -98,6 +99,12 @@ export function createLeadService({ store, zipCodes, formTokens, disclosure: cur
       const lead = checked.value;
       const gpc = hasGpc(req);
       const test = isTestPage?.(meta.pageUrl, receivedAt) ?? false;
+      // The words for these answers, worked out again: the version sent must be theirs (issue 44).
+      const disclosure = await disclosureOf({ ...lead, state: location.state, test }, receivedAt);
+      if (meta.consentVersion !== disclosure.version) {
+        logLeadRejected(req, "stale_disclosure");
+        return { kind: "rejected", status: 409, message: STALE_DISCLOSURE };
+      }
       const result = await store.create({
         lead,
         location,
@@ -120,16 +127,20 @@ export function createLeadService({ store, zipCodes, formTokens, disclosure: cur
           // The form links the legal pages as last revised: that revision is what was agreed to.
           termsVersion: site.legalRevised,
           privacyVersion: site.legalRevised,
+          // As the visitor's browser sent them (issue 44): checked later, never a reason to refuse the lead.
+          trustedFormCertUrl: meta.trustedFormCertUrl || undefined,
+          leadidToken: meta.leadidToken || undefined,
         },
       }, (planned) => {
         // Sold by auction when a ping/post buyer could bid (the auction checks the suppression list before pinging).
-        const auction = routing?.auction(planned, !gpc, receivedAt);
+        // To the buyers ITS words named, whatever other visitors were shown.
+        const auction = routing?.auction(planned, !gpc, receivedAt, disclosure.buyerIds);
         return {
           // A browser's opt-out signal is an opt-out of sale for this person from now on (decision 011).
           suppressContact: gpc,
           // Never sold with GPC (nor, as the lead's statement sees to, with a contact on the suppression
           // list: server/privacy/suppression.ts salesAllowed): sent as the visitor asked, flagged.
-          deliveries: auction ? [] : (routing?.deliveries(planned, !gpc, receivedAt) ?? []),
+          deliveries: auction ? [] : (routing?.deliveries(planned, !gpc, receivedAt, disclosure.buyerIds) ?? []),
           ...(auction ? { auction } : {}),
         };
       });

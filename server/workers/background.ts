@@ -16,6 +16,8 @@ import { salesAllowed, suppressionList } from "../privacy/suppression";
 import type { EventRecorder } from "../analytics/writer";
 import type { Wakeups } from "./wakeups";
 import type { OutageLog } from "../db/outage";
+import { createLeadChecks } from "../checks/engine";
+import { createCheckProviders } from "../checks/providers";
 
 export interface BackgroundOptions {
   config: Config;
@@ -41,7 +43,9 @@ export interface BackgroundWork {
 export function createBackgroundWork(options: BackgroundOptions): BackgroundWork {
   const { config, db, logger, buyers, wakeups, analytics, outage } = options;
   const suppression = suppressionList(db);
-  const worker = createDelivery({ config, db, logger, buyers, csrfSecret: options.secret, suppression, wakeups, ...(analytics ? { analytics } : {}), ...(outage ? { outage } : {}) });
+  // One engine for both workers: a lead's check claimed before its ping is read, not run again, before its post.
+  const checks = createLeadChecks({ db, providers: createCheckProviders(config), certOrigin: config.TRUSTEDFORM_CERT_ORIGIN, timeoutMs: config.CHECK_TIMEOUT_MS, cacheDays: config.CHECK_CACHE_DAYS, logger });
+  const worker = createDelivery({ config, db, logger, buyers, csrfSecret: options.secret, suppression, wakeups, checks, ...(analytics ? { analytics } : {}), ...(outage ? { outage } : {}) });
   const auctioneer = createAuctioneer({
     db,
     buyers,
@@ -49,6 +53,7 @@ export function createBackgroundWork(options: BackgroundOptions): BackgroundWork
     deadlineMs: config.AUCTION_DEADLINE_MS,
     salesAllowed: (leads) => salesAllowed(leads, suppression),
     onQueued: () => wakeups.wake("deliveries"),
+    checks,
     ...(analytics ? { analytics } : {}),
     ...(outage ? { outage } : {}),
   });

@@ -98,13 +98,14 @@ describe.each(allStores())("the auction ($kind)", (store) => {
   /** Stores a lead as the lead service does: named buyers in its disclosure, an auction when a ping/post buyer may bid. */
   async function storeLead(file: LiveSettings, overrides: Parameters<typeof sampleNewLead>[0] = {}): Promise<string> {
     const disclosure = await registerDisclosure(db.builder, disclosureFor(file.buyers));
-    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((one) => one.id), buyers: () => file });
+    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), buyers: () => file });
+    const named = file.buyers.map((one) => one.id);
     const now = new Date();
     const result = await leadStore(leadRepository(db)).create(
       sampleNewLead({ receivedAt: now, sid: "a1", ...overrides, consent: { disclosureVersion: disclosure.version, disclosureSha256: disclosure.sha256 } }),
       (lead) => {
-        const auction = routing.auction(lead, true, now);
-        return { deliveries: auction ? [] : routing.deliveries(lead, true, now), ...(auction ? { auction } : {}) };
+        const auction = routing.auction(lead, true, now, named);
+        return { deliveries: auction ? [] : routing.deliveries(lead, true, now, named), ...(auction ? { auction } : {}) };
       },
     );
     if (!result.created) throw new Error("not created");

@@ -17,7 +17,7 @@ import { CERTIFICATE_ID_PATTERN } from "../../server/consent/certificate-id";
 import { disclosureFor, sha256Hex, type NamedBuyer } from "../../server/leads/disclosure";
 import { createLeadCapture } from "../../server/leads/capture";
 import { retentionCutoffs } from "../../server/leads/retention";
-import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, CONSENT_PARTNERS, CONSENT_TEMPLATE_V1, consentTemplateText, disclosureParts, disclosureText } from "../../shared/consent-disclosure";
+import { CONSENT_DISCLOSURE, CONSENT_DISCLOSURE_SHA256, CONSENT_TEMPLATE_V1, consentTemplateText, disclosureParts, disclosureText } from "../../shared/consent-disclosure";
 import { buyersFileSchema, type LiveSettings } from "../../server/delivery/buyers";
 import { allStores, type TestDatabase } from "../support/databases";
 import { sampleDrivers, sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
@@ -25,6 +25,8 @@ import { fixedSettings } from "../support/settings";
 
 /** The carriers' text of wording version 1, as migration 4 knew it. */
 const V1_SHA256 = "ec6ccb1d3ae36e4b1a256222db7e1d9fd339bbb2ac53e59901d84c80f1face22";
+/** The partners version 1's text named (the landing page's carriers, as migration 4 records them): history, never named again. */
+const V1_CARRIERS = ["Progressive", "GEICO", "State Farm", "Allstate", "Liberty Mutual", "Nationwide"];
 
 const ACME: NamedBuyer = { id: "acme", name: "Acme Insurance Agency" };
 const BETA: NamedBuyer = { id: "beta", name: "Beta Auto Insurance" };
@@ -176,7 +178,8 @@ describe.each(allStores())("consent records and disclosures ($kind)", (store) =>
 
   describe("registerDisclosure(): versions are the database's", () => {
     it("stores the text without buyers as version 1, naming the carriers and no buyer", async () => {
-      expect(await disclosures()).toEqual([{ version: 1, sha256: CONSENT_DISCLOSURE_SHA256, buyer_ids: [], partner_names: [...CONSENT_PARTNERS] }]);
+      // The words naming only us: no partner, no buyer (issue 44: never the landing page's carriers).
+      expect(await disclosures()).toEqual([{ version: 1, sha256: CONSENT_DISCLOSURE_SHA256, buyer_ids: [], partner_names: [] }]);
       expect((await registerDisclosure(db.builder, disclosureFor(undefined))).version).toBe(CONSENT_DISCLOSURE.version);
     });
 
@@ -240,12 +243,9 @@ describe.each(allStores())("consent records and disclosures ($kind)", (store) =>
   });
 
   describe("createLeadCapture() at start-up", () => {
-    it("shows the buyers' disclosure under its stored version, and names their ids for delivery", async () => {
+    it("sends the session the words naming only us, with or without buyers: each visitor's own come with their answers", async () => {
       const capture = await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 0 }, fixedSettings(buyersFile(ACME, BETA)));
-      const shown = await capture.shownDisclosure();
-      expect(shown).toEqual({ version: 2, parts: disclosureFor([ACME, BETA]).parts });
-      const again = await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 0 }, fixedSettings(buyersFile(ACME, BETA)));
-      expect((await again.shownDisclosure()).version).toBe(2);
+      expect(await capture.shownDisclosure()).toEqual(CONSENT_DISCLOSURE);
       const without = await createLeadCapture(db, "x".repeat(32), { LEAD_MIN_FILL_MS: 0 });
       expect(await without.shownDisclosure()).toEqual(CONSENT_DISCLOSURE);
     });
@@ -257,7 +257,7 @@ describe.each(allStores())("consent records and disclosures ($kind)", (store) =>
       try {
         await migrate(old, migrations.filter((migration) => migration.version < 4));
         // The carriers' text as version 1's words had it (the wording of the time).
-        const v1Text = disclosureText(disclosureParts(CONSENT_PARTNERS, CONSENT_TEMPLATE_V1.parts));
+        const v1Text = disclosureText(disclosureParts(V1_CARRIERS, CONSENT_TEMPLATE_V1.parts));
         expect(sha256Hex(v1Text)).toBe(V1_SHA256);
         await old.query("INSERT INTO consent_disclosures (version, sha256, text) VALUES (1, $1, $2)", [V1_SHA256, v1Text]);
         const { rows } = await old.query<{ id: string }>(
@@ -277,7 +277,7 @@ describe.each(allStores())("consent records and disclosures ($kind)", (store) =>
         const disclosure = await old.query<{ template_version: number; template_sha256: string; partner_names: string[]; buyer_ids: string[] }>(
           "SELECT template_version, template_sha256, partner_names, buyer_ids FROM consent_disclosures",
         );
-        expect(disclosure.rows).toEqual([{ template_version: 1, template_sha256: sha256Hex(consentTemplateText(CONSENT_TEMPLATE_V1.parts)), partner_names: [...CONSENT_PARTNERS], buyer_ids: [] }]);
+        expect(disclosure.rows).toEqual([{ template_version: 1, template_sha256: sha256Hex(consentTemplateText(CONSENT_TEMPLATE_V1.parts)), partner_names: [...V1_CARRIERS], buyer_ids: [] }]);
         const consent = await old.query("SELECT first_name, last_name, zip, certificate_id FROM lead_consents");
         expect(consent.rows).toEqual([{ first_name: "Ana", last_name: "Diaz", zip: "90210", certificate_id: null }]);
 

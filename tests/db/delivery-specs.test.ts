@@ -47,10 +47,10 @@ describe.each(allStores())("delivery by a buyer's posting spec ($kind)", (store)
     });
 
   async function storeLead(file: LiveSettings, overrides: NewLeadOverrides = {}): Promise<string> {
-    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
+    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file) });
     const disclosure = await registerDisclosure(db.builder, disclosureFor(file.buyers));
     const now = new Date();
-    const result = await leadStore(leadRepository(db)).create(sampleNewLead({ receivedAt: now, sid: "fb01", ...overrides, consent: { disclosureVersion: disclosure.version, disclosureSha256: disclosure.sha256 } }), (lead) => ({ deliveries: routing.deliveries(lead, true, now) }));
+    const result = await leadStore(leadRepository(db)).create(sampleNewLead({ receivedAt: now, sid: "fb01", ...overrides, consent: { disclosureVersion: disclosure.version, disclosureSha256: disclosure.sha256 } }), (lead) => ({ deliveries: routing.deliveries(lead, true, now, file.buyers.map((buyer) => buyer.id)) }));
     if (!result.created) throw new Error("not created");
     return result.reference;
   }

@@ -19,7 +19,7 @@ import { suppressionList } from "../../server/privacy/suppression";
 import { postbackDelivery, postbackEventId } from "../../server/delivery/payload";
 import { buyersFileSchema, type LiveSettings } from "../../server/delivery/buyers";
 import { verifySignature } from "../../server/delivery/signature";
-import { currentDisclosure } from "../../server/leads/disclosure";
+import { quoteRidgeOnlyDisclosure } from "../../server/leads/disclosure";
 import { allStores, type TestDatabase } from "../support/databases";
 import { SAMPLE_ANSWERS, sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 import { startBuyerStub, type BuyerStub } from "../../tools/buyer-stub";
@@ -54,9 +54,9 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
 
   /** Stores a lead the way the lead service does when delivery is on. */
   async function storeLead(file: LiveSettings, overrides: NewLeadOverrides = {}, sale = true): Promise<string> {
-    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
+    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file) });
     const input: NewLead = sampleNewLead({ receivedAt: clock, ...overrides });
-    const result = await leadStore(leadRepository(db)).create(input, (lead) => ({ deliveries: routing.deliveries(lead, sale, clock) }));
+    const result = await leadStore(leadRepository(db)).create(input, (lead) => ({ deliveries: routing.deliveries(lead, sale, clock, file.buyers.map((buyer) => buyer.id)) }));
     if (!result.created) throw new Error("not created");
     return result.reference;
   }
@@ -106,7 +106,7 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
     expect(body.consent.certificateUrl).toBe(`https://quotes.example/consent/${reference}?b=acme`);
     // When the visitor may be called travels with the lead: 90210's zone, California's (federal) hours.
     expect(received?.json).toMatchObject({ callingRules: { timeZone: "America/Los_Angeles", state: "CA", hours: { mon: { start: "08:00", end: "21:00" } }, maxCallsPer24h: null } });
-    expect(body.consent.disclosureVersion).toBe(currentDisclosure().version);
+    expect(body.consent.disclosureVersion).toBe(quoteRidgeOnlyDisclosure().version);
 
     const delivered = await deliveriesOf(reference);
     expect(delivered.filter((delivery) => delivery.kind === "buyer").map((delivery) => [delivery.target, delivery.status, delivery.price])).toEqual([
@@ -320,8 +320,8 @@ describe.each(allStores())("lead delivery ($kind)", (store) => {
 
   it("says how many deliveries each new lead queued (the replica's worker is woken only when there are some)", async () => {
     const file = buyersFile();
-    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file), namedBuyerIds: () => file.buyers.map((buyer) => buyer.id) });
-    const create = (overrides: NewLeadOverrides) => leadStore(leadRepository(db)).create(sampleNewLead({ receivedAt: clock, ...overrides }), (lead) => ({ deliveries: routing.deliveries(lead, true, clock) }));
+    const routing = createLeadRouting({ planner: createDeliveryPlanner(() => file) });
+    const create = (overrides: NewLeadOverrides) => leadStore(leadRepository(db)).create(sampleNewLead({ receivedAt: clock, ...overrides }), (lead) => ({ deliveries: routing.deliveries(lead, true, clock, file.buyers.map((buyer) => buyer.id)) }));
     const counts = [
       await create({ lead: { phone: "+14155550166" } }),
       await create({ lead: { phone: "+14155550166" } }),

@@ -17,13 +17,13 @@ import { insertEvents } from "../../server/analytics/store";
 import { migrate } from "../../server/db/migrate";
 import { leadRepository, type LeadRepository } from "../../server/db/leads";
 import { leadStore, type NewLead } from "../../server/leads/store";
-import { currentDisclosure } from "../../server/leads/disclosure";
+import { quoteRidgeOnlyDisclosure } from "../../server/leads/disclosure";
 import { retentionCutoffs } from "../../server/leads/retention";
 import { commandStores, withCommandStore, type CommandStore } from "../support/databases";
 import { sampleDrivers, sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const DISCLOSURE = currentDisclosure();
+const DISCLOSURE = quoteRidgeOnlyDisclosure();
 const DAY_MS = 86_400_000;
 
 const VEHICLE_CELLS = ["year", "make", "model", "vin", "ownership", "primary_use", "annual_mileage"];
@@ -387,6 +387,12 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
         await privacyRequest("PR-OLD0-DONE", "completed", monthsAgo(25));
         await privacyRequest("PR-OLD0-OPEN", "received", monthsAgo(25));
         await privacyRequest("PR-NEW0-DONE", "denied", monthsAgo(23));
+        // A phone's cached check answers (issue 44): one past its CHECK_CACHE_DAYS, one still fresh.
+        await db.query(
+          `INSERT INTO check_cache (kind, phone_hash, provider, status, outcome, detail, checked_at, expires_at) VALUES
+             ('litigator', 'expired-hash', 'tcpa-litigator-list', 'ok', 'clean', 'clean', now() - interval '10 days', now() - interval '3 days'),
+             ('dnc', 'fresh-hash', 'tcpa-litigator-list', 'ok', 'clean', 'clean', now(), now() + interval '4 days')`,
+        );
       });
       // Funnel events: one past the 396 days analytics keep, one from yesterday.
       await withCommandStore(location, (db) =>
@@ -404,7 +410,7 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
       const { code, output } = await cli("purge", "--dry-run");
       expect(code).toBe(0);
       expect(output).toMatch(
-        /^Would delete 3 lead\(s\) received before \d{4}-\d{2}-\d{2}T[\d:.]+Z and 1 consent record\(s\) given before \d{4}-\d{2}-\d{2}T[\d:.]+Z\.\nWould delete 1 finished delivery record\(s\) scheduled before \S+ \(5 years\)\.\nWould delete 1 closed privacy request\(s\) received before \S+ \(24 months; their opt-outs stay on the suppression list\)\.\nWould delete 1 analytics event\(s\) from before \S+ \(396 days\) and 1 daily report row\(s\) before \d{4}-\d{2}-\d{2}\.\n$/,
+        /^Would delete 3 lead\(s\) received before \d{4}-\d{2}-\d{2}T[\d:.]+Z and 1 consent record\(s\) given before \d{4}-\d{2}-\d{2}T[\d:.]+Z\.\nWould delete 1 finished delivery record\(s\) scheduled before \S+ \(5 years\)\.\nWould delete 1 closed privacy request\(s\) received before \S+ \(24 months; their opt-outs stay on the suppression list\)\.\nWould delete 1 analytics event\(s\) from before \S+ \(396 days\) and 1 daily report row\(s\) before \d{4}-\d{2}-\d{2}\.\nWould delete 1 cached phone check answer\(s\) past their CHECK_CACHE_DAYS\.\n$/,
       );
       expect(await counts()).toEqual({ leads: 5, consents: 5, duplicates: 0 });
     });
@@ -413,11 +419,13 @@ describe.each(LOCATIONS)("npm run leads ($kind)", ({ make }) => {
       const { code, output } = await cli("purge");
       expect(code).toBe(0);
       expect(output).toMatch(
-        /^Deleted 3 lead\(s\) received before .+ and 1 consent record\(s\) given before .+\.\nDeleted 1 finished delivery record\(s\) .+\nDeleted 1 closed privacy request\(s\) .+\nDeleted 1 analytics event\(s\) from before .+ \(396 days\) and 1 daily report row\(s\) before .+\.\n$/,
+        /^Deleted 3 lead\(s\) received before .+ and 1 consent record\(s\) given before .+\.\nDeleted 1 finished delivery record\(s\) .+\nDeleted 1 closed privacy request\(s\) .+\nDeleted 1 analytics event\(s\) from before .+ \(396 days\) and 1 daily report row\(s\) before .+\.\nDeleted 1 cached phone check answer\(s\) past their CHECK_CACHE_DAYS\.\n$/,
       );
       const [leadCutoff, consentCutoff] = [...output.matchAll(/before (\S+?Z)/g)].map((match) => new Date(match[1]!));
       const { rows: deliveries } = await withCommandStore(location, (db) => db.query<{ idempotency_key: string }>("SELECT idempotency_key FROM deliveries ORDER BY idempotency_key"));
       expect(deliveries.map((row) => row.idempotency_key)).toEqual(["old-pending", "recent-rejected"]);
+      const { rows: cached } = await withCommandStore(location, (db) => db.query<{ phone_hash: string }>("SELECT phone_hash FROM check_cache"));
+      expect(cached.map((row) => row.phone_hash)).toEqual(["fresh-hash"]);
       const { rows: auctions } = await withCommandStore(location, (db) => db.query<{ ping_id: string }>("SELECT ping_id FROM auctions"));
       expect(auctions).toEqual([{ ping_id: "new-ping" }]);
       const { rows: requests } = await withCommandStore(location, (db) => db.query<{ reference: string }>("SELECT reference FROM privacy_requests ORDER BY reference"));

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DisclosureMismatchError, leadRepository, type LeadRecord, type LeadRepository } from "../../server/db/leads";
 import { leadStore, type NewLead } from "../../server/leads/store";
 import { createLeadCapture } from "../../server/leads/capture";
-import { currentDisclosure } from "../../server/leads/disclosure";
+import { quoteRidgeOnlyDisclosure } from "../../server/leads/disclosure";
 import { CONSENT_TEMPLATE } from "../../shared/consent-disclosure";
 import { retentionCutoffs } from "../../server/leads/retention";
 import { LEAD_REFERENCE_PATTERN } from "../../shared/lead/api";
@@ -20,7 +20,7 @@ import { migrate } from "../../server/db/migrate";
 import { migrations } from "../../server/db/migrations";
 import { sampleNewLead, type NewLeadOverrides } from "../../tools/lead-session";
 
-const DISCLOSURE = currentDisclosure();
+const DISCLOSURE = quoteRidgeOnlyDisclosure();
 const DAY_MS = 86_400_000;
 const T0 = new Date("2026-03-02T15:04:05.678Z");
 const days = (n: number, from: Date = T0) => new Date(from.getTime() + n * DAY_MS);

@@ -469,9 +469,9 @@ describe("the operations console", { timeout: 120_000 }, () => {
         }
       }
       expect(reachedSave).toBe(true);
-      // The last field before it is the last of the form (the lead filters' coverage).
+      // The last field before it is the last of the form (the requirements' "When a check has no answer", issue 44).
       await page.keyboard.press("Shift+Tab");
-      await expect(page.evaluate(() => document.activeElement?.getAttribute("name"))).resolves.toBe("filters.coverage");
+      await expect(page.evaluate(() => document.activeElement?.getAttribute("name"))).resolves.toBe("requirements.whenUnavailable");
       await expectNoProblems(page, problems);
       await context.close();
     });

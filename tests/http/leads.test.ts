@@ -439,7 +439,7 @@ describe.each(allStores())("POST /api/leads ($kind store)", (store) => {
     it("a stale consent version (409)", async () => {
       const response = await storesNothing(() => postLead(t.app, session, leadBody(session, { consentVersion: CONSENT_DISCLOSURE.version - 1 })));
       expect(response.status).toBe(409);
-      expect(response.body).toEqual({ status: "error", error: expect.stringContaining("Reload the page") });
+      expect(response.body).toEqual({ status: "error", error: expect.stringContaining("updated the wording beside the consent box") });
     });
   });
 

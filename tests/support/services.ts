@@ -49,6 +49,7 @@ export function testServices(options: { store?: TestStore; minFillMs?: number; b
       zipCodes: createZipDirectory(),
       // The stored disclosure version comes from the store.
       shownDisclosure: async () => (await open()).leads.shownDisclosure(),
+      disclosures: { forRequest: async (...args) => (await open()).leads.disclosures.forRequest(...args) },
       certificates: { open: async (...args) => (await open()).leads.certificates.open(...args) },
       matches: { tokenFor: (reference) => matchesToken(TEST_SECRET, reference), read: async (...args) => (await open()).leads.matches.read(...args) },
     },

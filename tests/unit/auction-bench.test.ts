@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { auctionCpuPerLead, auctionTable, auctionVerdicts, cpuPerLead, DEFAULT_RATES, parseRates, verdictLines, type AuctionRateFigures } from "../../tools/auction-bench";
+import { auctionCpuPerLead, auctionTable, auctionVerdicts, checksComparison, cpuPerLead, DEFAULT_RATES, parseRates, verdictLines, type AuctionRateFigures } from "../../tools/auction-bench";
 import { childWithCommandLine, parseStatCpuMs, processTreeCpuMs, statCpuMs, USER_HZ } from "../../tools/rss";
 
 const figures = (overrides: Partial<AuctionRateFigures> = {}): AuctionRateFigures => ({
@@ -97,6 +97,20 @@ describe("the auction bench's rates, CPU per lead, table and verdicts (tools/auc
     expect(lines.filter((line) => line.startsWith("  total")).at(-1)).toMatch(/7\.6\s+7\.6$/);
     expect(row("load average")).toMatch(/1\.50 1\.25 1\.00/);
     expect(new Set(lines.slice(2).map((line) => line.length)).size).toBe(1);
+  });
+
+  it("compares each rate's run with every lead check on against its run without (issue 44)", () => {
+    const without = figures({ storedToFirstAcceptedMs: { p50: 300, p95: 700, p99: 900 }, leadApiMs: { p50: 20, p99: 60 } });
+    const within = figures({ checks: true, storedToFirstAcceptedMs: { p50: 400, p95: 800, p99: 1_050 }, leadApiMs: { p50: 21, p99: 64 } });
+    expect(checksComparison([without, within])).toEqual([
+      "PASS   20/s  with every check on, sold p99 within 150 ms of the run without: 1050 ms vs 900 ms (+150 ms)",
+      "PASS   20/s  with every check on, lead API p99 unchanged (within 10% or 5 ms): 64 ms vs 60 ms (+4 ms)",
+    ]);
+    const slower = figures({ checks: true, storedToFirstAcceptedMs: { p50: 400, p95: 800, p99: 1_051 }, leadApiMs: { p50: 30, p99: 80 } });
+    expect(checksComparison([without, slower]).map((line) => line.slice(0, 4))).toEqual(["MISS", "MISS"]);
+    // Only a run with checks right after its rate's run without is compared; the table names it.
+    expect(checksComparison([within, without])).toEqual([]);
+    expect(auctionTable([without, within])[0]).toMatch(/^leads\/s\s+20\s+20 \+ checks$/);
   });
 
   it("judges each rate against the issue's targets", () => {

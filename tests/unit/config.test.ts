@@ -24,6 +24,17 @@ describe("loadConfig", () => {
     expect(loadConfig({ HEADERS_TIMEOUT_MS: "30000", REQUEST_TIMEOUT_MS: "30000" }).HEADERS_TIMEOUT_MS).toBe(30_000);
   });
 
+  it("keeps every lead-check provider off by default, needs LeadiD's campaign script to switch it on, and caps the phone cache at the FTC's 31 days", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ TRUSTEDFORM: "off", JORNAYA: "off", TRUSTEDFORM_CERT_ORIGIN: "https://cert.trustedform.com", CHECK_TIMEOUT_MS: 2_000, CHECK_CACHE_DAYS: 7 });
+    for (const key of ["TRUSTEDFORM_API_KEY", "JORNAYA_ACCOUNT_CODE", "LITIGATOR_API_USER", "LITIGATOR_API_KEY", "TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN"] as const) expect(config[key]).toBeUndefined();
+    expect(() => loadConfig({ JORNAYA: "on" })).toThrow(/JORNAYA_SCRIPT_URL: required when JORNAYA is on/);
+    expect(loadConfig({ JORNAYA: "on", JORNAYA_SCRIPT_URL: "https://create.lidstatic.com/campaign/abc.js?snippet_version=2" }).JORNAYA).toBe("on");
+    expect(() => loadConfig({ CHECK_CACHE_DAYS: "32" })).toThrow(/CHECK_CACHE_DAYS/);
+    // Only the origin of the certificate host is kept: a certificate URL is compared with it exactly.
+    expect(loadConfig({ TRUSTEDFORM_CERT_ORIGIN: "https://cert.trustedform.com/" }).TRUSTEDFORM_CERT_ORIGIN).toBe("https://cert.trustedform.com");
+  });
+
   it("reads PORT, HOST and the trust-proxy forms Express understands", () => {
     expect(loadConfig({ PORT: "8080", HOST: "127.0.0.1" })).toMatchObject({ PORT: 8080, HOST: "127.0.0.1" });
     expect(loadConfig({ TRUST_PROXY: "1" }).TRUST_PROXY).toBe(1);

@@ -10,6 +10,7 @@ import { certificateSecret, certificateSignature, certificateUrl, verifyCertific
 import { maskEmail, maskName, maskPhone } from "../../server/consent/mask";
 import { certificatePageHtml } from "../../server/consent/page";
 import type { ConsentCertificate } from "../../server/consent/records";
+import { CONSENT_DISCLOSURE, disclosureText } from "../../shared/consent-disclosure";
 import { ConfigError, loadConfig } from "../../server/config";
 
 const SECRET = "certificate-test-secret-0123456789abcdef";
@@ -198,6 +199,24 @@ describe("the certificate page", () => {
     expect(cell(certificatePageHtml(certificate, "acme"))).toBe("No");
     const revoked = certificatePageHtml({ ...certificate, revokedAt: new Date("2026-11-24T09:30:00.000Z"), revocationReference: "PR-7K3M-Q9XD" }, "acme");
     expect(cell(revoked)).toBe('<time datetime="2026-11-24T09:30:00.000Z">2026-11-24 09:30:00 UTC</time> (request <code>PR-7K3M-Q9XD</code>): do not call or text this person on this consent');
+  });
+
+  it("shows TrustedForm's certificate URL and Jornaya's token as the form sent them, as text, and claims neither when none was sent (issue 44)", () => {
+    const row = (html: string, label: string) => new RegExp(`<th scope="row">${label}</th><td>(.*?)</td>`).exec(html)?.[1];
+    const withProof = certificatePageHtml({ ...certificate, trustedformCertUrl: "https://cert.trustedform.com/abc?x=1&y=<2>", leadidToken: "01234567-89AB-CDEF-0123-456789ABCDEF" }, "acme");
+    expect(row(withProof, "TrustedForm certificate \\(as the form sent it\\)")).toBe("<code>https://cert.trustedform.com/abc?x=1&amp;y=&lt;2&gt;</code>");
+    expect(row(withProof, "Jornaya LeadiD token \\(as the form sent it\\)")).toBe("<code>01234567-89AB-CDEF-0123-456789ABCDEF</code>");
+    // Not a link: the value is whatever the visitor's browser sent.
+    expect(withProof).not.toContain('href="https://cert.trustedform.com');
+    for (const page of [html, certificatePageHtml({ ...certificate, trustedformCertUrl: null, leadidToken: null }, "acme")]) {
+      expect(page).not.toContain("TrustedForm");
+      expect(page).not.toContain("LeadiD");
+    }
+  });
+
+  it("says a text of wording version 4 naming no buyer names only us (decision 039), not that the names were not recorded", () => {
+    const alone = certificatePageHtml({ ...certificate, disclosureText: disclosureText(CONSENT_DISCLOSURE.parts), partnerNames: [], buyerIds: [] }, "acme");
+    expect(alone).toContain("<p>None: the words name only QuoteRidge Media, LLC.</p>");
   });
 
   it("says what was not recorded (consent records made before certificates)", () => {

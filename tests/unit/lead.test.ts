@@ -28,7 +28,7 @@ import {
   type RawLead,
 } from "../../shared/lead/fields";
 import { ageOn, parseDateOfBirth } from "../../shared/lead/dates";
-import { HONEYPOT_FIELD, LEAD_URL_MAX_LENGTH, leadEnvelopeSchema } from "../../shared/lead/api";
+import { HONEYPOT_FIELD, LEADID_TOKEN_MAX_LENGTH, LEAD_URL_MAX_LENGTH, TRUSTEDFORM_CERT_URL_MAX_LENGTH, leadEnvelopeSchema } from "../../shared/lead/api";
 import { funnelEventSchema } from "../../shared/funnel-events";
 import { VEHICLE_MAKES } from "../../shared/vehicles";
 import { carriers } from "../../shared/site";
@@ -1026,6 +1026,25 @@ describe("leadEnvelopeSchema", () => {
     expect(leadEnvelopeSchema.parse({ ...ENVELOPE, website: "http://spam.example" }).website).toBe("http://spam.example");
     expect(parses({ website: "x".repeat(201) })).toBe(false);
     expect(parses({ website: ["x"] })).toBe(false);
+  });
+
+  it("carries TrustedForm's certificate URL and Jornaya's token as any text within their lengths (issue 44)", () => {
+    const proof = { trustedFormCertUrl: "https://cert.trustedform.com/0123456789abcdef0123456789abcdef01234567", leadidToken: "01234567-89AB-CDEF-0123-456789ABCDEF" };
+    expect(leadEnvelopeSchema.parse({ ...ENVELOPE, ...proof })).toEqual({ ...ENVELOPE, ...proof });
+    // Optional: a form without the providers sends neither.
+    expect(leadEnvelopeSchema.parse(ENVELOPE)).not.toHaveProperty("trustedFormCertUrl");
+    // A bad value is not the envelope's business (the checks fail it later): not a URL, not a UUID, empty.
+    for (const value of ["not a url", "javascript:alert(1)", "", "x".repeat(TRUSTEDFORM_CERT_URL_MAX_LENGTH)]) expect(parses({ trustedFormCertUrl: value }), value.slice(0, 20)).toBe(true);
+    for (const value of ["nope", "", "<script>", "t".repeat(LEADID_TOKEN_MAX_LENGTH)]) expect(parses({ leadidToken: value }), value.slice(0, 20)).toBe(true);
+    // Only the length, and the type, are refused.
+    expect(TRUSTEDFORM_CERT_URL_MAX_LENGTH).toBe(2048);
+    expect(LEADID_TOKEN_MAX_LENGTH).toBe(200);
+    expect(parses({ trustedFormCertUrl: "x".repeat(TRUSTEDFORM_CERT_URL_MAX_LENGTH + 1) })).toBe(false);
+    expect(parses({ leadidToken: "t".repeat(LEADID_TOKEN_MAX_LENGTH + 1) })).toBe(false);
+    for (const bad of [42, ["x"], { url: "x" }, true]) {
+      expect(parses({ trustedFormCertUrl: bad }), JSON.stringify(bad)).toBe(false);
+      expect(parses({ leadidToken: bad }), JSON.stringify(bad)).toBe(false);
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * A buyer's form, for ops (issue 33, item 2): every setting of buyerSchema, grouped in fieldsets
  * (who and where, how it buys, when and where from, caps and budgets, price and price rules, the
- * lead filters). Posted as a plain form; a wrong one comes back 422 with a summary of the problems
+ * lead filters, the requirements a lead must pass before it is sent). Posted as a plain form; a wrong one comes back 422 with a summary of the problems
  * at the top (each a link to its field) and each problem beside its field. The edit form carries
  * the revision it was read at, so a save over someone else's change is refused (409).
  */
@@ -34,6 +34,14 @@ const ANY_NO_ONLY = [
   ["only", "Only with it"],
 ] as const;
 
+/** The line types a buyer may require (server/checks/types.ts LINE_TYPES: Twilio Lookup's line type intelligence), in the words the buyer's page uses. */
+const LINE_TYPES = [
+  ["mobile", "Mobile"],
+  ["landline", "Landline"],
+  ["fixedVoip", "Fixed VoIP"],
+  ["nonFixedVoip", "Non-fixed VoIP"],
+] as const;
+
 /** Names the summary's links say for the fields people most often get wrong. */
 const LABELS: Record<string, string> = {
   id: "Id",
@@ -48,7 +56,66 @@ const LABELS: Record<string, string> = {
   "filters.driverAge.min": "Youngest driver",
   "filters.zips.include": "ZIP codes to include",
   "filters.zips.exclude": "ZIP codes to exclude",
+  requirements: "Requirements",
+  "requirements.trustedForm": "TrustedForm",
+  "requirements.leadid": "LeadiD",
+  "requirements.litigatorClean": "Phone not on the TCPA litigator list",
+  "requirements.noDnc": "Phone on no Do Not Call list",
+  "requirements.lineTypes": "Line types",
+  "requirements.whenUnavailable": "When a check has no answer",
 };
+
+/**
+ * What a lead must have passed before it is pinged or posted to the buyer (issue 44). Each is
+ * optional; a buyer requiring nothing costs no check. The checks that read the phone run before
+ * the post only (a ping carries no contact details).
+ */
+function RequirementFields({ state }: { state: FormState }) {
+  return (
+    <Group
+      state={state}
+      name="requirements"
+      legend="Requirements before a lead is sent"
+      hint="A lead that fails one is not pinged or posted to this buyer, and the lead's page says why. The phone checks run before the post only."
+    >
+      <SelectField
+        state={state}
+        name="requirements.trustedForm"
+        label="TrustedForm"
+        hint="Retained: we retain the lead's certificate with our TrustedForm account before the post. Claimed: the lead needs a certificate URL on TrustedForm's host, which the buyer claims itself."
+        options={[
+          ["", "None"],
+          ["retained", "We retain the certificate"],
+          ["certificate", "The buyer claims it: a certificate URL is enough"],
+        ]}
+      />
+      <SelectField
+        state={state}
+        name="requirements.leadid"
+        label="LeadiD"
+        hint="Authentic: Jornaya confirms the lead's token (checked before the ping too). A token: one of the right shape is enough."
+        options={[
+          ["", "None"],
+          ["authentic", "Authentic"],
+          ["token", "A token is enough"],
+        ]}
+      />
+      <CheckField state={state} name="requirements.litigatorClean" label="Phone not on the TCPA litigator list" />
+      <CheckField state={state} name="requirements.noDnc" label="Phone on no Do Not Call list (federal and the lead's state)" />
+      <CheckGroup state={state} name="requirements.lineTypes" label="Line types it takes (none ticked: any)" options={LINE_TYPES} compact />
+      <SelectField
+        state={state}
+        name="requirements.whenUnavailable"
+        label="When a check has no answer"
+        hint="A provider down or slow. Waiting holds the post and tries again until its attempts run out; a ping is never held (an auction cannot wait)."
+        options={[
+          ["skip", "Skip this buyer"],
+          ["wait", "Wait and try again"],
+        ]}
+      />
+    </Group>
+  );
+}
 
 /** The lead filters, under `prefix` ("filters" for the buyer's, "priceRules.N.when" for a rule's condition). */
 function FilterFields({ state, prefix }: { state: FormState; prefix: string }) {
@@ -185,6 +252,8 @@ export function BuyerFormPage({ view }: { view: BuyerFormView }) {
         <Group state={state} name="filters" legend="Lead filters" hint="Empty fields take every lead.">
           <FilterFields state={state} prefix="filters" />
         </Group>
+
+        <RequirementFields state={state} />
 
     </SettingsFormPage>
   );

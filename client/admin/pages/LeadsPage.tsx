@@ -1,12 +1,12 @@
 /**
  * Leads: the recent leads, filtered and a page at a time (contact details masked, for ops only),
- * with their CSV for ops; one lead by reference with its deliveries to buyers and postbacks and
+ * with their CSV for ops; one lead by reference with its checks (issue 44), its deliveries to buyers and postbacks and
  * every attempt, where ops retry a failed one or record a buyer's return; and the recently
  * dead-lettered deliveries. A lead's own page shows ops who sent it (name, ZIP, city; phone and
  * email masked, shown whole on a logged POST); analysts see no contact details anywhere.
  */
 import { SentRequest } from "../SentRequest";
-import { adminPaths, LEAD_STATUSES, type AdminSession, type AuctionView, type LeadContactView, type LeadDeliveryView, type LeadListView, type LeadsView, type QuoteFactsView } from "../../../shared/admin-views";
+import { adminPaths, LEAD_STATUSES, type AdminSession, type AuctionView, type LeadCheckView, type LeadContactView, type LeadDeliveryView, type LeadListView, type LeadsView, type QuoteFactsView } from "../../../shared/admin-views";
 import { AdminLayout } from "../AdminLayout";
 import { SearchForm } from "../SearchForm";
 import { CsrfField } from "../CsrfField";
@@ -204,6 +204,59 @@ function AuctionSection({ auction }: { auction: AuctionView }) {
             ) : null}
           </details>
         ))}
+    </section>
+  );
+}
+
+/**
+ * The lead's checks (issue 44): each consent proof or phone scrub recorded for it, with its
+ * provider, answer and latency; "cached" when the answer came from the phone cache (no call for
+ * this lead). Checks run only for a buyer that requires them, so none is the usual case.
+ */
+function ChecksSection({ checks }: { checks: LeadCheckView[] }) {
+  return (
+    <section aria-labelledby="checks">
+      <h2 id="checks">Checks</h2>
+      {checks.length === 0 ? (
+        <p className="empty">No checks ran: no buyer that could take this lead requires one.</p>
+      ) : (
+        <div className="table-scroll" role="region" aria-labelledby="checks-caption" tabIndex={0}>
+          <table className="data-table lead-checks">
+            <caption id="checks-caption">Checks recorded for this lead, in the order they started</caption>
+            <thead>
+              <tr>
+                <th scope="col">Check</th>
+                <th scope="col">Provider</th>
+                <th scope="col">Status</th>
+                <th scope="col">Outcome</th>
+                <th scope="col" className="num">
+                  Latency
+                </th>
+                <th scope="col">Cached</th>
+                <th scope="col">When</th>
+              </tr>
+            </thead>
+            <tbody>
+              {checks.map((check) => (
+                <tr key={check.kind} data-kind={check.kind} data-status={check.status}>
+                  <th scope="row">{check.kindText}</th>
+                  <td>{check.provider}</td>
+                  <td>{check.statusText}</td>
+                  <td className="wrap">
+                    {check.outcomeText ?? "—"}
+                    {check.detail ? <span className="check-detail">: {check.detail}</span> : null}
+                  </td>
+                  <td className="num">{check.latencyMs === null ? "—" : `${check.latencyMs} ms`}</td>
+                  <td>{check.cached ? "cached" : "—"}</td>
+                  <td>
+                    <time dateTime={check.finishedAt ?? check.startedAt}>{formatTime(check.finishedAt ?? check.startedAt)}</time>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
     </section>
   );
 }
@@ -570,6 +623,8 @@ function LeadPage({ view }: { view: LeadsView }) {
           {view.lead.contact ? <CallerSection reference={view.lead.reference} contact={view.lead.contact} session={view.session} /> : null}
           <LeadFacts lead={view.lead} />
           <QuoteFacts quote={view.lead.quote} />
+          {/* Before the auction and deliveries: the checks are what a buyer's ping or post waited on. */}
+          {view.checks ? <ChecksSection checks={view.checks} /> : null}
           {view.auction ? <AuctionSection auction={view.auction} /> : null}
           {view.offers ? <BuyerOffersSection offers={view.offers} /> : null}
           <h2>Deliveries</h2>

@@ -24,6 +24,8 @@ import { auctionCascade } from "./018-auction-cascade";
 import { leadTimeZone } from "./019-lead-time-zone";
 import { deliveryAsSent } from "./020-delivery-as-sent";
 import { pingAsSent } from "./021-ping-as-sent";
+import { consentProof } from "./022-consent-proof";
+import { leadChecks } from "./023-lead-checks";
 
 export type { Migration };
 
@@ -49,4 +51,6 @@ export const migrations: Migration[] = [
   leadTimeZone,
   deliveryAsSent,
   pingAsSent,
+  consentProof,
+  leadChecks,
 ];

@@ -13,7 +13,7 @@
  *             ageFirstLicensed|yearsLicensed|accidents|tickets|claims|dui|sr22|position> N = 1…4
  *   drivers.<youngestAge|oldestAge|accidents|tickets|claims|anyDui|anySr22>  (the household)
  *   insurance.<insured|carrier|insuredFor|coverage>, home.<residence|owner>
- *   consent.<text|at|ip|userAgent|certificateUrl|formUrl|pageUrl|version|sha256>
+ *   consent.<text|at|ip|userAgent|certificateUrl|formUrl|pageUrl|trustedFormCertUrl|leadidToken|version|sha256>
  * Inside an "each vehicle/driver" rule, the same names without "vehicle.N." / "driver.N.".
  *
  * The contact is the first driver, the visitor (server/db/lead-rows.ts keeps their name in the
@@ -246,6 +246,18 @@ const LEAD_FACTS: readonly Fact[] = [
   { name: "consent.certificateUrl", type: "string", description: "the consent certificate's link", get: (input) => input.certificateUrl },
   { name: "consent.formUrl", type: "string", notInPing: `${LEADS_TO_PERSON} (it holds the click's tid)`, description: "the form's address", get: (input) => input.lead.consent?.formUrl },
   { name: "consent.pageUrl", type: "string", notInPing: `${LEADS_TO_PERSON} (it holds the click's tid)`, description: "the framing page's address", get: (input) => input.lead.consent?.pageUrl },
+  // As the visitor's browser sent them (issue 44): a buyer that requires the proof gets a lead
+  // only once its check passed (server/checks/). The certificate shows the form as it was filled
+  // in, so a ping does not carry it (TrustedForm gives pings a ping URL of their own); the LeadiD
+  // token names a visit, not a person, and buyers look it up at ping time.
+  {
+    name: "consent.trustedFormCertUrl",
+    type: "string",
+    notInPing: `${LEADS_TO_PERSON} (the certificate replays the form as filled in)`,
+    description: "TrustedForm's certificate URL, when TRUSTEDFORM is on and its script ran",
+    get: (input) => input.lead.consent?.trustedFormCertUrl,
+  },
+  { name: "consent.leadidToken", type: "string", description: "Jornaya's LeadiD token, when JORNAYA is on and its script ran", get: (input) => input.lead.consent?.leadidToken },
   { name: "consent.version", type: "number", description: "the disclosure's version", get: (input) => input.lead.consent?.disclosureVersion },
   { name: "consent.sha256", type: "string", description: "the disclosure text's SHA-256", get: (input) => input.lead.consent?.disclosureSha256 },
 ];

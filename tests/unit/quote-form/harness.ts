@@ -10,7 +10,8 @@ import type { ZipLocation } from "../../../client/quote-form/types";
 import type { FunnelEvent } from "../../../shared/funnel-events";
 import type { LeadSubmitResponse } from "../../../shared/lead/api";
 import { CSRF_HEADER } from "../../../shared/routes";
-import { CONSENT_DISCLOSURE } from "../../../shared/consent-disclosure";
+import { CONSENT_DISCLOSURE, type ShownDisclosure } from "../../../shared/consent-disclosure";
+import type { DisclosureAnswers } from "../../../shared/lead/disclosure-answers";
 
 /** The visit id the quote page put in the form's address (shared/campaign.ts). */
 export const VID = "6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f";
@@ -40,6 +41,8 @@ export interface Fakes {
   listModels: Mock<(year: string, make: string) => Promise<string[]>>;
   decodeVin: Mock<(vin: string) => Promise<DecodedVin | null>>;
   submitLead: Mock<(session: Session, body: Record<string, unknown>) => Promise<LeadSubmitResponse>>;
+  /** The consent words for the answers (POST /api/leads/disclosure): the bundled words naming only us, unless a test says otherwise. */
+  fetchDisclosure: Mock<(session: Session, body: DisclosureAnswers) => Promise<ShownDisclosure>>;
   sendEvent: Mock<(event: FunnelEvent) => void>;
   /** The form's clock (milliseconds): tests move it forward to make time pass. */
   clock: { ms: number };
@@ -57,6 +60,7 @@ export function fakeServer(): Fakes {
     listModels: vi.fn(async (year: string, make: string) => MODELS[`${year} ${make}`] ?? []),
     decodeVin: vi.fn(async (vin: string) => VINS[vin] ?? null),
     submitLead: vi.fn(async (): Promise<LeadSubmitResponse> => ({ status: "created", reference: REFERENCE, duplicate: false })),
+    fetchDisclosure: vi.fn(async (): Promise<ShownDisclosure> => CONSENT_DISCLOSURE),
     sendEvent: vi.fn(),
     clock: { ms: 50_000 },
   };
@@ -158,7 +162,7 @@ export async function pressAdd(): Promise<void> {
 export const listed = () => [...document.querySelectorAll(".rf-step:not([hidden]) .rf-record-name")].map((name) => name.textContent);
 
 /** Answers the screen showing with one choice and presses Next. */
-async function answer(field: string, value: string): Promise<void> {
+export async function answer(field: string, value: string): Promise<void> {
   choose(field, value);
   await pressNext();
 }
