@@ -23,6 +23,8 @@
  * alongside (its requests are in the JSON). A table with one column per rate, the verdicts per
  * rate, and bench-results/auction.json: an array, one result per rate.
  * Options: --rates A,B,… (leads per second, default 20,40,70,100) or --rate N (just one),
+ * --checks (issue 44: each rate also with every lead check on, against local fakes answering in
+ * 50 ms) and --rounds N (with --checks: N pairs per rate, alternating which runs first),
  * --seconds N (each rate, default 10), --statements (PostgreSQL's statements per lead, from
  * pg_stat_statements: the throwaway cluster preloads it), --profile DIR (V8 CPU profiles of the
  * server and its background worker, one per process and rate).
@@ -404,13 +406,15 @@ async function runRate(rate: number, seconds: number, adminUrl: string, buyersFi
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rate: { type: "string" }, rates: { type: "string" }, seconds: { type: "string", default: "10" }, statements: { type: "boolean", default: false }, profile: { type: "string" }, checks: { type: "boolean", default: false } } });
+  const { values } = parseArgs({ options: { rate: { type: "string" }, rates: { type: "string" }, seconds: { type: "string", default: "10" }, statements: { type: "boolean", default: false }, profile: { type: "string" }, checks: { type: "boolean", default: false }, rounds: { type: "string", default: "1" } } });
   // V8 CPU profiles of the server and its background worker, written when they stop (open them in Chrome's DevTools).
   if (values.profile) profileDirectory = path.resolve(values.profile);
   // The throwaway cluster loads pg_stat_statements when asked (a little overhead on every statement, so not by default).
   if (values.statements) process.env.TEST_POSTGRES_PRELOAD = "pg_stat_statements";
   const rates = parseRates(values.rates, values.rate);
   const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive whole number: ${values.rounds}`);
   if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--seconds must be a positive number: ${values.seconds}`);
 
   const stubs = await startBuyerStubs();
@@ -437,8 +441,10 @@ async function main(): Promise<void> {
   try {
     const results = [];
     for (const rate of rates) {
-      // With --checks, each rate twice in a row, without and with them, so the two see the same machine.
-      for (const checks of variant ? [undefined, variant] : [undefined]) {
+      // With --checks, each rate without and with them back to back, so the two see the same
+      // machine; with --rounds, again, the other one first.
+      const order = Array.from({ length: variant ? rounds : 1 }, (_, round) => (variant ? (round % 2 === 0 ? [undefined, variant] : [variant, undefined]) : [undefined])).flat();
+      for (const checks of order) {
         const result = await runRate(rate, seconds, admin.url, checks ? checkedFile : buyersFile, stubs, checks);
         const at = new Date().toISOString();
         results.push({ at, ...result, verdicts: auctionVerdicts(result) });

@@ -151,16 +151,19 @@ export function verdictLines(rate: number, verdicts: Verdict[]): string[] {
 }
 
 /**
- * `--checks` (issue 44): each rate's run with every lead check on against its run without, just
- * before it on the same machine. Targets: the sold p99 (stored → first accepted post) at most 150 ms
- * more, and the lead API's p99 unchanged (checks never run in the visitor's request): within 10%
- * or 5 ms, the run-to-run noise of a p99 over a few hundred requests on this machine.
+ * `--checks` (issue 44): each rate's run with every lead check on against its run without, run
+ * back to back on the same machine (the runs pair up in order: first and second, third and fourth;
+ * `--rounds 2` alternates which goes first). Targets: the sold p99 (stored → first accepted post) at
+ * most 150 ms more, and the lead API's p99 unchanged (checks never run in the visitor's request):
+ * within 10% or 5 ms, the run-to-run noise of a p99 over a few hundred requests on this machine.
  */
 export function checksComparison(results: readonly AuctionRateFigures[]): string[] {
   const lines: string[] = [];
-  results.forEach((withChecks, index) => {
-    const without = results[index - 1];
-    if (!withChecks.checks || !without || without.checks || without.rate !== withChecks.rate) return;
+  for (let index = 0; index + 1 < results.length; index += 2) {
+    const pair = [results[index]!, results[index + 1]!];
+    const withChecks = pair.find((result) => result.checks);
+    const without = pair.find((result) => !result.checks);
+    if (!withChecks || !without || without.rate !== withChecks.rate) continue;
     const soldMore = withChecks.storedToFirstAcceptedMs.p99 - without.storedToFirstAcceptedMs.p99;
     const apiMore = withChecks.leadApiMs.p99 - without.leadApiMs.p99;
     const verdicts: Verdict[] = [
@@ -176,6 +179,6 @@ export function checksComparison(results: readonly AuctionRateFigures[]): string
       },
     ];
     lines.push(...verdictLines(withChecks.rate, verdicts));
-  });
+  }
   return lines;
 }

@@ -21,6 +21,7 @@ import { cascadeUnchanged, claimAuctions, decideAuction, endUnsold } from "../db
 import { capPeriods, isLimited, shutByLimits, type Buyer, type LiveSettings } from "../delivery/buyers";
 import { evaluateOffer, mayOffer, offerFacts, priceFor, type OfferFacts } from "../delivery/offer";
 import type { LeadChecks } from "../checks/engine";
+import { requiresAnything } from "../checks/requirements";
 import { capKeysOf, reserveCounters, type CapReservation } from "../db/buyer-counters";
 import { auctionBids, auctionDecision, auctionsEnded } from "../metrics";
 import { deliveryKey } from "../delivery/plan";
@@ -431,10 +432,23 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
     }
   }
 
+  /**
+   * The winners' posts are queued: the checks their requirements need before a post start now, in
+   * this process's one engine, while the delivery worker claims the posts (its gate then shares the
+   * calls in flight, or reads their answers). Only winners: a post will follow.
+   */
+  function checkWinners(lead: LeadRecord | undefined, sale: Sale): void {
+    if (!options.checks || !lead) return;
+    const winners = new Set(sale.winners.map((bid) => bid.buyerId));
+    const demanding = options.buyers().buyers.filter((buyer) => winners.has(buyer.id) && requiresAnything(buyer.requirements));
+    if (demanding.length > 0) options.checks.prefetch(lead, demanding, "post");
+  }
+
   /** A winner's post was refused or failed (the delivery worker marked the auction cascading): the next best bids. */
-  async function cascade(auction: AuctionRecord, saleAllowed: boolean): Promise<void> {
+  async function cascade(auction: AuctionRecord, saleAllowed: boolean, lead: LeadRecord | undefined): Promise<void> {
     const settlement = await settle(auction, saleAllowed);
     if (settlement.outcome === "decided") {
+      checkWinners(lead, settlement.sale);
       log.info({ event: "auction_cascaded", reference: auction.leadReference, after: settlement.after ?? [], saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "post refused: the lead goes to the next best bid");
       options.onQueued?.();
     } else if (settlement.outcome === "unsold") {
@@ -444,7 +458,7 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
 
   /** One claimed auction, its lead and whether it may be sold read for the whole batch (claimAndStart). */
   async function run(auction: AuctionRecord, lead: LeadRecord | undefined, saleAllowed: boolean): Promise<void> {
-    if (auction.status === "cascading") return cascade(auction, saleAllowed);
+    if (auction.status === "cascading") return cascade(auction, saleAllowed, lead);
     const buyers = options.buyers();
     if (!lead) {
       await settle(auction, false);
@@ -475,21 +489,21 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       return;
     }
     const offered = eligibleBuyers(buyers, await namedBuyers(lead), facts, at);
-    // Before any ping: the checks the offered buyers' requirements need without contact details,
-    // run once for all of them, in parallel. A provider with no answer skips its buyers here (an
-    // auction cannot wait); their reason is recorded as the ping's.
-    const gates = options.checks ? await options.checks.gate(lead, offered, "ping") : undefined;
-    const held: PingResult[] = [];
-    const eligible = offered.filter((buyer) => {
-      const gate = gates?.get(buyer.id);
-      if (!gate || gate.pass) return true;
-      held.push({ buyerId: buyer.id, outcome: "not_sent", latencyMs: 0, httpStatus: null, bid: null, detail: gate.reason });
-      return false;
-    });
-    const pinged = eligible.filter((buyer) => buyer.mode === "pingpost");
+    // The checks the offered buyers' requirements need without contact details, once for all of
+    // them, in parallel, started with the round: a buyer without requirements is pinged at once, one
+    // with them when its checks have answered, within the same deadline. A provider with no answer
+    // skips its buyers (an auction cannot wait); their reason is recorded as the ping's.
+    const demanding = options.checks ? offered.filter((buyer) => requiresAnything(buyer.requirements)) : [];
+    const gating = options.checks && demanding.length > 0 ? options.checks.gate(lead, demanding, "ping") : undefined;
+    const heldBack = async (buyer: Buyer): Promise<string | undefined> => {
+      const gate = gating && demanding.includes(buyer) ? (await gating).get(buyer.id) : undefined;
+      return gate && !gate.pass ? gate.reason : undefined;
+    };
+    const pinged = offered.filter((buyer) => buyer.mode === "pingpost");
     const results = await pingRound(pinged, pingPayload(lead, auction.pingId, { test: auction.test, now: at }), {
       deadlineMs: options.deadlineMs,
       floor: auction.floor,
+      hold: (buyer) => (gating && demanding.includes(buyer) ? heldBack(buyer) : undefined),
       specPing: (buyer) => {
         const spec = httpSpecOf(buyer.spec?.ping);
         return spec ? { spec, rendered: spec.render({ lead, now: at, pingId: auction.pingId, test: auction.test }, { url: buyer.pingUrl!, credentials: buyer.credentials ?? {} }) } : undefined;
@@ -500,6 +514,14 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
     });
     // A fixed-price buyer bids its price for a shared place, without a ping.
     // A fixed-price buyer bids its price for this lead (its price rules applied) for a shared place, without a ping.
+    // A fixed-price buyer whose requirements the lead fails gets no standing bid.
+    const held: PingResult[] = [];
+    const eligible: Buyer[] = [];
+    for (const buyer of offered.filter((one) => one.mode === "post")) {
+      const reason = await heldBack(buyer);
+      if (reason === undefined) eligible.push(buyer);
+      else held.push({ buyerId: buyer.id, outcome: "not_sent", latencyMs: 0, httpStatus: null, bid: null, detail: reason });
+    }
     const standing: PingResult[] = eligible
       .filter((buyer) => buyer.mode === "post")
       .map((buyer) => {
@@ -522,16 +544,19 @@ export function createAuctioneer(options: AuctioneerOptions): Auctioneer {
       }
     }
     const bids = results.filter((result) => result.outcome === "bid").length;
+    // The buyers really pinged: not those held back by their requirements (not_sent).
+    const pingedCount = results.filter((result) => result.outcome !== "not_sent").length;
     if (settlement.outcome !== "unchanged") {
       for (const result of [...results, ...standing, ...held]) auctionBids.inc({ outcome: result.outcome });
       auctionsEnded.inc({ outcome: settlement.outcome });
       auctionDecision.observe((now().getTime() - at.getTime()) / 1000);
     }
     if (settlement.outcome === "decided") {
-      log.info({ event: "auction_decided", reference: auction.leadReference, pinged: pinged.length, bids, saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "auction decided");
+      checkWinners(lead, settlement.sale);
+      log.info({ event: "auction_decided", reference: auction.leadReference, pinged: pingedCount, bids, saleType: settlement.sale.type, winners: settlement.sale.winners.map((bid) => ({ buyerId: bid.buyerId, price: bid.price })) }, "auction decided");
       options.onQueued?.();
     } else if (settlement.outcome === "unsold") {
-      log.info({ event: "auction_unsold", reference: auction.leadReference, pinged: pinged.length, bids, reason: settlement.reason }, "auction ended unsold");
+      log.info({ event: "auction_unsold", reference: auction.leadReference, pinged: pingedCount, bids, reason: settlement.reason }, "auction ended unsold");
     }
   }
 

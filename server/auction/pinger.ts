@@ -23,6 +23,13 @@ export interface PingRoundOptions {
   send?: (url: string, exchange: Exchange, timeoutMs: number) => Promise<SendResult>;
   /** A buyer with its own ping spec (issue 43): its compiled spec and the ping rendered in its terms; undefined for our signed ping. */
   specPing?: (buyer: Buyer) => { spec: CompiledHttpSpec; rendered: RenderResult } | undefined;
+  /**
+   * What a buyer's ping waits for first, within the round (issue 44: the checks its requirements
+   * need before a ping): a reason means it is not pinged (not_sent). The round's deadline covers
+   * the wait, so checks make the auction no longer: a buyer whose checks took part of the round has
+   * the rest of it to answer.
+   */
+  hold?: (buyer: Buyer) => Promise<string | undefined> | undefined;
 }
 
 /** Pings each buyer (each must have a pingUrl) and reads the answers, in the buyers' order. */
@@ -34,6 +41,8 @@ export async function pingRound(buyers: readonly Buyer[], payload: PingPayload, 
   const started = clock();
   return Promise.all(
     buyers.map(async (buyer) => {
+      const held = await options.hold?.(buyer);
+      if (held !== undefined) return { buyerId: buyer.id, outcome: "not_sent", latencyMs: 0, httpStatus: null, bid: null, detail: held } satisfies PingResult;
       const left = Math.max(0, options.deadlineMs - (clock() - started));
       const timeoutMs = Math.max(1, Math.min(buyer.pingTimeoutMs, left));
       const own = options.specPing?.(buyer);

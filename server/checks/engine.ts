@@ -45,11 +45,19 @@ export interface LeadChecks {
    * with requirements need first. A buyer without requirements always passes.
    */
   gate(lead: LeadRecord, buyers: readonly Buyer[], stage: Stage): Promise<Map<string, Gate>>;
+  /**
+   * Starts gate() without waiting for it (the auction, for its winners, as their posts are queued):
+   * the delivery worker's gate then shares the calls in flight. A failure is logged; the post's own
+   * gate asks again.
+   */
+  prefetch(lead: LeadRecord, buyers: readonly Buyer[], stage: Stage): void;
   /** The lead's recorded checks (the lead's page). */
   recorded(reference: string): Promise<StoredCheck[]>;
 }
 
 const DAY_MS = 86_400_000;
+/** Definite answers kept in memory per process (a few hundred bytes each): the leads of the last minutes at a busy site's rate. */
+const SETTLED_MAX = 20_000;
 /** How often a check another replica is running is looked at again. */
 const OTHERS_POLL_MS = 50;
 
@@ -89,6 +97,18 @@ export function createLeadChecks(options: LeadChecksOptions): LeadChecks {
   const log = logger.child({ component: "checks" });
   /** Calls in flight in this process, by lead reference and kind: a second asker shares the first's answer. */
   const inflight = new Map<string, Promise<CheckAnswer>>();
+  /**
+   * Definite answers (ok, failed) this process got or read lately, by lead reference and kind: the
+   * post after a ping, a second winner's post and a cascade's read them without a statement (an
+   * answer never changes once definite). The oldest are forgotten past SETTLED_MAX.
+   */
+  const settled = new Map<string, CheckAnswer>();
+  const remember = (key: string, answer: CheckAnswer) => {
+    if (answer.status === "unavailable") return;
+    settled.delete(key);
+    settled.set(key, answer);
+    if (settled.size > SETTLED_MAX) settled.delete(settled.keys().next().value!);
+  };
 
   /** A provider's answer within the timeout even if the adapter overruns it (an adapter never should). */
   async function call(provider: CheckProvider, input: CheckInput): Promise<CheckAnswer> {
@@ -122,7 +142,13 @@ export function createLeadChecks(options: LeadChecksOptions): LeadChecks {
     const at = now();
     const input = checkInput(lead);
     const wanted = kinds.map((kind) => ({ kind, provider: providers.get(kind)! }));
-    const claimed = await repository.claim(lead.reference, wanted.map(({ kind, provider }) => ({ kind, provider: provider.name })), at, new Date(at.getTime() - timeoutMs - 30_000));
+    const phoneHash = hashContact({ phone: lead.phone }).find((hash) => hash.kind === "phone")?.hash;
+    const cacheable = options.cacheDays > 0 && phoneHash ? wanted.filter(({ provider }) => provider.cachedByPhone) : [];
+    // The claim and the phone cache at once: one round trip before the calls, not two.
+    const [claimed, hits] = await Promise.all([
+      repository.claim(lead.reference, wanted.map(({ kind, provider }) => ({ kind, provider: provider.name })), at, new Date(at.getTime() - timeoutMs - 30_000)),
+      cacheable.length > 0 ? repository.cached(phoneHash!, cacheable.map(({ kind }) => kind), at) : Promise.resolve(new Map<string, CachedAnswer>()),
+    ]);
     const answers = new Map<CheckKind, CheckAnswer>();
     const others = wanted.filter(({ kind }) => !claimed.has(kind));
     if (others.length > 0) {
@@ -137,9 +163,6 @@ export function createLeadChecks(options: LeadChecksOptions): LeadChecks {
     const mine = wanted.filter(({ kind }) => claimed.has(kind));
     if (mine.length === 0) return answers;
 
-    const phoneHash = hashContact({ phone: lead.phone }).find((hash) => hash.kind === "phone")?.hash;
-    const cacheable = options.cacheDays > 0 && phoneHash ? mine.filter(({ provider }) => provider.cachedByPhone) : [];
-    const hits = cacheable.length > 0 ? await repository.cached(phoneHash!, cacheable.map(({ kind }) => kind), at) : new Map<string, CachedAnswer>();
     const finished: FinishedCheck[] = await Promise.all(
       mine.map(async ({ kind, provider }): Promise<FinishedCheck> => {
         const hit = hits.get(kind);
@@ -150,15 +173,18 @@ export function createLeadChecks(options: LeadChecksOptions): LeadChecks {
       }),
     );
     const done = now();
-    await repository.finish(lead.reference, finished, done);
     const fresh = finished.filter((check) => !check.cached && check.status !== "unavailable" && providers.get(check.kind as CheckKind)?.cachedByPhone);
-    if (phoneHash && options.cacheDays > 0 && fresh.length > 0) {
-      await repository.remember(
-        phoneHash,
-        fresh.map((check) => ({ kind: check.kind, provider: check.provider, status: check.status as "ok" | "failed", outcome: check.outcome, detail: check.detail, checkedAt: done })),
-        new Date(done.getTime() + options.cacheDays * DAY_MS),
-      );
-    }
+    // The lead's record and the phone's cache at once: one round trip after the calls.
+    await Promise.all([
+      repository.finish(lead.reference, finished, done),
+      phoneHash && options.cacheDays > 0 && fresh.length > 0
+        ? repository.remember(
+            phoneHash,
+            fresh.map((check) => ({ kind: check.kind, provider: check.provider, status: check.status as "ok" | "failed", outcome: check.outcome, detail: check.detail, checkedAt: done })),
+            new Date(done.getTime() + options.cacheDays * DAY_MS),
+          )
+        : undefined,
+    ]);
     for (const check of finished) {
       answers.set(check.kind as CheckKind, { status: check.status, outcome: check.outcome, detail: check.detail, latencyMs: check.latencyMs });
       leadChecksTotal.inc({ provider: check.provider, kind: check.kind, status: check.status, outcome: check.outcome, cached: String(check.cached) });
@@ -174,12 +200,20 @@ export function createLeadChecks(options: LeadChecksOptions): LeadChecks {
     const result = new Map<CheckKind, CheckAnswer | undefined>();
     const configured = kinds.filter((kind) => providers.has(kind));
     for (const kind of kinds) if (!providers.has(kind)) result.set(kind, undefined);
-    const missing = configured.filter((kind) => !inflight.has(`${lead.reference}:${kind}`));
+    for (const kind of configured) {
+      const known = settled.get(`${lead.reference}:${kind}`);
+      if (known) result.set(kind, known);
+    }
+    const missing = configured.filter((kind) => !result.has(kind) && !inflight.has(`${lead.reference}:${kind}`));
     if (missing.length > 0) {
       const batch = run(lead, missing);
       for (const kind of missing) {
         const key = `${lead.reference}:${kind}`;
-        const one = batch.then((answers) => answers.get(kind)!);
+        const one = batch.then((answers) => {
+          const answer = answers.get(kind)!;
+          remember(key, answer);
+          return answer;
+        });
         inflight.set(key, one);
         // Forgotten once settled: later askers read the stored answer (or claim an unavailable one again).
         void one.then(
@@ -188,22 +222,27 @@ export function createLeadChecks(options: LeadChecksOptions): LeadChecks {
         );
       }
     }
-    await Promise.all(configured.map(async (kind) => result.set(kind, await inflight.get(`${lead.reference}:${kind}`)!)));
+    await Promise.all(configured.filter((kind) => !result.has(kind)).map(async (kind) => result.set(kind, await inflight.get(`${lead.reference}:${kind}`)!)));
     return result;
   }
 
+  async function gate(lead: LeadRecord, buyers: readonly Buyer[], stage: Stage): Promise<Map<string, Gate>> {
+    const gates = new Map<string, Gate>();
+    const demanding = buyers.filter((buyer) => requiresAnything(buyer.requirements));
+    for (const buyer of buyers) if (!demanding.includes(buyer)) gates.set(buyer.id, { pass: true });
+    if (demanding.length === 0) return gates;
+    const kinds = [...new Set(demanding.flatMap((buyer) => checksNeeded(buyer.requirements, stage)))];
+    const answers = kinds.length > 0 ? await answersFor(lead, kinds) : new Map<CheckKind, CheckAnswer | undefined>();
+    const input = checkInput(lead);
+    const local = localFacts(input, options.certOrigin);
+    for (const buyer of demanding) gates.set(buyer.id, verdict(buyer.requirements, stage, local, answers));
+    return gates;
+  }
+
   return {
-    async gate(lead, buyers, stage) {
-      const gates = new Map<string, Gate>();
-      const demanding = buyers.filter((buyer) => requiresAnything(buyer.requirements));
-      for (const buyer of buyers) if (!demanding.includes(buyer)) gates.set(buyer.id, { pass: true });
-      if (demanding.length === 0) return gates;
-      const kinds = [...new Set(demanding.flatMap((buyer) => checksNeeded(buyer.requirements, stage)))];
-      const answers = kinds.length > 0 ? await answersFor(lead, kinds) : new Map<CheckKind, CheckAnswer | undefined>();
-      const input = checkInput(lead);
-      const local = localFacts(input, options.certOrigin);
-      for (const buyer of demanding) gates.set(buyer.id, verdict(buyer.requirements, stage, local, answers));
-      return gates;
+    gate,
+    prefetch(lead, buyers, stage) {
+      gate(lead, buyers, stage).catch((error: unknown) => log.warn({ err: error, event: "lead_check_error", reference: lead.reference }, "lead checks could not start ahead of the post; the post asks again"));
     },
     recorded: (reference) => repository.of(reference),
   };

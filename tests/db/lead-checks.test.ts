@@ -154,6 +154,21 @@ describe.each(allStores())("lead checks ($kind)", (store) => {
     expect(row).toMatchObject({ kind: "litigator", status: "ok", calls: 1 });
   });
 
+  it("starts a winner's checks ahead of its post: the post's gate shares the calls in flight, and later gates read them from memory", async () => {
+    providers.get("line_type")!.answer = delayed(40, ok("mobile"));
+    const lead = await storedLead();
+    const winner = buyer("winner", { lineTypes: ["mobile"], litigatorClean: true });
+    const checks = engine();
+    checks.prefetch(lead, [winner], "post");
+    const gates = await checks.gate(lead, [winner], "post");
+    expect(gates.get("winner")).toEqual({ pass: true });
+    expect([callsOf("line_type"), callsOf("litigator")]).toEqual([1, 1]);
+    // A cascade's post, or a second winner's, asks again: no call and no statement (the rows were read once).
+    await db.query("DELETE FROM lead_checks WHERE lead_reference = $1", [lead.reference]);
+    expect((await checks.gate(lead, [winner], "post")).get("winner")).toEqual({ pass: true });
+    expect([callsOf("line_type"), callsOf("litigator")]).toEqual([1, 1]);
+  });
+
   it("reuses a phone's answers for a later lead within CHECK_CACHE_DAYS, and not when the cache is off", async () => {
     const first = await storedLead();
     const strict = buyer("strict", { litigatorClean: true, lineTypes: ["mobile"], leadid: "authentic" });

@@ -176,3 +176,40 @@ describe("a ping round against buyers on loopback", () => {
     }
   });
 });
+
+describe("a ping round with buyers held by their checks (issue 44)", () => {
+  it("pings a buyer without requirements at once, one whose checks passed once they answer, within the same deadline, and none that failed them", async () => {
+    const open = await stubBuyer("open", { kind: "bid", price: 10, type: "shared" });
+    const checked = await stubBuyer("checked", { kind: "bid", price: 12, type: "shared", delayMs: 150 }, { pingTimeoutMs: 1_000 });
+    const refused = await stubBuyer("refused", { kind: "bid", price: 50, type: "exclusive" });
+    const payload = pingPayload(lead, "ping-held", { test: false, now: new Date() });
+    let clockMs = 0;
+    const asked: string[] = [];
+    const results = await pingRound([open.buyer, checked.buyer, refused.buyer], payload, {
+      deadlineMs: 400,
+      floor: 1,
+      // The round's clock: 300 ms pass while the checks run, so "checked" has 100 ms left, less than its 150 ms answer.
+      clock: () => clockMs,
+      hold: (buyer) => {
+        asked.push(buyer.id);
+        if (buyer.id === "open") return undefined;
+        return new Promise((resolve) =>
+          setTimeout(() => {
+            clockMs = 300;
+            resolve(buyer.id === "refused" ? "requires an authentic LeadiD; the check failed (not_authentic)" : undefined);
+          }, 20),
+        );
+      },
+    });
+    expect(asked.sort()).toEqual(["checked", "open", "refused"]);
+    expect(Object.fromEntries(results.map((result) => [result.buyerId, [result.outcome, result.detail]]))).toEqual({
+      open: ["bid", null],
+      // Its checks took 300 ms of the 400 ms round: the rest was too little for its 150 ms answer.
+      checked: ["timeout", "no answer within 100 ms"],
+      refused: ["not_sent", "requires an authentic LeadiD; the check failed (not_authentic)"],
+    });
+    expect(refused.received).toHaveLength(0);
+    expect(open.received).toHaveLength(1);
+    expect(checked.received).toHaveLength(1);
+  });
+});
