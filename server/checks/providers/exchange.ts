@@ -76,6 +76,22 @@ export function readJson<T>(body: string, schema: z.ZodType<T>): T | undefined {
 export const malformed = (result: SendResult, what: string): CheckAnswer =>
   unavailable("malformed", `HTTP ${result.httpStatus ?? "none"}: not ${what}`, result.latencyMs);
 
+/**
+ * A 2xx answer's JSON for an API that reads every answer from a 2xx body (the litigator list,
+ * Twilio Lookup): the body read with `schema`, or the answer that says why there is none. A 4xx is
+ * our request's fault (a wrong address or field), never the lead's: `unavailable`, so the phone
+ * cache never keeps it.
+ */
+export function jsonAnswer<T>(result: SendResult, schema: z.ZodType<T>, what: string): { body: T } | { answer: CheckAnswer } {
+  const none = notAnAnswer(result);
+  if (none) return { answer: none };
+  const status = result.httpStatus ?? 0;
+  if (status >= 400 && status < 500) return { answer: unavailable("refused_request", `HTTP ${status}`, result.latencyMs) };
+  if (status < 200 || status >= 300) return { answer: unexpectedStatus(result) };
+  const body = readJson(result.body, schema);
+  return body === undefined ? { answer: malformed(result, what) } : { body };
+}
+
 /** Ten digits, as CheckInput promises; anything else is never sent (the issue's "Bad input"). */
 export const TEN_DIGITS = /^\d{10}$/;
 

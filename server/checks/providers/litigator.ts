@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import type { CheckAnswer, CheckInput, CheckProvider } from "../types";
-import { basicAuth, exchange, failed, malformed, neverThrows, notAnAnswer, ok, readJson, TEN_DIGITS, unavailable, unexpectedStatus } from "./exchange";
+import { basicAuth, exchange, failed, jsonAnswer, malformed, neverThrows, ok, TEN_DIGITS } from "./exchange";
 
 export const LITIGATOR_PROVIDER = "tcpa-litigator-list";
 
@@ -86,15 +86,9 @@ async function scrub(settings: LitigatorSettings, kind: ScrubKind, input: CheckI
     },
     timeoutMs,
   );
-  const none = notAnAnswer(result);
-  if (none) return none;
-  const status = result.httpStatus ?? 0;
-  if (status >= 400 && status < 500) return unavailable("refused_request", `HTTP ${status}`, result.latencyMs);
-  if (status < 200 || status >= 300) return unexpectedStatus(result);
-
-  const body = readJson(result.body, scrubAnswer);
-  if (!body) return malformed(result, "a scrub answer");
-  const verdict = readVerdict(body);
+  const read = jsonAnswer(result, scrubAnswer, "a scrub answer");
+  if ("answer" in read) return read.answer;
+  const verdict = readVerdict(read.body);
   if (verdict === undefined) return malformed(result, "a scrub answer (neither clean nor a match)");
   if (!verdict.listed) return ok("clean", kind === "litigator" ? "not on the TCPA litigator list" : `not a DNC complainer nor on ${input.state}'s DNC list`, result.latencyMs);
   const lists = verdict.lists.length > 0 ? ` (${verdict.lists.join(", ")})` : "";

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { CheckAnswer, CheckInput, CheckProvider } from "../types";
-import { basicAuth, exchange, failed, malformed, neverThrows, notAnAnswer, ok, readJson, TEN_DIGITS, unavailable, unexpectedStatus } from "./exchange";
+import { basicAuth, exchange, failed, jsonAnswer, neverThrows, ok, TEN_DIGITS, unavailable } from "./exchange";
 
 export const TWILIO_LOOKUP_PROVIDER = "twilio-lookup";
 
@@ -64,16 +64,11 @@ async function lookUp(settings: TwilioLookupSettings, input: CheckInput, timeout
     { method: "GET", headers: { authorization: basicAuth(settings.accountSid, settings.authToken), accept: "application/json" } },
     timeoutMs,
   );
-  const none = notAnAnswer(result);
-  if (none) return none;
-  const status = result.httpStatus ?? 0;
   // v2 answers an impossible number 200 with valid:false; a 404 is a wrong address on our side,
-  // and must not become a `failed` answer that the phone cache would keep for days.
-  if (status >= 400 && status < 500) return unavailable("refused_request", `HTTP ${status}`, result.latencyMs);
-  if (status < 200 || status >= 300) return unexpectedStatus(result);
-
-  const body = readJson(result.body, lookupAnswer);
-  if (!body) return malformed(result, "a Lookup v2 answer");
+  // and must not become a `failed` answer that the phone cache would keep for days (jsonAnswer).
+  const read = jsonAnswer(result, lookupAnswer, "a Lookup v2 answer");
+  if ("answer" in read) return read.answer;
+  const body = read.body;
   if (!body.valid) {
     const reasons = (body.validation_errors ?? []).filter((reason) => /^[A-Z_]{1,40}$/.test(reason));
     return failed("invalid_phone", `Twilio says the number is not valid${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""}`, result.latencyMs);
