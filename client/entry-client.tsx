@@ -9,23 +9,17 @@ import "./styles.css";
  * Code-split routes (`lazy`, e.g. the legal pages) that the current address matches are loaded
  * before hydration, as React Router documents for SSR: the server rendered them complete, so
  * the first client render must have their components too, or React would find nothing to
- * match the server's HTML and replace it (a flash and a hydration error).
+ * match the server's HTML and replace it (a flash and a hydration error). The route table's
+ * `lazy` is always a function (client/routes.tsx); the object form is not handled, which keeps
+ * the landing page's JavaScript within its budget (decision 027's −22 B, taken for issue 45's
+ * experiment knobs).
  */
 async function resolveLazyRoutes(table: RouteObject[], location: Location): Promise<void> {
   const matches = matchRoutes(table, location) ?? [];
   await Promise.all(
     matches.map(async ({ route }) => {
       const { lazy } = route;
-      if (!lazy) return;
-      if (typeof lazy === "function") {
-        Object.assign(route, { ...(await lazy()), lazy: undefined });
-        return;
-      }
-      // The object form: one loader per route property.
-      const loaded = await Promise.all(
-        Object.entries(lazy).map(async ([key, load]) => [key, typeof load === "function" ? await (load as () => Promise<unknown>)() : undefined] as const),
-      );
-      Object.assign(route, { ...Object.fromEntries(loaded), lazy: undefined });
+      if (typeof lazy === "function") Object.assign(route, { ...(await lazy()), lazy: undefined });
     }),
   );
 }

@@ -13,6 +13,12 @@ import { isOpenPage } from "../shared/routes";
 /** Whether this document was loaded at an open page's address (the server, which has no window: no). */
 const documentIsOpen = typeof window !== "undefined" && isOpenPage(window.location.pathname);
 
+/** Starts a full load of `href` and never settles: the document is being replaced (also client/landing-knobs.ts). */
+export function loadInFull(href: string): Promise<never> {
+  window.location.assign(href);
+  return new Promise<never>(() => {});
+}
+
 /**
  * A page's loader, wrapped for a page that must not be shown in an open page's document: on a
  * client-side navigation from such a document, it starts a full load of the same address and never
@@ -22,10 +28,7 @@ export function isolated<T>(loader: (args: LoaderFunctionArgs) => Promise<T>): (
   return async (args) => {
     if (documentIsOpen) {
       const url = new URL(args.request.url);
-      if (!isOpenPage(url.pathname)) {
-        window.location.assign(url.href);
-        return new Promise<never>(() => {});
-      }
+      if (!isOpenPage(url.pathname)) return loadInFull(url.href);
     }
     return loader(args);
   };

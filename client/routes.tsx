@@ -5,6 +5,7 @@ import { LandingPage } from "./pages/LandingPage";
 import { QuotePage } from "./pages/QuotePage";
 import { pageTitle, type RouteHandle } from "./page-meta";
 import { visitLoader } from "./visit-id";
+import { landingLoader } from "./landing-knobs";
 import { isolated } from "./isolation";
 import { site } from "../shared/site";
 
@@ -30,8 +31,9 @@ export const routes: RouteObject[] = [
       {
         path: "zipcode",
         Component: LandingPage,
-        // The visit id the ZIP form carries to /go (client/visit-id.ts).
-        loader: visitLoader,
+        // The visit id the ZIP form carries to /go (client/visit-id.ts), and the experiments'
+        // values this visitor sees (client/landing-knobs.ts).
+        loader: landingLoader,
         handle: handle(
           `Compare Free Car Insurance Quotes | ${site.productName}`,
           `Compare free car insurance quotes from top insurers in minutes. Enter your ZIP code and you could save up to ${site.maxSavingsPercent}%.`,

@@ -16,6 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { OVERALL_DEADLINE_MS, parseBenchArgs, USAGE } from "./lib/bench-options";
 import { benchPages, stopPageServers } from "./lib/bench-pages";
+import { benchExperiment, printExperimentReport } from "./lib/bench-experiment";
 import { benchLeads } from "./lib/bench-leads";
 import { benchRss, rssReport, rssVerdicts, type RssRuns } from "./lib/bench-rss";
 import { benchDelivery } from "./lib/bench-delivery";
@@ -78,6 +79,13 @@ async function main(deliveryConcurrencies: Array<number | undefined>): Promise<n
   }
 }
 
+/** `npm run bench -- --experiment-only`: a landing page experiment's cost to ad clicks (issue 45), about 2 minutes. */
+async function experimentOnly(): Promise<number> {
+  const bench = await benchExperiment(log);
+  printExperimentReport(bench, (text) => process.stdout.write(text));
+  return bench.pass ? 0 : 1;
+}
+
 /** `npm run bench -- --pages-only`: just the pages (ad traffic included), a few minutes. */
 async function pagesOnly(): Promise<number> {
   const pages = await benchPages(log);
@@ -135,6 +143,7 @@ async function run(): Promise<number> {
   if (args.mode === "pages-only") return pagesOnly();
   if (args.mode === "rss-only") return rssOnly();
   if (args.mode === "delivery-only") return deliveryOnly(args.deliveryConcurrencies);
+  if (args.mode === "experiment-only") return experimentOnly();
   return main(args.deliveryConcurrencies);
 }
 

@@ -33,6 +33,10 @@ import { logNotFound, attachEventRecorder } from "./events";
 import type { EventRecorder } from "./analytics/writer";
 import type { OutageLog } from "./db/outage";
 import { API_PREFIX, paths } from "../shared/routes";
+import type { Experiment } from "./experiments/schema";
+import { attachExperiments } from "./experiments/visitor";
+import { attachExposureRecorder, type ExposureRecorder } from "./experiments/exposure";
+import { landingVariant } from "./experiments/landing";
 
 export interface AppDependencies {
   config: Config;
@@ -54,11 +58,21 @@ export interface AppDependencies {
   rateLimits?: BudgetStores | undefined;
   /** Hears of each request that met an unreachable database: one warning per outage (server/db/outage.ts); absent: one per request. */
   outage?: OutageLog;
+  /**
+   * A/B experiments (issue 45, server/experiments/): the live settings' list, read per request, and
+   * where exposures are written. Absent: none run, everyone sees the control and no cookie is set.
+   */
+  experiments?: { running(): readonly Experiment[]; exposures?: ExposureRecorder; now?: () => Date };
 }
 
-export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, vehicles, buyerReturns, analytics, rateLimits, outage }: AppDependencies): express.Express {
+export function createApp({ config, logger, lifecycle, source, assets, privacy, leads, vehicles, buyerReturns, analytics, rateLimits, outage, experiments }: AppDependencies): express.Express {
   const app = express();
   if (analytics) attachEventRecorder(app, analytics);
+  if (experiments) {
+    // Secure in production, where visitors reach us over TLS at the balancer (docs/deployment.md).
+    attachExperiments(app, { running: experiments.running, secureCookie: config.NODE_ENV === "production", ...(experiments.now ? { now: experiments.now } : {}) });
+    if (experiments.exposures) attachExposureRecorder(app, experiments.exposures);
+  }
   // We sit behind a load balancer: req.ip and req.protocol come from its X-Forwarded-* headers,
   // but only for the hops the operator configured.
   app.set("trust proxy", config.TRUST_PROXY);
@@ -86,7 +100,14 @@ export function createApp({ config, logger, lifecycle, source, assets, privacy, 
     },
   });
   // Development re-renders every time so edits show at once.
-  const { renderPage, cachedPage } = createRenderHandler(source, config, { cache: config.NODE_ENV !== "development", contextFor, policyFor: security.policyFor, logger });
+  const { renderPage, cachedPage } = createRenderHandler(source, config, {
+    cache: config.NODE_ENV !== "development",
+    contextFor,
+    policyFor: security.policyFor,
+    logger,
+    // The landing page's variant (issue 45); without experiments, pages take today's path.
+    ...(experiments ? { variantOf: landingVariant } : {}),
+  });
   //    A page already in the cache (most ad clicks) is answered here: it is compressed already,
   //    and nothing after this step serves a GET for an address the renderer answered.
   app.use(cachedPage);

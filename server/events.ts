@@ -10,6 +10,7 @@ import { isBotUserAgent } from "./http/bot-agent";
 import type { EventRecorder } from "./analytics/writer";
 import type { EventInput } from "./analytics/store";
 import { hasGpc } from "./http/gpc";
+import { visitorIdOf } from "./experiments/visitor";
 import { parseCampaignSearch, type Campaign, type ParsedCampaignQuery, type RejectedParam } from "../shared/campaign";
 import type { FunnelEvent } from "../shared/funnel-events";
 import { paths } from "../shared/routes";
@@ -29,9 +30,16 @@ export function isBotRequest(req: Request): boolean {
   return isBotUserAgent(req.get("user-agent") ?? "");
 }
 
-/** Hands a funnel event to the app's writer, with the request's bot flag and GPC signal. */
+/**
+ * Hands a funnel event to the app's writer, with the request's bot flag, GPC signal and the
+ * experiments' visitor id (the qr_vis cookie, or the one this response sets; never with GPC): the
+ * results join a visitor's events to their variant by it (issue 45).
+ */
 function store(req: Request, event: EventInput): void {
-  recorders.get(req.app)?.record({ ...event, bot: event.bot === true || isBotRequest(req), gpc: hasGpc(req) });
+  const recorder = recorders.get(req.app);
+  if (!recorder) return;
+  const visitorId = visitorIdOf(req);
+  recorder.record({ ...event, bot: event.bot === true || isBotRequest(req), gpc: hasGpc(req), ...(visitorId ? { visitorId } : {}) });
 }
 
 /** The stored form of a campaign: null for what was not given. */

@@ -33,6 +33,7 @@ import { watchEventWriter, watchQueue } from "./metrics";
 import { importSettings, settingsEmpty } from "./settings/store";
 import { buyerReturnsOver } from "./api/buyer-returns";
 import { createEventWriter, type EventWriter } from "./analytics/writer";
+import { createExposureWriter } from "./experiments/exposure";
 import { scheduleAnalyticsRetention } from "./analytics/retention";
 import { startAdminConsole, type AdminConsole } from "./admin/listener";
 import { renderAdminFrom } from "./admin/render-source";
@@ -202,7 +203,10 @@ async function main(): Promise<void> {
   const vehicles = loadVehicleCatalog(vehicleDataFileFrom(import.meta.url));
   // One warning when the database goes and one when it is back, with the count of 503s between (issue 41).
   const outage = createOutageLog({ logger, probe: probeDatabase(db.builder) });
-  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, vehicles, buyerReturns: buyerReturnsOver(db, buyers, analytics?.writer), ...(analytics ? { analytics: analytics.writer } : {}), rateLimits: budgetStoresFor(db, secret, logger), outage });
+  // A/B experiments (issue 45): the live settings' list per request; exposures batched as the events are.
+  const exposures = createExposureWriter({ db: db.builder, logger, maxBuffer: config.ANALYTICS_BUFFER_MAX, flushMs: config.ANALYTICS_FLUSH_MS });
+  const experiments = { running: () => settings.current().experiments, exposures };
+  const app = createApp({ config, logger, lifecycle, source: rendering.source, assets: rendering.assets, privacy, leads, vehicles, buyerReturns: buyerReturnsOver(db, buyers, analytics?.writer), ...(analytics ? { analytics: analytics.writer } : {}), rateLimits: budgetStoresFor(db, secret, logger), outage, experiments });
   // Requests and responses are built as the app's own (decision 023): Express need not re-parent them.
   const server = createAppServer(app);
   applyTimeouts(server, config);
@@ -218,6 +222,7 @@ async function main(): Promise<void> {
     // Every event of the requests and deliveries just finished is written before the database closes.
     analytics?.stopRetention();
     await analytics?.writer.stop();
+    await exposures.stop();
     await db.close();
     await embedded?.stop();
   });

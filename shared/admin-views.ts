@@ -6,6 +6,8 @@
  */
 import type { BuyerReportRow, JourneyEvent, ReportGrouping, ReportRow, ScreenFunnel } from "./analytics";
 import type { BuyerOffersView } from "./admin-offers-view";
+import type { KnobName, PrimaryMetric } from "./experiments";
+import type { ExperimentResults } from "./experiment-results";
 
 export type AdminRole = "analyst" | "ops";
 
@@ -28,6 +30,11 @@ export const adminPaths = {
   sourceNew: "/sources/new",
   privacy: "/privacy-requests",
   privacyClose: "/privacy-requests/close",
+  /** A/B experiments (issue 45): the list (analysts and ops), the new form and the kill switch (ops). */
+  experiments: "/experiments",
+  experimentNew: "/experiments/new",
+  /** POST (ops): stop every running experiment, after a confirmation page. */
+  experimentsStopAll: "/experiments/stop-all",
   assets: "/admin-assets",
   /** Prometheus metrics (server/metrics.ts), no session: the listener is private. */
   metrics: "/metrics",
@@ -55,6 +62,27 @@ export const sourcePaths = (sid: string) => ({
   save: `${adminPaths.sources}/${sid}`,
   status: `${adminPaths.sources}/${sid}/status`,
 });
+
+/** An experiment's pages and actions (its id is [a-z0-9-], safe in a path as it is). */
+export const experimentPaths = (id: string) => ({
+  detail: `${adminPaths.experiments}/${id}`,
+  edit: `${adminPaths.experiments}/${id}/edit`,
+  save: `${adminPaths.experiments}/${id}`,
+  /** POST (ops): status running (start) or stopped (stop). */
+  status: `${adminPaths.experiments}/${id}/status`,
+  /** Its results (variants against the control on the primary metric). */
+  results: `${adminPaths.experiments}/${id}/results`,
+});
+
+/**
+ * The experiment form's field names, shared by the server that reads them (server/admin/experiment-form.ts)
+ * and the page that writes them: the schema's paths, so an issue's path names its field.
+ */
+export const EXPERIMENT_VARIANT_ROWS = 5;
+/** A knob's field in variant row `row` ("variants.1.values.landing.headline"; a knob's name has a dot of its own). */
+export const experimentKnobField = (row: number, knob: KnobName) => `variants.${row}.values.${knob}`;
+/** The primary metrics in the console's words. */
+export const PRIMARY_METRIC_WORDS: Record<PrimaryMetric, string> = { net_revenue_per_visitor: "Net revenue per visitor", lead_rate: "Lead rate" };
 
 /** The signed-in user, and the token every form of the page must send back (field `_csrf`). */
 export interface AdminSession {
@@ -597,6 +625,86 @@ export interface PrivacyView extends ViewBase {
   requests: PrivacyRequestView[];
 }
 
+/**
+ * Where an experiment stands now: a draft; running and waiting for its start (scheduled), between
+ * its start and stop (live: visitors are assigned), or past its stop (ended: everyone sees the
+ * control); or stopped by ops.
+ */
+export type ExperimentStateName = "draft" | "scheduled" | "live" | "ended" | "stopped";
+
+/** One variant: its share and what it changes, in words ("Landing page headline: “Save on car insurance today”"). */
+export interface ExperimentVariantView {
+  id: string;
+  name: string;
+  share: number;
+  /** The first variant: it changes nothing. */
+  control: boolean;
+  changes: { knob: string; label: string; value: string }[];
+}
+
+export interface ExperimentSummaryView {
+  id: string;
+  name: string;
+  hypothesis: string;
+  status: "draft" | "running" | "stopped";
+  state: ExperimentStateName;
+  /** The state in words: "Live since …", "Scheduled: starts …", "Stopped". */
+  stateText: string;
+  variants: ExperimentVariantView[];
+  /** What it changes (any variant), in words, with the page: "Landing page headline". */
+  changes: string[];
+  /** The traffic sources it includes; null: every visitor. */
+  sids: string[] | null;
+  primaryMetric: string;
+  primaryMetricText: string;
+  startAt: string;
+  stopAt: string | null;
+}
+
+export interface ExperimentsView extends ViewBase {
+  page: "experiments";
+  /** Oldest first, as stored. */
+  experiments: ExperimentSummaryView[];
+  /** False when the server runs without business settings. */
+  configured: boolean;
+  /** How many have status running (the kill switch stops them). */
+  running: number;
+}
+
+export interface ExperimentDetailView extends ViewBase {
+  page: "experiment";
+  experiment: ExperimentSummaryView;
+  revision: number;
+  history: SettingsHistoryRowView[];
+}
+
+/** The experiment form: its values, and each problem beside its field (keyed by field name; "" for the whole form). */
+export interface ExperimentFormView extends ViewBase {
+  page: "experiment-form";
+  mode: "create" | "edit";
+  key?: string;
+  revision?: number;
+  values: FormValues;
+  errors: Record<string, string>;
+  conflict?: { currentRevision: number };
+  /** It has started: only its name, hypothesis and stop can change; the rest is shown, not edited. */
+  started?: ExperimentSummaryView;
+}
+
+/** The kill switch asks first: which experiments it stops. */
+export interface ExperimentsStopAllView extends ViewBase {
+  page: "experiments-stop-all";
+  running: { id: string; name: string; stateText: string }[];
+}
+
+/** An experiment's results (GET experimentPaths(id).results, ops and analysts; shared/experiment-results.ts). */
+export interface ExperimentResultsView extends ViewBase {
+  page: "experiment-results";
+  results: ExperimentResults;
+  /** Per source too (?by=sid): results.bySid is then filled. */
+  bySid: boolean;
+}
+
 export interface ErrorView extends ViewBase {
   page: "error";
   status: 403 | 404 | 500;
@@ -616,6 +724,11 @@ export type AdminView =
   | SourceDetailView
   | SourceFormView
   | PrivacyView
+  | ExperimentsView
+  | ExperimentDetailView
+  | ExperimentFormView
+  | ExperimentsStopAllView
+  | ExperimentResultsView
   | ErrorView;
 
 /** What the React entry exports for the console (client/entry-server.tsx): a whole HTML document. */

@@ -4,6 +4,7 @@
  */
 import type { PipeableStream, RenderToPipeableStreamOptions } from "react-dom/server";
 import type { RenderAdmin } from "./admin-views";
+import type { KnobValues } from "./experiments";
 
 export interface PageMeta {
   title: string;
@@ -43,7 +44,16 @@ export interface ServerContext {
    * because the services above are built before it is known.
    */
   visitId?: string;
+  /**
+   * The landing page's knobs this visitor's variants change (issue 45; server/experiments/): only
+   * the values that differ from the control's, so a page without an experiment is the same
+   * document as before. Absent: the control everywhere.
+   */
+  knobs?: LandingKnobs;
 }
+
+/** What an experiment may change on the landing page (shared/experiments.ts, KNOBS), as the page receives it. */
+export type LandingKnobs = Partial<Pick<KnobValues, "landing.headline" | "landing.buttonText" | "landing.carrierLogos">>;
 
 export type PreparedPage =
   | { type: "redirect"; status: number; location: string }

@@ -9,7 +9,7 @@ import { Logo } from "../components/Logo";
 import { CsrfField } from "./CsrfField";
 import { FlashMessage } from "./FlashMessage";
 
-export type NavSection = "report" | "journey" | "leads" | "buyers" | "sources" | "privacy";
+export type NavSection = "report" | "journey" | "leads" | "buyers" | "sources" | "experiments" | "privacy";
 
 interface NavItem {
   section: NavSection;
@@ -25,6 +25,7 @@ const navItems: readonly NavItem[] = [
   { section: "leads", label: "Leads", href: adminPaths.leads, roles: ["analyst", "ops"] },
   { section: "buyers", label: "Buyers", href: adminPaths.buyers, roles: ["analyst", "ops"] },
   { section: "sources", label: "Sources", href: adminPaths.sources, roles: ["analyst", "ops"] },
+  { section: "experiments", label: "Experiments", href: adminPaths.experiments, roles: ["analyst", "ops"] },
   { section: "privacy", label: "Privacy requests", href: adminPaths.privacy, roles: ["ops"] },
 ];
 

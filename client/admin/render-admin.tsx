@@ -22,6 +22,11 @@ import { ErrorPage } from "./pages/ErrorPage";
 import { JourneyPage } from "./pages/JourneyPage";
 import { LeadsPage } from "./pages/LeadsPage";
 import { PrivacyPage } from "./pages/PrivacyPage";
+import { ExperimentsPage } from "./pages/ExperimentsPage";
+import { ExperimentDetailPage } from "./pages/ExperimentDetailPage";
+import { ExperimentFormPage } from "./pages/ExperimentFormPage";
+import { ExperimentStopAllPage } from "./pages/ExperimentStopAllPage";
+import { ExperimentResultsPage } from "./pages/ExperimentResultsPage";
 import { ReportPage } from "./pages/ReportPage";
 import { SignInPage } from "./pages/SignInPage";
 
@@ -51,6 +56,16 @@ function pageTitle(view: AdminView): string {
       return view.mode === "create" ? "New source" : `Edit source ${view.key ?? ""}`;
     case "privacy":
       return "Privacy requests";
+    case "experiments":
+      return "Experiments";
+    case "experiment":
+      return `Experiment ${view.experiment.id}`;
+    case "experiment-form":
+      return view.mode === "create" ? "New experiment" : `Edit experiment ${view.key ?? ""}`;
+    case "experiments-stop-all":
+      return "Stop every experiment";
+    case "experiment-results":
+      return `Results of ${view.results.experiment.id}`;
     case "error":
       return `Error ${view.status}`;
   }
@@ -82,6 +97,16 @@ function pageBody(view: AdminView): ReactNode {
       return <SourceFormPage view={view} />;
     case "privacy":
       return <PrivacyPage view={view} />;
+    case "experiments":
+      return <ExperimentsPage view={view} />;
+    case "experiment":
+      return <ExperimentDetailPage view={view} />;
+    case "experiment-form":
+      return <ExperimentFormPage view={view} />;
+    case "experiments-stop-all":
+      return <ExperimentStopAllPage view={view} />;
+    case "experiment-results":
+      return <ExperimentResultsPage view={view} />;
     case "error":
       return <ErrorPage view={view} />;
   }

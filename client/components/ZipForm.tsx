@@ -32,7 +32,8 @@ function keepDigits(input: HTMLInputElement): void {
   if (clean !== input.value) input.value = clean;
 }
 
-export function ZipForm() {
+/** `buttonText`: an experiment's words for the button (issue 45); the control's when absent. */
+export function ZipForm({ buttonText = "Get Your Quote" }: { buttonText?: string | undefined }) {
   // The address's query from useLocation (useSearchParams would add 0.3 KB gzip of router code to this page).
   const { search } = useLocation();
   const navigate = useNavigate();
@@ -96,7 +97,9 @@ export function ZipForm() {
           onChange={(event) => keepDigits(event.currentTarget)}
         />
         <button type="submit" className="button-primary">
-          Get Your Quote <span aria-hidden="true">→</span>
+          {/* One text node with its space, as the static words were: the same HTML for the control. */}
+          {`${buttonText} `}
+          <span aria-hidden="true">→</span>
         </button>
       </div>
       {CAMPAIGN_PARAMS.map((param) => {

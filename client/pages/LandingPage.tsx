@@ -4,6 +4,7 @@ import { SiteFooter } from "../components/SiteFooter";
 import { ZipForm } from "../components/ZipForm";
 import { CarrierLogos } from "../components/CarrierLogos";
 import { BenefitBlocks } from "../components/BenefitBlocks";
+import { useLandingKnobs } from "../landing-knobs";
 import familySvg from "../../public/images/family.svg?raw";
 
 /**
@@ -20,6 +21,8 @@ const familyPicture = import.meta.env.SSR
   : (document.querySelector("img.hero-image")?.getAttribute("src") ?? FAMILY_PICTURE_FILE);
 
 export function LandingPage() {
+  // A running experiment's values (issue 45); the control's words where it changes nothing.
+  const knobs = useLandingKnobs();
   return (
     <div className="page">
       <SiteHeader />
@@ -27,9 +30,9 @@ export function LandingPage() {
         <section className="hero">
           <div className="container hero-inner">
             <div className="hero-copy">
-              <h1>Compare Free Car Insurance Quotes</h1>
+              <h1>{knobs["landing.headline"] ?? "Compare Free Car Insurance Quotes"}</h1>
               <p className="hero-lead">See what top insurers would charge you, in minutes. Free, with no obligation.</p>
-              <ZipForm />
+              <ZipForm buttonText={knobs["landing.buttonText"]} />
             </div>
             <img
               className="hero-image"
@@ -41,7 +44,7 @@ export function LandingPage() {
           </div>
         </section>
         <div className="container">
-          <CarrierLogos />
+          {knobs["landing.carrierLogos"] !== false && <CarrierLogos />}
           <BenefitBlocks />
         </div>
       </main>

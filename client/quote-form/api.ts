@@ -1,7 +1,8 @@
 /** The quote form's calls to its server (all same-origin JSON; see server/api/leads.ts). */
 import { paths, CSRF_HEADER } from "../../shared/routes";
 import type { FunnelEvent } from "../../shared/funnel-events";
-import type { LeadMatchesResponse, LeadSubmitResponse, ProofScript } from "../../shared/lead/api";
+import type { LeadMatchesResponse, LeadSubmitResponse, ProofScript, SessionExperiments } from "../../shared/lead/api";
+import type { Campaign } from "../../shared/campaign";
 import type { ShownDisclosure } from "../../shared/consent-disclosure";
 import type { DisclosureAnswers } from "../../shared/lead/disclosure-answers";
 import type { ZipLocation } from "./types";
@@ -16,14 +17,24 @@ export interface Session {
   disclosure: ShownDisclosure;
   /** The consent-proof providers' scripts to load (proof-scripts.ts); absent when none is on. */
   proofScripts?: ProofScript[];
+  /** The form's A/B variant for this visitor (variants.ts); absent when no experiment changes the form for them. */
+  experiments?: SessionExperiments;
 }
 
 async function json<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
-export async function openSession(): Promise<Session> {
-  const response = await fetch(paths.leadsSession, { credentials: "same-origin", cache: "no-store" });
+/**
+ * GET /api/leads/session. The form's source and click ids go along: an experiment may run for some
+ * sources only, and its exposure is counted with them (the visit id is not needed there).
+ */
+export async function openSession(campaign: Campaign = {}): Promise<Session> {
+  const query = new URLSearchParams();
+  if (campaign.sid) query.set("sid", campaign.sid);
+  if (campaign.tid) query.set("tid", campaign.tid);
+  const search = query.toString();
+  const response = await fetch(search ? `${paths.leadsSession}?${search}` : paths.leadsSession, { credentials: "same-origin", cache: "no-store" });
   if (!response.ok) throw new Error(`session: HTTP ${response.status}`);
   return json<Session>(response);
 }

@@ -5,7 +5,8 @@
  * the page's own inputs, so Back and a failed submit lose nothing. No framework: it must stay
  * small and start fast on a phone. All of a form's state lives in its mount() call.
  */
-import { parseCampaignSearch, zipSchema } from "../../shared/campaign";
+import { parseCampaignSearch, zipSchema, type Campaign } from "../../shared/campaign";
+import type { FormKnobs } from "../../shared/lead/api";
 import { LEAD_FIELDS, checkRecordFields, type LeadErrors } from "../../shared/lead/fields";
 import { askedField } from "./form-markup";
 import type { FunnelEvent } from "../../shared/funnel-events";
@@ -40,10 +41,12 @@ import { createZipPlace } from "./zip-place";
 import { createModelList } from "./model-list";
 import { matchesSection, type FetchMatches } from "./matches";
 import { loadProofScripts } from "./proof-scripts";
+import { CONTROL_FORM_KNOBS, SKIPPED_COVERAGE_DEFAULT, screenOrder, sessionKnobs } from "./variants";
 
 /** What a form talks to: its server, and the addresses it records. Tests pass fakes. */
 export interface QuoteFormDeps {
-  openSession(): Promise<Session>;
+  /** The form's session; `campaign` is the form's address's sid and tid (an experiment's sources, its exposure's ids). */
+  openSession(campaign: Campaign): Promise<Session>;
   lookUpZip(zip: string): Promise<ZipLocation | null>;
   /** The vehicle catalog's models for a year and make (model-list.ts). */
   listModels(year: string, make: string): Promise<string[]>;
@@ -113,12 +116,35 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   const check = createCheck(view, zipPlace, () => screens.position.editing);
   // The consent words are the visitor's own (askWords below); the latest session's request, for them and a send to wait on.
   const consent = createConsentText(view);
+
+  /**
+   * The A/B variant's knobs this form asks the screens under (variants.ts, issue 45): the control's
+   * until the first session answers (a reload's: the saved ones), then that session's for the
+   * form's life. A later session (a retry, a stale form token) does not rearrange screens the
+   * visitor is already walking; the server's assignment is sticky, so it would say the same.
+   */
+  let knobs: FormKnobs = CONTROL_FORM_KNOBS;
+  let knobsSettled = false;
+  function applyKnobs(given: FormKnobs): void {
+    knobs = given;
+    // The skipped question's answer is the default, in its own input: the request, the saved
+    // answers and the consent words' answers all carry it as if chosen. An answer the visitor
+    // gave before (under another order, before a reload) stays theirs.
+    if (knobs["form.skipCoverage"] && view.readRaw(["coverage"]).coverage === "") view.writeRaw(["coverage"], { coverage: SKIPPED_COVERAGE_DEFAULT });
+    screens.arrange(screenOrder(knobs));
+  }
+
   let sessionOpened: Promise<Session> | undefined;
   const openShownSession = (): Promise<Session> => {
-    sessionOpened = openSession()
+    sessionOpened = openSession({ ...(campaign.sid ? { sid: campaign.sid } : {}), ...(campaign.tid ? { tid: campaign.tid } : {}) })
       .then((session) => {
         // The providers switched on (issue 44): the form is on the page, so their scripts find it.
         loadProofScripts(view.form, session.proofScripts);
+        if (!knobsSettled && !sent) {
+          knobsSettled = true;
+          applyKnobs(sessionKnobs(session.experiments));
+          save();
+        }
         return session;
       });
     return sessionOpened;
@@ -179,7 +205,7 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
   function save(): void {
     if (sent) return;
     screens.keep();
-    saveAnswers({ position: screens.position, top: view.readRaw(LEAD_FIELDS), records: screens.records }, wallClock());
+    saveAnswers({ position: screens.position, top: view.readRaw(LEAD_FIELDS), records: screens.records, knobs }, wallClock());
   }
   const searchable = ["year", "make"];
   const search = watchChoiceSearch(view, searchable, (field) => infoOf(field).control, () => void next());
@@ -356,6 +382,8 @@ export function mount(root: HTMLElement, deps: Partial<QuoteFormDeps> = {}): Quo
       LEAD_FIELDS.filter((field) => field !== "consent"),
       saved.top,
     );
+    // The order the answers were given in, at once: the session's may only confirm it.
+    applyKnobs(saved.knobs);
     screens.restore(saved.position, saved.records);
     consent.showPhone();
   } else screens.show(0, false);

@@ -11,6 +11,8 @@
 import type { RecordKind } from "../../shared/lead/fields";
 import type { Position } from "./screens";
 import type { Answers } from "./records";
+import type { FormKnobs } from "../../shared/lead/api";
+import { formKnobsOf } from "./variants";
 
 /** Versioned with the screen table: a copy saved by the three-step form (its screen numbers mean other screens) is not read. */
 export const SAVED_KEY = "quoteridge.quote-answers.v2";
@@ -21,6 +23,12 @@ export interface SavedAnswers {
   position: Position;
   top: Answers;
   records: Record<RecordKind, Answers[]>;
+  /**
+   * The A/B variant's knobs the answers were given under (issue 45; the control's in a copy saved
+   * before experiments): a reload asks the screens in the same order at once, before its session
+   * answers, so the restored position, its count and Back agree with what the visitor saw.
+   */
+  knobs: FormKnobs;
 }
 
 /** The tab's storage, or undefined where a browser refuses it (some private modes, storage off). */
@@ -76,7 +84,7 @@ export function loadAnswers(now: number): SavedAnswers | undefined {
     return undefined;
   }
   const { consent: _consent, ...top } = value.top as Answers;
-  return { ...(value as SavedAnswers), top };
+  return { ...(value as SavedAnswers), top, knobs: formKnobsOf(value.knobs) };
 }
 
 export function clearAnswers(): void {

@@ -6,6 +6,11 @@
  * on the first screen only, and where focus goes (the screen's heading on a new screen, with the
  * count announced; the first invalid field when answers need attention). Every answer stays: the
  * request's in their inputs, the records in `records`.
+ *
+ * The order the screens are asked in is FORM_SCREENS's unless an A/B variant rearranges it
+ * (variants.ts, issue 45: a screen moved or left out); everything that walks the screens (the
+ * count, Next, Back, a restored position, an error's screen) walks that order. A position still
+ * names a screen by its FORM_SCREENS index, so it means the same screen in every order.
  */
 import { SUBMIT_LABEL } from "../../shared/consent-disclosure";
 import { FORM_SCREENS, LEAD_FIELDS, checkRecordFields, errorPlace, fieldInfo, type FormScreen, type LeadErrors, type LeadField, type RawLead, type RecordKind } from "../../shared/lead/fields";
@@ -47,8 +52,13 @@ export interface Screens {
   request(top: Answers): RawLead;
   /** Goes to the first error's screen (its record loaded), shows every message there, focuses it and says how many. */
   reveal(errors: LeadErrors): void;
-  /** Puts back a saved position and records (a reload within the session). */
+  /** Puts back a saved position and records (a reload within the session); a screen the order leaves out gives the next one asked. */
   restore(position: Position, records: Record<RecordKind, Answers[]>): void;
+  /**
+   * Asks the screens in this order (FORM_SCREENS indices, the contact screen last: variants.ts).
+   * The screen showing stays, recounted; if the order leaves it out, the next one asked shows.
+   */
+  arrange(order: readonly number[]): void;
   /** The page once the request is sent. */
   showSent(): void;
   /** Called after anything changed the records or the screen (to save the answers). */
@@ -68,6 +78,11 @@ export function createScreens(view: View): Screens {
   const listeners: (() => void)[] = [];
   const changed = () => listeners.forEach((listener) => listener());
   const current = () => FORM_SCREENS[position.screen]!;
+  /** The screens asked, in order, as FORM_SCREENS indices (arrange). */
+  let order: readonly number[] = FORM_SCREENS.map((_, index) => index);
+  const placeOf = (screenIndex: number) => order.indexOf(screenIndex);
+  /** The screen itself if the order asks it, else the first after it (in FORM_SCREENS) that it does ask. */
+  const askedFrom = (screenIndex: number) => (placeOf(screenIndex) >= 0 ? screenIndex : (order.find((candidate) => candidate > screenIndex) ?? LAST));
 
   function keep(): void {
     const screen = current();
@@ -146,17 +161,18 @@ export function createScreens(view: View): Screens {
     // A record being entered counts before it is kept; one left by Back is not there any more.
     const here = current();
     const count = (kind: RecordKind) => Math.max(1, records[kind].length, here.kind === "record" && here.record === kind ? position.editing[kind] + 1 : 0);
-    FORM_SCREENS.forEach((screen, screenIndex) => {
+    order.forEach((screenIndex) => {
+      const screen = FORM_SCREENS[screenIndex]!;
       if (screen.kind === "record") {
         for (let index = 0; index < count(screen.record); index += 1) if (applies(screenIndex, index)) steps.push([screenIndex, index]);
       } else if (screen.kind === "list" || applies(screenIndex, 0)) steps.push([screenIndex, 0]);
     });
-    // Every vehicle's screens before the next vehicle's: sorted by kind, then record, then screen.
-    const order = (step: [number, number]) => {
+    // Every vehicle's screens before the next vehicle's: sorted by kind, then record, then screen (by their place in the order asked).
+    const rank = (step: [number, number]) => {
       const screen = FORM_SCREENS[step[0]]!;
-      return screen.kind === "record" ? firstScreenOf(screen.record) * 1000 + step[1] * 100 + step[0] : step[0] * 1000 + 999;
+      return screen.kind === "record" ? placeOf(firstScreenOf(screen.record)) * 1000 + step[1] * 100 + placeOf(step[0]) : placeOf(step[0]) * 1000 + 999;
     };
-    return steps.sort((a, b) => order(a) - order(b));
+    return steps.sort((a, b) => rank(a) - rank(b));
   }
 
   /** "Question 5 of 24": where the visitor is on the path, and its bar. */
@@ -234,11 +250,12 @@ export function createScreens(view: View): Screens {
     return screen?.kind === "record" ? position.editing[screen.record] : 0;
   };
 
-  /** The next screen after `from` that the answers ask (a record's own screens: for the record being edited). */
+  /** The next screen after `from` in the order asked that the answers ask (a record's own screens: for the record being edited). */
   function nextAsked(from: number): number {
-    let index = from + 1;
-    while (index < LAST && !applies(index, editingOf(index))) index += 1;
-    return Math.min(index, LAST);
+    const last = order.length - 1;
+    let place = placeOf(from) + 1;
+    while (place < last && !applies(order[place]!, editingOf(order[place]!))) place += 1;
+    return order[Math.min(place, last)]!;
   }
 
   function advance(to?: string): void {
@@ -281,13 +298,13 @@ export function createScreens(view: View): Screens {
       show(to);
       return;
     }
-    let to = position.screen - 1;
-    const previous = FORM_SCREENS[to];
+    let place = placeOf(position.screen) - 1;
+    const previous = FORM_SCREENS[order[place] ?? -1];
     if (!previous) return;
     if (previous.kind === "record" && screen.kind !== "record") load(previous.record, Math.max(0, records[previous.record].length - 1));
     // Skip the screens the answers do not ask (a relationship for the visitor; "insured for how long" for the uninsured).
-    while (to > 0 && !applies(to, editingOf(to))) to -= 1;
-    show(to);
+    while (place > 0 && !applies(order[place]!, editingOf(order[place]!))) place -= 1;
+    show(order[place]!);
   }
 
   function reveal(errors: LeadErrors): void {
@@ -305,7 +322,9 @@ export function createScreens(view: View): Screens {
       const { field } = firstPlace;
       const listOf = field === "vehicles" ? "vehicle" : field === "drivers" ? "driver" : undefined;
       screenIndex = listOf ? listScreenOf(listOf) : FORM_SCREENS.findIndex((screen) => fieldsOf(screen, 0).includes(field));
-      if (screenIndex < 0) screenIndex = position.screen;
+      // A field whose screen this order does not ask (the coverage a variant fills in) is named
+      // where the visitor is, in the form's message: a screen out of the order has no count or Back.
+      if (screenIndex < 0 || placeOf(screenIndex) < 0) screenIndex = position.screen;
     }
     if (screenIndex !== position.screen) show(screenIndex, false);
     const shown = new Set(fieldsOf(current(), current().kind === "record" ? position.editing[(current() as { record: RecordKind }).record] : 0));
@@ -375,9 +394,17 @@ export function createScreens(view: View): Screens {
         returnTo[kind] = undefined;
         load(kind, Math.max(0, index));
       }
-      const screen = FORM_SCREENS[saved.screen] ? saved.screen : 0;
+      const screen = FORM_SCREENS[saved.screen] ? askedFrom(saved.screen) : 0;
       if (FORM_SCREENS[screen]?.kind === "record") load((FORM_SCREENS[screen] as { record: RecordKind }).record, saved.editing[(FORM_SCREENS[screen] as { record: RecordKind }).record]);
       show(screen, false);
+    },
+    arrange(asked) {
+      order = [...asked];
+      const to = askedFrom(position.screen);
+      if (to === position.screen) countQuestions(false);
+      // Only before the visitor could reach it (the session answers within the first screen), or
+      // on a reload's restore: shown as a restored screen is, without moving focus.
+      else show(to, false);
     },
     showSent() {
       // The thank-you replaces the form, and with it the count and the bar: nothing is left to do.

@@ -39,6 +39,8 @@ import { UnknownCursorError } from "../db/lead-list";
 import { buyersView } from "./buyers-view";
 import { privacyView } from "./privacy-view";
 import { settingsRoutes } from "./settings-routes";
+import { experimentRoutes } from "./experiment-routes";
+import { experimentResultsRoutes } from "./experiment-results";
 import { outboundPolicy } from "../delivery/outbound";
 import { certificateSecret, certificateUrl } from "../consent/certificate";
 import type { LeadRecord } from "../db/leads";
@@ -200,6 +202,10 @@ export function createAdminApp(deps: AdminAppDependencies): express.Express {
   });
   // Buyers' and sources' pages, forms and actions, with their own form parser (a buyer form is long).
   app.use(settingsRoutes({ db, settings, render, flash, outbound: outboundPolicy(config), ops, now, certificateUrl: deps.certificateUrl ?? certificateLinks(config, deps.secret), ...(deps.testLeadsPerMinute !== undefined ? { testLeadsPerMinute: deps.testLeadsPerMinute } : {}) }));
+  // A/B experiments (issue 45): pages for every role, the form, start, stop and the kill switch for ops.
+  app.use(experimentRoutes({ db, settings, render, flash, ops, now }));
+  // An experiment's results (issue 45, item 4): every role, read only.
+  app.use(experimentResultsRoutes({ db, render, now }));
   app.get(adminPaths.privacy, ops, async (req, res) => render(req, res, 200, await privacyView(db, now())));
 
   app.post(adminPaths.leadRetry, body, requireSessionCsrf, ops, actions.retry);

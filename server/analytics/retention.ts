@@ -47,6 +47,8 @@ export async function purgeAnalytics(db: Database, cutoff: AnalyticsCutoff): Pro
     await tx.deleteFrom("analyticsBuyerDaily").where("day", "<", cutoff.beforeDay).execute();
     await tx.deleteFrom("analyticsClickKeys").where("day", "<", cutoff.beforeDay).execute();
     await tx.deleteFrom("analyticsPaidLeads").where("day", "<", cutoff.beforeDay).execute();
+    // Experiments' exposures are records of a visit's steps too (the privacy policy's row): the same period.
+    await tx.deleteFrom("experimentExposures").where("firstAt", "<", cutoff.before).execute();
     return { events: Number(events.numDeletedRows), days: Number(days.numDeletedRows) };
   });
 }

@@ -18,6 +18,8 @@ export interface EventInput {
   sid?: string | null;
   tid?: string | null;
   visitId?: string | null;
+  /** The experiments' visitor id (the qr_vis cookie, migration 24): how results reach a visitor's variant. */
+  visitorId?: string | null;
   bot?: boolean;
   gpc?: boolean;
   path?: string | null;
@@ -61,6 +63,7 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
              CASE WHEN i.lead_reference IS NOT NULL AND i.sid IS NULL AND i.tid IS NULL THEN l.sid ELSE i.sid END AS sid,
              CASE WHEN i.lead_reference IS NOT NULL AND i.sid IS NULL AND i.tid IS NULL THEN l.tid ELSE i.tid END AS tid,
              COALESCE(i.visit_id, l.visit_id) AS visit_id,
+             COALESCE(i.visitor_id, l.visitor_id) AS visitor_id,
              i.bot, i.gpc, i.path, i.step, i.lead_reference, i.target, i.detail, i.revenue, i.payout, i.bid, i.n
         FROM unnest(
                ${column((event) => (event.at ?? now).toISOString())}::timestamptz[],
@@ -68,6 +71,7 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
                ${column((event) => event.sid ?? null)}::text[],
                ${column((event) => event.tid ?? null)}::text[],
                ${column((event) => event.visitId ?? null)}::text[],
+               ${column((event) => event.visitorId ?? null)}::text[],
                ${column((event) => event.bot ?? false)}::boolean[],
                ${column((event) => event.gpc ?? false)}::boolean[],
                ${column((event) => cut(event.path))}::text[],
@@ -78,7 +82,7 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
                ${column((event) => money(event.revenue))}::numeric[],
                ${column((event) => money(event.payout))}::numeric[],
                ${column((event) => money(event.bid))}::numeric[]
-             ) WITH ORDINALITY AS i (occurred_at, name, sid, tid, visit_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout, bid, n)
+             ) WITH ORDINALITY AS i (occurred_at, name, sid, tid, visit_id, visitor_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout, bid, n)
         LEFT JOIN leads l ON i.lead_reference IS NOT NULL AND l.reference = i.lead_reference
     ),
     -- A lead's source is paid once, at its first sale (as its postback reports it once): only the
@@ -92,7 +96,7 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
       RETURNING lead_reference
     ),
     input AS (
-      SELECT g.occurred_at, g.day, g.name, g.sid, g.tid, g.visit_id, g.bot, g.gpc, g.path, g.step, g.lead_reference, g.target, g.detail, g.revenue,
+      SELECT g.occurred_at, g.day, g.name, g.sid, g.tid, g.visit_id, g.visitor_id, g.bot, g.gpc, g.path, g.step, g.lead_reference, g.target, g.detail, g.revenue,
              -- The first sale of each lead in the batch, by a window (a correlated subquery here
              -- was estimated at rows² and, past a few thousand events, made PostgreSQL JIT-compile
              -- the statement: 1.3 s of compiling for a 10,000-event statement).
@@ -103,9 +107,9 @@ export async function insertEvents(db: Database, events: readonly EventInput[], 
         FROM given g
     ),
     stored AS (
-      INSERT INTO analytics_events (occurred_at, day, name, sid, tid, visit_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout, bid)
+      INSERT INTO analytics_events (occurred_at, day, name, sid, tid, visit_id, visitor_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout, bid)
       -- In the order recorded: ids then follow the order events happened in.
-      SELECT occurred_at, day, name, sid, tid, visit_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout, bid FROM input ORDER BY n
+      SELECT occurred_at, day, name, sid, tid, visit_id, visitor_id, bot, gpc, path, step, lead_reference, target, detail, revenue, payout, bid FROM input ORDER BY n
     ),
     -- The per-buyer view: each buyer's pings, bids, sales and returns, sorted (lock order, as below).
     per_buyer AS (

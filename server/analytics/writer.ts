@@ -25,13 +25,17 @@ export interface EventWriterStats {
   failedWrites: number;
 }
 
-export interface EventWriter extends EventRecorder {
-  /** Writes what is buffered now; resolves when done (a failed write leaves the events buffered). */
+/** A bounded buffer written in batches off the request path (funnel events; experiment exposures, server/experiments/exposure.ts). */
+export interface BatchWriter<T> {
+  record(item: T): void;
+  /** Writes what is buffered now; resolves when done (a failed write leaves the items buffered). */
   flush(): Promise<void>;
   /** Stops the timer and writes everything buffered, trying until `deadlineMs` has passed. */
   stop(deadlineMs?: number): Promise<void>;
   stats(): EventWriterStats;
 }
+
+export type EventWriter = BatchWriter<EventInput> & EventRecorder;
 
 interface WriterSettings {
   logger: Logger;
@@ -57,10 +61,32 @@ const DROP_LOG_INTERVAL_MS = 10_000;
 const STOP_RETRY_MS = 200;
 
 export function createEventWriter(options: EventWriterOptions): EventWriter {
-  const { logger, maxBuffer, flushMs } = options;
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const write = "write" in options ? options.write : (events: readonly EventInput[]) => insertEvents(options.db, events, options.timeZone);
-  let buffer: EventInput[] = [];
+  return createBatchWriter<EventInput>({ ...options, write, stamp: (event) => (event.at ? event : { ...event, at: new Date() }), logEvents: ANALYTICS_LOG_EVENTS });
+}
+
+/** The log lines' event names of one writer (docs/logging.md). */
+export interface BatchLogEvents {
+  /** What the items are, in the log lines' messages. */
+  label: string;
+  dropped: string;
+  failed: string;
+  lost: string;
+}
+const ANALYTICS_LOG_EVENTS: BatchLogEvents = { label: "analytics events", dropped: "analytics_events_dropped", failed: "analytics_write_failed", lost: "analytics_events_lost" };
+
+export interface BatchWriterOptions<T> extends WriterSettings {
+  write: (items: readonly T[]) => Promise<void>;
+  /** Fixes what must be fixed when an item is recorded (an event's time); default: kept as given. */
+  stamp?: (item: T) => T;
+  logEvents: BatchLogEvents;
+}
+
+export function createBatchWriter<T>(options: BatchWriterOptions<T>): BatchWriter<T> {
+  const { logger, maxBuffer, flushMs, write, logEvents } = options;
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const stamp = options.stamp ?? ((item: T) => item);
+  let buffer: T[] = [];
   let written = 0;
   let dropped = 0;
   let failedWrites = 0;
@@ -74,7 +100,7 @@ export function createEventWriter(options: EventWriterOptions): EventWriter {
     if (unreportedDrops === 0) return;
     const now = Date.now();
     if (!force && now - lastDropLog < DROP_LOG_INTERVAL_MS) return;
-    logger.warn({ event: "analytics_events_dropped", dropped: unreportedDrops, droppedTotal: dropped, maxBuffer }, "analytics buffer full: events dropped");
+    logger.warn({ event: logEvents.dropped, dropped: unreportedDrops, droppedTotal: dropped, maxBuffer }, `${logEvents.label}: buffer full, dropped`);
     unreportedDrops = 0;
     lastDropLog = now;
   };
@@ -93,7 +119,7 @@ export function createEventWriter(options: EventWriterOptions): EventWriter {
         await write(batch);
       } catch (error) {
         failedWrites += 1;
-        logger.warn({ err: error, event: "analytics_write_failed", events: batch.length, buffered: buffer.length }, "could not store analytics events; will try again");
+        logger.warn({ err: error, event: logEvents.failed, events: batch.length, buffered: buffer.length }, `could not store ${logEvents.label}; will try again`);
         return;
       }
       // Only now are they out of the buffer: a crash of the write keeps them for the next try.
@@ -117,12 +143,12 @@ export function createEventWriter(options: EventWriterOptions): EventWriter {
   timer.unref();
 
   return {
-    record(event) {
+    record(item) {
       if (stopped || buffer.length >= maxBuffer) {
         drop(1);
         return;
       }
-      buffer.push(event.at ? event : { ...event, at: new Date() });
+      buffer.push(stamp(item));
       // A full batch goes now, not at the next tick (once per turn of the event loop).
       if (buffer.length >= batchSize && !soon) {
         soon = setImmediate(() => {
@@ -143,7 +169,7 @@ export function createEventWriter(options: EventWriterOptions): EventWriter {
         await flush();
       }
       if (buffer.length > 0) {
-        logger.error({ event: "analytics_events_lost", lost: buffer.length }, "analytics events could not be stored before shutdown");
+        logger.error({ event: logEvents.lost, lost: buffer.length }, `${logEvents.label} could not be stored before shutdown`);
         drop(buffer.length);
         buffer = [];
       }

@@ -2,13 +2,16 @@
  * The quote form's API (the form is the static page rapidfire.html, framed by /):
  * - GET  /api/leads/session       a CSRF token, the signed "form opened" time and the consent
  *                                  disclosure to show (its stored version and exact text), on load;
- *                                  with TRUSTEDFORM / JORNAYA on, the providers' scripts to load
+ *                                  with TRUSTEDFORM / JORNAYA on, the providers' scripts to load;
+ *                                  with an A/B experiment running on the form for this visitor
+ *                                  (?sid&tid: the form's own campaign ids), the form's knobs
  * - POST /api/leads/disclosure    the consent words for the visitor's answers so far (the buyers that
  *                                  could take the request, with us), asked on reaching the consent box
  * - GET  /api/zip-codes/:zip      the city and state of a ZIP code, to show and confirm it
  * - POST /api/leads               the quote request (the API pipeline: same origin, CSRF, size and rate limits)
  * - POST /api/events              the funnel beacon: form_started, form_step_completed (204)
  */
+import type { Request, Response } from "express";
 import type { Csrf } from "../csrf";
 import type { LeadService, LeadOutcome } from "../leads/service";
 import type { FormTokens } from "../leads/form-token";
@@ -25,6 +28,10 @@ import type { LeadMatches } from "../leads/matches";
 import type { VisitorDisclosures } from "../leads/visitor-disclosure";
 import type { LeadSubmitResponse, ProofScript } from "../../shared/lead/api";
 import type { ShownDisclosure } from "../../shared/consent-disclosure";
+import { parseCampaignQuery } from "../../shared/campaign";
+import { FORM_KNOB_NAMES, type FormKnobs, type SessionExperiments } from "../../shared/lead/api";
+import { visitorFor } from "../experiments/visitor";
+import { recordExposures } from "../experiments/exposure";
 
 /** A complete request is about 1.5 KB; 16 KB leaves room for long addresses and URLs, no more. */
 const LEAD_BODY_LIMIT = "16kb";
@@ -51,6 +58,25 @@ export interface LeadApiOptions {
 
 const STATUS = { created: 201, already_sent: 409 } as const;
 
+/**
+ * The form's variants for this visitor (issue 45, docs/experiments.md "The quote form's variants"),
+ * or undefined when no running experiment changes the form for them (no cookie is set then, and the
+ * session's answer is what it always was). Only the form's knobs go out: the landing page's are
+ * none of the form's business. Each assignment is recorded as an exposure now, as the form opens:
+ * that is where the variant is shown. The form never sends the variant back; its answers are
+ * checked as anyone's (a skipped coverage question arrives as the default the form fills in).
+ */
+function formExperiments(req: Request, res: Response): SessionExperiments | undefined {
+  // The form's own address carries the ids (?zip&sid&tid&vid); it passes sid and tid on. A bad
+  // one is dropped, as /go and the page drop it: the visitor is then from no source.
+  const { campaign } = parseCampaignQuery({ sid: req.query.sid, tid: req.query.tid });
+  const visitor = visitorFor(req, res, { surface: "form", sid: campaign.sid });
+  if (visitor.assignments.length === 0) return undefined;
+  recordExposures(req, visitor, campaign);
+  const knobs = Object.fromEntries(FORM_KNOB_NAMES.map((name) => [name, visitor.knobs[name]])) as Record<keyof FormKnobs, boolean>;
+  return { knobs };
+}
+
 /** A stored (or already stored) request is answered; refusals are thrown for the API's error handler. */
 function answer(outcome: LeadOutcome, matches: LeadMatches): { status: number; body: LeadSubmitResponse } {
   switch (outcome.kind) {
@@ -74,7 +100,9 @@ export function leadEndpoints({ service, formTokens, zipCodes, shownDisclosure, 
         const disclosure = await shownDisclosure();
         // The providers' scripts ride along only when one is on: the form loads none otherwise.
         const scripts = proofScripts?.() ?? [];
-        noStore(res).json({ csrfToken: csrf.issue(req, res), formToken: formTokens.issue(), disclosure, ...(scripts.length > 0 ? { proofScripts: scripts } : {}) });
+        // Likewise the experiments' knobs: only when one applies to this visitor.
+        const experiments = formExperiments(req, res);
+        noStore(res).json({ csrfToken: csrf.issue(req, res), formToken: formTokens.issue(), disclosure, ...(scripts.length > 0 ? { proofScripts: scripts } : {}), ...(experiments ? { experiments } : {}) });
       },
     },
     {

@@ -1,6 +1,6 @@
 /**
  * Ops command for the business settings as a file (issue 33, item 7; docs/lead-delivery.md):
- *   npm run buyers -- import FILE [--dry-run]       create or update the file's buyers, sources and auction rules
+ *   npm run buyers -- import FILE [--dry-run]       create or update the file's buyers, sources, auction rules and experiments
  *   npm run buyers -- export [--with-secrets]       the settings as a buyers file, on stdout
  * The file is BUYERS_FILE's format. Import is idempotent (importing the same file again changes
  * nothing) and all or nothing; entries stored but not in the file are kept (archive them in the
@@ -22,7 +22,7 @@ import { exportSettings, importSettings, ImportFileError, type ImportReport } fr
 import { runAsScript, UsageError } from "./common";
 
 const USAGE = `Usage: npm run buyers -- <command> [options]
-  import FILE [--dry-run]     create or update the buyers, sources and auction rules of FILE (BUYERS_FILE's format);
+  import FILE [--dry-run]     create or update the buyers, sources, auction rules and experiments of FILE (BUYERS_FILE's format);
                               entries not in FILE are kept; --dry-run says what would change and changes nothing
   export [--with-secrets]     the settings as such a file on stdout; secrets and credentials only with --with-secrets
                               (an import of a file without them keeps the stored ones)`;

@@ -7,6 +7,7 @@
  * Without --since, each covers the console's default range: the 30 days up to --until (today included);
  * with no arguments at all, that is the sub-id report by day and sid, as the console opens it.
  *   npm run report -- tid CLK123 [--format table|json] [--limit N]
+ *   npm run report -- experiment NAME [--by-sid] [--format table|csv|json]
  * Same configuration as the server (DATABASE_URL, or the embedded store in DATA_DIR, through the
  * running server's database process when there is one, decision 033; REPORT_TIME_ZONE for the days).
  * Nothing it prints is personal: campaign ids, visit ids, lead references, counts and money.
@@ -24,6 +25,9 @@ import { campaignIdSchema } from "../../shared/campaign";
 import { BUYER_REPORT_COLUMNS, REPORT_COLUMNS, REPORT_GROUPINGS, REQUEST_STORED, SCREEN_FUNNEL_COLUMNS, type BuyerReportRow, type JourneyEvent, type ReportRow, type ScreenFunnel } from "../../shared/analytics";
 import { screenFunnels } from "../analytics/screen-funnel";
 import { csv, runAsScript, UsageError } from "./common";
+import { experimentResults } from "../experiments/results";
+import { loadSettings } from "../settings/store";
+import { PRIMARY_METRIC_LABELS, type ComparisonResult, type EstimateResult, type ExperimentResults, type ResultGroup, type VariantResult } from "../../shared/experiment-results";
 
 const USAGE = `Usage:
   npm run report                      the sub-id report of the last ${DEFAULT_DAYS} days (today included), in REPORT_TIME_ZONE
@@ -42,7 +46,12 @@ const USAGE = `Usage:
       where visitors leave the quote form: per question screen, the visits that reached it,
       answered it and left there, for all sources and then per source
   npm run report -- tid CLICK_ID [--format table|json] [--limit N]
-      one click's journey: every event of that tid, of its visit and of its lead, in order`;
+      one click's journey: every event of that tid, of its visit and of its lead, in order
+  npm run report -- experiment NAME [--by-sid] [--format table|csv|json]
+      an A/B experiment's results (NAME is its id): per variant, visitors, form starts, leads,
+      sales, revenue less returns, net revenue per visitor with its interval and the difference
+      to the control, the return rate (the guardrail), the SRM check and the verdict; with
+      --by-sid, per source too`;
 
 /** The options each command takes (anything else is a usage mistake). */
 const COMMAND_OPTIONS = {
@@ -50,6 +59,7 @@ const COMMAND_OPTIONS = {
   buyers: ["since", "until", "format", "bots", "sid"],
   screens: ["since", "until", "format", "bots", "sid"],
   tid: ["format", "limit"],
+  experiment: ["format", "by-sid"],
 } as const;
 
 const JOURNEY_LIMIT_DEFAULT = 1_000;
@@ -201,6 +211,130 @@ export function formatJourney(tid: string, events: JourneyEvent[], format: strin
   return `Journey of tid ${tid}: ${events.length} ${events.length === 1 ? "event" : "events"}${more}\n\n${alignedTable(JOURNEY_HEADER, lines, (column) => !JOURNEY_NUMBERS.has(column))}\n`;
 }
 
+// ---- an experiment's results -------------------------------------------------------------
+
+/** The CSV's columns: one line per variant (and per source with --by-sid, after the all-sources lines). */
+export const EXPERIMENT_CSV_COLUMNS = [
+  "sid", "variant", "control", "share", "visitors", "form_starts", "form_completions", "form_completion", "leads", "lead_visitors",
+  "lead_rate", "lead_rate_low", "lead_rate_high", "sold_leads", "sales", "revenue", "returns", "returned_revenue", "net_revenue",
+  "net_per_visitor", "net_per_visitor_low", "net_per_visitor_high", "net_diff", "net_diff_low", "net_diff_high", "net_diff_relative",
+  "lead_rate_diff", "lead_rate_diff_low", "lead_rate_diff_high", "return_rate", "return_rate_diff", "return_rate_diff_low", "return_rate_diff_high",
+  "guardrail", "verdict", "srm_p_value",
+] as const;
+
+/** A number to `places` decimals; empty when there is none (no visitors, an unbounded interval end). */
+const fixed = (value: number | null | undefined, places: number) => (value === null || value === undefined ? "" : value.toFixed(places));
+/** Per-visitor money and rates are small: four places (a tenth of a cent), as cr in the sub-id report. */
+const PER_VISITOR_PLACES = 4;
+const percentText = (value: number | null | undefined) => (value === null || value === undefined ? "–" : `${(value * 100).toFixed(1)}%`);
+const signed = (text: string) => (text.startsWith("-") || text === "" ? text : `+${text}`);
+const intervalText = (value: { low: number | null; high: number | null }, format: (value: number) => string) =>
+  value.low === null || value.high === null ? "(unbounded)" : `[${format(value.low)}, ${format(value.high)}]`;
+
+const VERDICT_WORDS = { better: "better", worse: "worse", no_difference_yet: "no difference yet" } as const;
+const GUARDRAIL_WORDS = { ok: "ok", higher: "higher", worse: "WORSE" } as const;
+
+/** The verdict as a table cell: the control has none; a failed SRM check hides it. */
+function verdictText(group: ResultGroup, variant: VariantResult): string {
+  if (variant.control) return "(control)";
+  if (group.srmFailed) return "hidden: SRM";
+  return variant.verdict === null ? "no visitors yet" : VERDICT_WORDS[variant.verdict];
+}
+
+function experimentCsvLine(group: ResultGroup, variant: VariantResult): string[] {
+  const net = variant.vsControl?.netRevenuePerVisitor;
+  const lead = variant.vsControl?.leadRate;
+  const returns = variant.vsControl?.returnRate;
+  return [
+    group.sid ?? "(all)", variant.id, variant.control ? "yes" : "", String(variant.share), String(variant.visitors), String(variant.formStarts), String(variant.formCompletions),
+    fixed(variant.formCompletion, 4), String(variant.leads), String(variant.leadVisitors),
+    fixed(variant.leadRate?.mean, 4), fixed(variant.leadRate?.low, 4), fixed(variant.leadRate?.high, 4),
+    String(variant.soldLeads), String(variant.sales), variant.revenue.toFixed(2), String(variant.returns), variant.returnedRevenue.toFixed(2), variant.netRevenue.toFixed(2),
+    fixed(variant.netRevenuePerVisitor?.mean, PER_VISITOR_PLACES), fixed(variant.netRevenuePerVisitor?.low, PER_VISITOR_PLACES), fixed(variant.netRevenuePerVisitor?.high, PER_VISITOR_PLACES),
+    fixed(net?.difference, PER_VISITOR_PLACES), fixed(net?.low, PER_VISITOR_PLACES), fixed(net?.high, PER_VISITOR_PLACES), fixed(net?.relative, 4),
+    fixed(lead?.difference, 4), fixed(lead?.low, 4), fixed(lead?.high, 4),
+    fixed(variant.returnRate, 4), fixed(returns?.difference, 4), fixed(returns?.low, 4), fixed(returns?.high, 4),
+    variant.guardrail ?? "", variant.control ? "" : group.srmFailed ? "hidden" : (variant.verdict ?? ""), group.srmPValue.toPrecision(4),
+  ];
+}
+
+const EXPERIMENT_TABLE_HEADER = ["variant", "visitors", "form_starts", "completion", "leads", "lead_rate", "sold", "revenue", "returns", "return_rate", "net_revenue", "net/visitor", "interval", "vs_control", "vs_interval", "lead_rate_vs", "guardrail", "verdict"];
+
+function experimentTableLine(group: ResultGroup, variant: VariantResult): string[] {
+  const money = (value: number) => value.toFixed(PER_VISITOR_PLACES);
+  const net = variant.vsControl?.netRevenuePerVisitor;
+  const lead = variant.vsControl?.leadRate;
+  return [
+    `${variant.id} (${variant.share}%)`,
+    String(variant.visitors),
+    String(variant.formStarts),
+    percentText(variant.formCompletion),
+    String(variant.leads),
+    percentText(variant.leadRate?.mean),
+    String(variant.soldLeads),
+    variant.revenue.toFixed(2),
+    String(variant.returns),
+    percentText(variant.returnRate),
+    variant.netRevenue.toFixed(2),
+    variant.netRevenuePerVisitor ? money(variant.netRevenuePerVisitor.mean) : "–",
+    variant.netRevenuePerVisitor ? intervalText(variant.netRevenuePerVisitor, money) : "",
+    net ? signed(money(net.difference)) : "",
+    net ? intervalText(net, (value) => signed(money(value))) : "",
+    lead ? signed(`${(lead.difference * 100).toFixed(1)}pp`) : "",
+    variant.guardrail === null ? "" : GUARDRAIL_WORDS[variant.guardrail],
+    verdictText(group, variant),
+  ];
+}
+
+/** The sentence under a table: what the verdict says per variant, or why there is none. */
+function verdictLine(results: ExperimentResults, group: ResultGroup): string {
+  const metric = PRIMARY_METRIC_LABELS[results.experiment.primaryMetric];
+  if (group.srmFailed) return `Verdict (${metric}): hidden, the split failed the SRM check (below).`;
+  const said = group.variants
+    .filter((variant) => !variant.control)
+    .map((variant) => {
+      const comparison: ComparisonResult | undefined = results.experiment.primaryMetric === "lead_rate" ? variant.vsControl?.leadRate : variant.vsControl?.netRevenuePerVisitor;
+      const relative = comparison?.relative === null || comparison?.relative === undefined ? "" : ` (${signed((comparison.relative * 100).toFixed(1))}%)`;
+      return `${variant.id} ${variant.verdict === null ? "no visitors yet" : VERDICT_WORDS[variant.verdict]}${relative}`;
+    });
+  return `Verdict (${metric}, against ${group.variants[0]?.id ?? "the control"}): ${said.join("; ")}.`;
+}
+
+function srmLine(results: ExperimentResults, group: ResultGroup): string {
+  const split = group.variants.map((variant) => `${variant.visitors}`).join(" / ");
+  const designed = group.variants.map((variant) => `${variant.share}%`).join(" / ");
+  return `SRM check: visitors ${split} against ${designed} designed, p = ${group.srmPValue.toPrecision(3)} (${group.srmFailed ? `FAILED: below ${results.srmThreshold}` : `fine: not below ${results.srmThreshold}`}).`;
+}
+
+const groupName = (sid: string | null) => (sid === null ? "All sources" : sid === "" ? "Source (none)" : `Source ${sid}`);
+
+function estimateWords(estimate: EstimateResult | null): string {
+  return estimate === null ? "–" : estimate.mean.toFixed(PER_VISITOR_PLACES);
+}
+
+export function formatExperiment(results: ExperimentResults, format: string): string {
+  if (format === "json") return `${JSON.stringify(results, null, 2)}\n`;
+  const groups = [results.all, ...(results.bySid ?? [])];
+  if (format === "csv") return csv([[...EXPERIMENT_CSV_COLUMNS], ...groups.flatMap((group) => group.variants.map((variant) => experimentCsvLine(group, variant)))]);
+  if (format !== "table") throw new UsageError(`Unknown format ${format}: use table, csv or json.`);
+  const { experiment } = results;
+  const window = `${experiment.status}, from ${experiment.startAt}${experiment.stopAt ? ` to ${experiment.stopAt}` : ""}`;
+  const heading = `Experiment ${experiment.id}: ${experiment.name} (${window}); as of ${results.asOf}; primary metric: ${PRIMARY_METRIC_LABELS[experiment.primaryMetric]}`;
+  const blocks = groups.map((group) => {
+    const lines = group.variants.map((variant) => experimentTableLine(group, variant));
+    const perVisitor = group.variants.map((variant) => `${variant.id} ${estimateWords(variant.netRevenuePerVisitor)}`).join(", ");
+    return [
+      `${groupName(group.sid)}: ${plural(group.visitors, "visitor", "visitors")} (net revenue per visitor: ${perVisitor})`,
+      alignedTable(EXPERIMENT_TABLE_HEADER, lines, (column) => column === 0 || column >= 16),
+      verdictLine(results, group),
+      srmLine(results, group),
+      ...group.warnings.map((warning) => `WARNING: ${warning}`),
+    ].join("\n");
+  });
+  const unlisted = results.unlisted.length > 0 ? `\nLeft out: visitors of variants the experiment no longer lists (${results.unlisted.map((entry) => `${entry.variant}: ${entry.visitors}`).join(", ")}).` : "";
+  return `${heading}\n\n${blocks.join("\n\n")}\n${unlisted}\nMethod: ${results.method}\n`;
+}
+
 // ---- the command -------------------------------------------------------------------------
 
 function journeyLimit(value: string | undefined): number {
@@ -257,6 +391,7 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
       bots: { type: "boolean" },
       sid: { type: "string" },
       limit: { type: "string" },
+      "by-sid": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -266,11 +401,13 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     return 0;
   }
   const [first, ...operands] = positionals;
-  if (first !== undefined && first !== "tid" && first !== "buyers" && first !== "screens") throw new UsageError(`Unknown command ${first}.\n${USAGE}`);
+  if (first !== undefined && first !== "tid" && first !== "buyers" && first !== "screens" && first !== "experiment") throw new UsageError(`Unknown command ${first}.\n${USAGE}`);
   const command = first ?? "report";
   const allowed: readonly string[] = COMMAND_OPTIONS[command];
   for (const option of Object.keys(values)) {
     if (!allowed.includes(option)) {
+      if (command === "experiment") throw new UsageError(`--${option} does not apply to an experiment's results (only --by-sid and --format).`);
+      if (option === "by-sid") throw new UsageError("--by-sid applies only to an experiment's results (experiment NAME).");
       throw new UsageError(command === "tid" ? `--${option} does not apply to a journey.` : option === "by" ? `--by does not apply to the ${command === "buyers" ? "per-buyer view" : "screens view (it is per source)"}.` : `--${option} applies only to a journey (tid CLICK_ID).`);
     }
   }
@@ -293,6 +430,8 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     }
   }
 
+  if (command === "experiment") return experimentCommand(operands, format, values["by-sid"] ?? false, out, env);
+
   if (operands.length > 0) throw new UsageError(`Unexpected ${operands.join(" ")}.`);
   if (!["table", "csv", "json"].includes(format)) throw new UsageError(`Unknown format ${format}: use table, csv or json.`);
   reportQuery(values);
@@ -306,6 +445,29 @@ export async function run(argv: string[], out: (text: string) => void, env: Node
     if (command === "buyers") out(formatBuyers(await buyerRows(db, query), format, described));
     else if (command === "screens") out(formatScreens(await screenFunnels(db, query), format, described));
     else out(formatReport(await reportRows(db, query), format, described));
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+/** `experiment NAME`: the results of the experiment with that id; an unknown id lists the ids there are (exit 1). */
+async function experimentCommand(operands: string[], format: string, bySid: boolean, out: (text: string) => void, env: NodeJS.ProcessEnv): Promise<number> {
+  const [id, ...extra] = operands;
+  if (id === undefined) throw new UsageError("Say which experiment: npm run report -- experiment NAME (its id).");
+  if (extra.length > 0) throw new UsageError(`Unexpected ${extra.join(" ")} after the experiment's id.`);
+  if (!["table", "csv", "json"].includes(format)) throw new UsageError(`Unknown format ${format}: use table, csv or json.`);
+  const db = await openDatabase(loadConfig(env));
+  try {
+    await migrate(db);
+    const { experiments } = await loadSettings(db.builder);
+    const experiment = experiments.find((candidate) => candidate.id === id);
+    if (!experiment) {
+      const known = experiments.map((candidate) => candidate.id);
+      // Not a usage mistake (exit 1, as an unknown tid): the id may be right and the store another.
+      throw new Error(`No experiment ${id}. ${known.length === 0 ? "There are no experiments." : `The experiments: ${known.join(", ")}.`}`);
+    }
+    out(formatExperiment(await experimentResults(db, experiment, { bySid, now: new Date() }), format));
     return 0;
   } finally {
     await db.close();

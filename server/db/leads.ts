@@ -46,6 +46,8 @@ export interface LeadInsert {
   tid?: string | undefined;
   /** The visit the form was opened in (shared/campaign.ts, `vid`), so the lead joins its visit's events. */
   visitId?: string | undefined;
+  /** The experiments' visitor id (the qr_vis cookie) it came with, so results reach the visitor's variant (migration 24). */
+  visitorId?: string | undefined;
   gpc: boolean;
   receivedAt: Date;
   /** The leads.test column: ops marked it a test (a test link). */
@@ -196,6 +198,7 @@ export function leadRepository(db: Database) {
           sid: input.sid ?? null,
           tid: input.tid ?? null,
           visitId: input.visitId ?? null,
+          visitorId: input.visitorId ?? null,
           gpc: input.gpc,
           test: input.test,
         };

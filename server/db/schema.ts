@@ -29,6 +29,8 @@ export interface LeadsTable extends LeadAnswerColumns {
   duplicateOf: string | null;
   /** The visit the request came from (migration 7); null for leads stored before it. */
   visitId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The experiments' visitor id (the qr_vis cookie) the lead came with, when one was set (migration 24). */
+  visitorId: ColumnType<string | null, string | null | undefined, string | null>;
   /** Marked a test by an ops test link (migration 015); the test phone number needs no flag. */
   test: ColumnType<boolean, boolean | undefined, boolean>;
 }
@@ -244,7 +246,8 @@ export interface BusinessSettingsTable extends Audited {
 }
 export interface SettingsChangesTable {
   id: Identity;
-  kind: "buyer" | "source" | "auction";
+  /** "experiment" from migration 25. */
+  kind: "buyer" | "source" | "auction" | "experiment";
   key: string;
   action: string;
   actor: string;
@@ -295,6 +298,8 @@ export interface AnalyticsEventsTable {
   sid: string | null;
   tid: string | null;
   visitId: string | null;
+  /** The experiments' visitor id (the qr_vis cookie), when the visitor has one (migration 24). */
+  visitorId: ColumnType<string | null, string | null | undefined, string | null>;
   bot: boolean;
   gpc: boolean;
   path: string | null;
@@ -419,6 +424,17 @@ export interface CheckCacheTable {
   expiresAt: Date;
 }
 
+/** A visitor's first exposure to an experiment (migration 24): one row per experiment and visitor. */
+export interface ExperimentExposuresTable {
+  experiment: string;
+  visitorId: string;
+  variant: string;
+  firstAt: Date;
+  sid: string | null;
+  tid: string | null;
+  bot: Generated<boolean>;
+}
+
 export interface Tables {
   analyticsEvents: AnalyticsEventsTable;
   analyticsDaily: AnalyticsDailyTable;
@@ -431,6 +447,7 @@ export interface Tables {
   auctionPings: AuctionPingsTable;
   leadChecks: LeadChecksTable;
   checkCache: CheckCacheTable;
+  experimentExposures: ExperimentExposuresTable;
   deliveries: DeliveriesTable;
   deliveryAttempts: DeliveryAttemptsTable;
   buyerDailyCounts: BuyerDailyCountsTable;

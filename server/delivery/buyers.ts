@@ -17,6 +17,7 @@ import type { CapPeriods } from "../db/buyer-counters";
 import { outboundUrlProblem, type OutboundPolicy } from "./outbound";
 import { pingSpecSchema, requestSpecSchema, specCredentialNames } from "./spec";
 import { requirementsSchema } from "../checks/requirements";
+import { clashes, experimentSchema } from "../experiments/schema";
 
 /** `active` buyers are offered leads; `paused` ones are not, for now; `archived` ones no more (kept for their history). */
 export const BUYER_STATUSES = ["active", "paused", "archived"] as const;
@@ -205,6 +206,8 @@ export const buyersFileSchema = z
         bidLifetimeMs: z.number().int().min(1_000).max(600_000).default(60_000),
       })
       .default({ maxShared: 4, bidLifetimeMs: 60_000 }),
+    /** A/B experiments on the landing page and the quote form (issue 45, server/experiments/, docs/experiments.md). */
+    experiments: z.array(experimentSchema).default([]),
   })
   .superRefine((file, ctx) => {
     const seen = (values: string[], what: string, path: string) => {
@@ -214,8 +217,12 @@ export const buyersFileSchema = z
     seen(file.buyers.map((buyer) => buyer.id), "buyer id", "buyers");
     seen(file.buyers.map((buyer) => buyer.name), "buyer name", "buyers");
     seen(file.sources.map((source) => source.sid), "source sid", "sources");
+    seen(file.experiments.map((experiment) => experiment.id), "experiment id", "experiments");
+    file.experiments.forEach((experiment, index) => {
+      for (const clash of clashes(experiment, file.experiments.slice(0, index))) ctx.addIssue({ code: "custom", message: clash, path: ["experiments", index, "variants"] });
+    });
   });
-/** The settings in force: buyers, sources and the auction's rules (the buyers file's format is the same). */
+/** The settings in force: buyers, sources, the auction's rules and the experiments (the buyers file's format is the same). */
 export type LiveSettings = z.infer<typeof buyersFileSchema>;
 
 export class BuyersFileError extends Error {

@@ -12,6 +12,7 @@ import type { FormTokens } from "./form-token";
 import type { CurrentDisclosure } from "./disclosure";
 import type { OfferLead } from "../delivery/offer";
 import type { LeadRouting } from "../delivery/routing";
+import { visitorIdOf } from "../experiments/visitor";
 import { hasGpc } from "../http/gpc";
 import { logLeadRejected, logLeadSubmitted } from "../events";
 import { truncate } from "../logger";
@@ -113,6 +114,8 @@ export function createLeadService({ store, zipCodes, formTokens, disclosure: dis
         sid: meta.sid,
         tid: meta.tid,
         visitId: meta.vid,
+        // The experiments' visitor (issue 45): how a lead reaches the variants its visitor saw; none with GPC.
+        visitorId: visitorIdOf(req),
         gpc,
         receivedAt,
         consent: {

@@ -36,8 +36,10 @@ export interface PageCacheOptions {
 
 /** An address reduced to its shape: the key, the address to render for it, and the ids it held. */
 export interface Shape {
-  /** The shape's own address, path and query (tokens in place of the ids): what a render for the cache uses. */
+  /** The cache's key: the shape's address, and the variant it shows when an experiment changes the page. */
   key: string;
+  /** The shape's own address, path and query (tokens in place of the ids): what a render for the cache uses. */
+  address: string;
   /** The request's campaign ids that the tokens stand for. */
   values: Pick<SlotValues, "sid" | "tid" | "vid">;
   /** Whether the shape differs from the address (it held ids): then the page is rendered from `url`. */
@@ -73,8 +75,13 @@ export class PageCache {
     this.#slotOf = new Map(Object.entries(this.#tokens).map(([slot, token]) => [token, slot as SlotName]));
   }
 
-  /** The shape of a request's address, or undefined when such an address is not cached. */
-  shapeOf(url: URL): Shape | undefined {
+  /**
+   * The shape of a request's address, or undefined when such an address is not cached. `variant`
+   * (server/experiments/landing.ts) names the experiments' values the page shows: each
+   * combination is an entry of its own, so a page kept for one variant never reaches a visitor
+   * of another; "" or absent is the control, the page everyone gets without an experiment.
+   */
+  shapeOf(url: URL, variant?: string): Shape | undefined {
     if (!this.#entries) return undefined;
     const params = new URLSearchParams(url.search);
     const values: Shape["values"] = {};
@@ -87,9 +94,10 @@ export class PageCache {
     }
     const templated = Object.keys(values).length > 0;
     const search = templated ? `?${params.toString()}` : url.search;
-    const key = `${url.pathname}${search}`;
-    if (key.length > MAX_KEY_LENGTH) return undefined;
-    return { key, values, templated };
+    const address = `${url.pathname}${search}`;
+    if (address.length > MAX_KEY_LENGTH) return undefined;
+    // A line break never occurs in an address's path or query (the URL parser encodes it).
+    return { key: variant ? `${address}\n${variant}` : address, address, values, templated };
   }
 
   get(key: string): CachedPage | undefined {

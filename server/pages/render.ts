@@ -17,7 +17,7 @@ import { API_PREFIX } from "../../shared/routes";
 import { randomId } from "../../shared/random-id";
 import type { Config } from "../config";
 import type { RenderSource } from "./render-source";
-import type { PreparedPage, ServerContext } from "../../shared/render-contract";
+import type { LandingKnobs, PreparedPage, ServerContext } from "../../shared/render-contract";
 import { errorPageHtml } from "./error-page";
 import { fillTemplate, renderHead, type DocumentParts } from "./template";
 import { logNotFound, logPageEvents, type Visit } from "../events";
@@ -53,7 +53,25 @@ export interface RenderOptions {
   logger?: Logger;
   /** The services loaders and actions get on the server (see ServerContext); the visit id is added here. */
   contextFor: (req: Request, res: Response) => ServerContext;
+  /**
+   * The experiments' variant of this request's page (server/experiments/landing.ts): its cache key
+   * and its knobs; it may set the visitor's cookie on `res`. Undefined (or absent): no experiment
+   * changes the page, which takes today's path.
+   */
+  variantOf?: (req: Request, res: Response, url: URL) => PageVariant | undefined;
 }
+
+/** A page's experiment variant as the renderer needs it (server/experiments/landing.ts makes it). */
+export interface PageVariant {
+  key: string;
+  knobs: LandingKnobs;
+}
+
+/**
+ * A page that depends on the visitor's cookie: no shared cache may keep it (its variant is one
+ * visitor's, and its response may set their cookie). Browsers revalidate it as any page.
+ */
+const PER_VISITOR_CACHE_CONTROL = "private, no-cache";
 
 /** The fetch Request React Router sees: same path and query; for a form POST, its fields. */
 function routerRequest(req: Request, url: URL, signal: AbortSignal): globalThis.Request {
@@ -97,6 +115,11 @@ const DETACHED_CONTEXT: ServerContext = {
   },
 };
 
+/** The render's knobs for a variant: none for the control (its page is the one everyone gets without an experiment). */
+function knobsOf(variant: PageVariant | undefined): Pick<ServerContext, "knobs"> {
+  return variant && variant.key !== "" ? { knobs: variant.knobs } : {};
+}
+
 /** The page handlers: every page, and the early answer of pages already in the cache. */
 export interface PageHandlers {
   /** Renders any page (GET, HEAD, the no-JavaScript form's POST), from the cache when it can. */
@@ -121,15 +144,15 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
   const priming = new Set<string>();
 
   /** Renders a shape's own address into the cache, after a visitor with that shape was answered. */
-  async function prime(shape: Shape, req: Request): Promise<void> {
+  async function prime(shape: Shape, req: Request, variant: PageVariant | undefined): Promise<void> {
     if (priming.has(shape.key) || cache.get(shape.key)) return;
     priming.add(shape.key);
     try {
-      const url = new URL(shape.key, "http://ssr.invalid");
+      const url = new URL(shape.address, "http://ssr.invalid");
       const visit = visitFor(url);
       const nonce = createNonce();
       const entry = await source.entry();
-      const page = await entry.prepare(new Request(url), { ...DETACHED_CONTEXT, visitId: visit.id });
+      const page = await entry.prepare(new Request(url), { ...DETACHED_CONTEXT, visitId: visit.id, ...knobsOf(variant) });
       const status = page.type === "document" && page.cacheable ? cacheableStatus(page.status) : undefined;
       if (page.type !== "document" || status === undefined) return;
       const parts = fillTemplate(await source.template(url.pathname), headFor(page, url), nonce);
@@ -148,7 +171,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
   }
 
   /** Answers from the cache when this request's page is there (true), else does nothing (false). */
-  function answerFromCache(req: Request, res: Response, url: URL, shape: Shape | undefined, known?: Visit): boolean {
+  function answerFromCache(req: Request, res: Response, url: URL, shape: Shape | undefined, variant: PageVariant | undefined, known?: Visit): boolean {
     const cached = shape === undefined ? undefined : cache.get(shape.key);
     if (shape === undefined || cached === undefined) return false;
     const visit = known ?? visitFor(url);
@@ -157,7 +180,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
     if (!PageCache.fills(cached, values)) return false;
     if (cached.status === 404) logNotFound(req);
     else logPageEvents(req, url, visit);
-    sendCached(req, res, cached, PageCache.slotValues(shape, values));
+    sendCached(req, res, cached, PageCache.slotValues(shape, values), variant !== undefined);
     return true;
   }
 
@@ -171,7 +194,8 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       return;
     }
     const url = new URL(req.originalUrl, "http://ssr.invalid");
-    if (answerFromCache(req, res, url, cache.shapeOf(url))) return;
+    const variant = options.variantOf?.(req, res, url);
+    if (answerFromCache(req, res, url, cache.shapeOf(url, variant?.key), variant)) return;
     missed.add(req);
     next();
   };
@@ -184,11 +208,12 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       const nonce = res.locals.cspNonce;
       const visit = visitFor(url);
       const values = { nonce, mintedVisitId: visit.entry ? visit.id : undefined };
-      const shape = req.method === "POST" ? undefined : cache.shapeOf(url);
-      if (!missed.has(req) && answerFromCache(req, res, url, shape, visit)) return;
+      const variant = req.method === "POST" ? undefined : options.variantOf?.(req, res, url);
+      const shape = req.method === "POST" ? undefined : cache.shapeOf(url, variant?.key);
+      if (!missed.has(req) && answerFromCache(req, res, url, shape, variant, visit)) return;
 
       const entry = await source.entry();
-      const page = await entry.prepare(routerRequest(req, url, gone), { ...options.contextFor(req, res), visitId: visit.id });
+      const page = await entry.prepare(routerRequest(req, url, gone), { ...options.contextFor(req, res), visitId: visit.id, ...knobsOf(variant) });
       if (gone.aborted) return;
 
       if (page.type === "redirect") {
@@ -202,6 +227,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       if (page.status < 400) logPageEvents(req, url, visit);
       startHtmlResponse(res, page.status);
       if (!page.cacheable) res.setHeader("Cache-Control", "no-store");
+      else if (variant) res.setHeader("Cache-Control", PER_VISITOR_CACHE_CONTROL);
       if (req.method === "HEAD") {
         res.end();
         return;
@@ -213,7 +239,7 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
       // An address without campaign ids is its own shape: this render is kept as it is. One with
       // ids is answered now and its shape rendered for the cache afterwards.
       const store = keep && !keep.shape.templated ? (html: string) => cache.set(keep.shape, html, keep.status, values) : undefined;
-      if (keep?.shape.templated) res.once("finish", () => void prime(keep.shape, req));
+      if (keep?.shape.templated) res.once("finish", () => void prime(keep.shape, req, variant));
       streamDocument({ req, res, render: page.render, nonce, parts, timeoutMs: config.RENDER_TIMEOUT_MS, signal: gone, store });
     } catch (error) {
       if (error instanceof Error) source.fixStacktrace?.(error);
@@ -229,12 +255,14 @@ export function createRenderHandler(source: RenderSource, config: RenderConfig, 
  * written as its parts in one corked write (no copy of the page per response). A page that is
  * one text for everyone goes as that text instead.
  */
-function sendCached(req: Request, res: Response, cached: CachedPage, values: SlotValues): void {
-  if (cached.fixed) {
+function sendCached(req: Request, res: Response, cached: CachedPage, values: SlotValues, perVisitor: boolean): void {
+  // A page that depends on the cookie is never one text for a CDN to keep (a landing page holds a visit id anyway).
+  if (cached.fixed && !perVisitor) {
     sendFixed(req, res, cached.fixed);
     return;
   }
   startHtmlResponse(res, cached.status);
+  if (perVisitor) res.setHeader("Cache-Control", PER_VISITOR_CACHE_CONTROL);
   res.setHeader("Vary", "Accept-Encoding");
   const gzip = codingsFor(req).spliced === "gzip";
   const { parts, length } = gzip ? cached.page.gzipParts(values) : cached.page.textParts(values);

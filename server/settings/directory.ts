@@ -65,7 +65,7 @@ export async function openSettingsDirectory({ db, logger, pollMs }: SettingsDire
     warnInvalid(loaded.invalid);
     const previous = settings;
     settings = withoutInvalid(loaded);
-    log.info({ event: "settings_reloaded", version: settings.version, previousVersion: previous.version, buyers: settings.buyers.length, sources: settings.sources.length }, "business settings reloaded");
+    log.info({ event: "settings_reloaded", version: settings.version, previousVersion: previous.version, buyers: settings.buyers.length, sources: settings.sources.length, experiments: settings.experiments.length }, "business settings reloaded");
     await notify(settings, previous);
   }
 

@@ -1,6 +1,6 @@
 /**
- * The business settings in the database (migration 17, issue 33): the buyers, the traffic sources
- * and the auction's rules, each entry checked by the same zod schemas as BUYERS_FILE
+ * The business settings in the database (migration 17, issue 33): the buyers, the traffic sources,
+ * the auction's rules and the A/B experiments (issue 45), each entry checked by the same zod schemas as BUYERS_FILE
  * (server/delivery/buyers.ts). The one module that reads and writes those tables: the console's
  * forms, `npm run buyers -- import|export` and the start-up import all come through here, and
  * every change writes a settings_changes row (who, when, what, before and after with secrets
@@ -13,6 +13,7 @@ import type { Builder } from "../db/database";
 import type { Tables } from "../db/schema";
 import type { OutboundPolicy } from "../delivery/outbound";
 import { buyerSchema, buyersFileSchema, fileAddressProblems, sourceSchema, type Buyer, type LiveSettings, type BuyerStatus, type Source, type SourceStatus } from "../delivery/buyers";
+import { clashes, experimentSchema, knobsOf, type Experiment } from "../experiments/schema";
 
 /** The settings every replica runs on, with the version (settings_changes' highest id) they were read at. */
 export interface BusinessSettings extends LiveSettings {
@@ -22,8 +23,9 @@ export interface BusinessSettings extends LiveSettings {
 export type AuctionSettings = LiveSettings["auction"];
 export const DEFAULT_AUCTION: AuctionSettings = { maxShared: 4, bidLifetimeMs: 60_000 };
 
-export type ChangeKind = "buyer" | "source" | "auction";
-export type ChangeAction = "create" | "update" | "pause" | "resume" | "archive" | "rotate_secret" | "rotate_credential" | "import";
+export type ChangeKind = "buyer" | "source" | "auction" | "experiment";
+/** start, stop and stop_all (the console's kill switch) are an experiment's status changes. */
+export type ChangeAction = "create" | "update" | "pause" | "resume" | "archive" | "rotate_secret" | "rotate_credential" | "import" | "start" | "stop" | "stop_all";
 
 /** One row of a buyer's (or source's) history, as the console shows it. */
 export interface SettingsChange {
@@ -129,10 +131,11 @@ export async function settingsVersion(db: Builder): Promise<number> {
 export async function loadSettings(db: Builder): Promise<BusinessSettings & { invalid: string[] }> {
   return db.transaction().execute(async (tx) => {
     const version = await settingsVersion(tx);
-    const [buyerRows, sourceRows, auctionRow] = await Promise.all([
+    const [buyerRows, sourceRows, auctionRow, experimentRows] = await Promise.all([
       tx.selectFrom("buyers").select(["id", "status", "config"]).orderBy("position").execute(),
       tx.selectFrom("trafficSources").select(["sid", "status", "config"]).orderBy("position").execute(),
       tx.selectFrom("businessSettings").select("value").where("key", "=", "auction").executeTakeFirst(),
+      experimentRowsQuery(tx).execute(),
     ]);
     const invalid: string[] = [];
     const buyers: Buyer[] = [];
@@ -148,7 +151,13 @@ export async function loadSettings(db: Builder): Promise<BusinessSettings & { in
       else invalid.push(`source ${row.sid}`);
     }
     const auction = auctionRow ? { ...DEFAULT_AUCTION, ...(parsedJson(auctionRow.value) as Partial<AuctionSettings>) } : DEFAULT_AUCTION;
-    return { version, buyers, sources, auction, invalid };
+    const experiments: Experiment[] = [];
+    for (const row of experimentRows) {
+      const parsed = experimentSchema.safeParse(parsedJson(row.value));
+      if (parsed.success) experiments.push(parsed.data);
+      else invalid.push(`experiment ${row.key.slice(EXPERIMENT_KEY_PREFIX.length)}`);
+    }
+    return { version, buyers, sources, auction, experiments, invalid };
   });
 }
 
@@ -467,6 +476,8 @@ async function importInTransaction(db: Builder, raw: unknown, actor: Actor, opti
       if (await writeAuction(tx, file.auction, actor, "import")) report.updated.push("auction");
       else report.unchanged.push("auction");
     }
+    // Only a file that lists experiments touches them (an older buyers file has none to say).
+    if (isObject(raw) && raw.experiments !== undefined) await importExperiments(tx, file.experiments, actor, report);
     if (options.dryRun) throw new DryRunDone(report);
     return report;
   });
@@ -514,10 +525,10 @@ export async function exportSettings(db: Builder, options: { withSecrets: boolea
     const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, credentials: _credentials, ...rest } = buyer;
     return rest;
   };
-  return { buyers: settings.buyers.map(strip), sources: settings.sources, auction: settings.auction };
+  return { buyers: settings.buyers.map(strip), sources: settings.sources, auction: settings.auction, experiments: settings.experiments };
 }
 
-/** A buyer's or source's history, newest first (the console's history table). */
+/** A buyer's, source's or experiment's history, newest first (the console's history table). */
 export async function settingsHistory(db: Builder, kind: ChangeKind, key: string, limit = 50): Promise<SettingsChange[]> {
   const rows = await db
     .selectFrom("settingsChanges")
@@ -537,4 +548,213 @@ export async function settingsHistory(db: Builder, kind: ChangeKind, key: string
     before: (parsedJson(row.before) as Record<string, unknown> | null) ?? null,
     after: (parsedJson(row.after) as Record<string, unknown> | null) ?? null,
   }));
+}
+
+// --- Experiments (issue 45) ----------------------------------------------------------------------
+//
+// One business_settings row per experiment, keyed `experiment:<id>`: each has its own revision, so
+// an edit form's optimistic check is about that experiment alone (a start of another one does not
+// make it stale), and its history is kind "experiment", key <id>. The rules that involve the other
+// experiments (two not stopped ones changing the same knob for the same traffic) are checked here,
+// inside the transaction that writes, under one advisory lock: two ops saving clashing experiments
+// at once get one refusal, not two saves.
+
+const EXPERIMENT_KEY_PREFIX = "experiment:";
+const experimentKey = (id: string) => `${EXPERIMENT_KEY_PREFIX}${id}`;
+/** Serializes the writes of experiments (the clash check reads them all). Distinct from the migration's and the disclosures' locks. */
+const EXPERIMENT_LOCK_ID = 7_242_045;
+
+/** The experiments' rows, oldest first: the list's order, and the order of an export. */
+const experimentRowsQuery = (tx: Tx | Builder) => tx.selectFrom("businessSettings").select(["key", "value", "revision"]).where("key", "like", `${EXPERIMENT_KEY_PREFIX}%`).orderBy("createdAt").orderBy("key");
+
+/**
+ * What may change once an experiment has started (running, or stopped after running): its words and
+ * its stop. Its variants, shares, knob values, sources, metric and start define who saw what; a
+ * change would mix two experiments in one result, so that is a new experiment.
+ */
+export const EXPERIMENT_FIELDS_AFTER_START = ["name", "hypothesis", "stopAt"] as const;
+
+/** Ids the console's own addresses take (/experiments/new, /experiments/stop-all): an experiment so named could not be opened. */
+export const RESERVED_EXPERIMENT_IDS = ["new", "stop-all"] as const;
+
+/** A problem with an experiment, at its schema path (["variants", 1, "values", "landing.headline"]), for the form to show beside its field. */
+export interface ExperimentProblem {
+  path: Array<string | number>;
+  message: string;
+}
+
+/** Thrown when an experiment cannot be saved as it is beside the others (a clash), or changes what is fixed once started: nothing is saved. */
+export class ExperimentRefusedError extends Error {
+  constructor(
+    readonly id: string,
+    readonly problems: ExperimentProblem[],
+  ) {
+    super(`experiment ${id} was not saved: ${problems.map((problem) => problem.message).join("; ")}`);
+    this.name = "ExperimentRefusedError";
+  }
+}
+
+/**
+ * Why `next` cannot be stored beside `others` (every other stored experiment): each clash named at
+ * the knob field of its first variant that changes the knob (so a form shows it beside that field,
+ * issue 45's "with the field named"); and, for one that has started (`before` not a draft), a change
+ * to anything but EXPERIMENT_FIELDS_AFTER_START, or a return to draft.
+ */
+export function experimentProblems(next: Experiment, before: Experiment | undefined, others: readonly Experiment[]): ExperimentProblem[] {
+  const problems: ExperimentProblem[] = [];
+  if ((RESERVED_EXPERIMENT_IDS as readonly string[]).includes(next.id)) problems.push({ path: ["id"], message: `${next.id} is the address of a console page (/experiments/${next.id}): choose another id` });
+  for (const knob of knobsOf(next)) {
+    // The experiment reduced to this knob, so each message belongs to one field.
+    const onlyThis: Experiment = { ...next, variants: next.variants.map((variant) => ({ ...variant, values: Object.hasOwn(variant.values, knob) ? { [knob]: variant.values[knob] } : {} })) };
+    const index = next.variants.findIndex((variant) => Object.hasOwn(variant.values, knob));
+    for (const message of clashes(onlyThis, others)) problems.push({ path: ["variants", index, "values", knob], message });
+  }
+  if (before && before.status !== "draft") {
+    if (next.status === "draft") problems.push({ path: ["status"], message: "an experiment that has started cannot go back to draft" });
+    const fixed = Object.keys({ ...before, ...next }).filter((key) => key !== "status" && !(EXPERIMENT_FIELDS_AFTER_START as readonly string[]).includes(key));
+    for (const key of fixed) {
+      const was = (before as Record<string, unknown>)[key];
+      const now = (next as Record<string, unknown>)[key];
+      if (!sameEntry({ value: was }, { value: now })) problems.push({ path: [key], message: "fixed once the experiment has started (a change would mix two experiments in one result): create a new experiment instead" });
+    }
+  }
+  return problems;
+}
+
+async function lockExperiments(tx: Tx): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${EXPERIMENT_LOCK_ID})`.execute(tx);
+}
+
+async function storedExperiment(tx: Tx | Builder, id: string, lock = false): Promise<Stored<Experiment> | undefined> {
+  let query = tx.selectFrom("businessSettings").select(["value", "revision"]).where("key", "=", experimentKey(id));
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row ? { entry: experimentSchema.parse(parsedJson(row.value)), revision: row.revision } : undefined;
+}
+
+/** Every stored experiment this release can read (one it cannot is left out, as loadSettings does). */
+async function storedExperiments(tx: Tx): Promise<Experiment[]> {
+  const rows = await experimentRowsQuery(tx).execute();
+  return rows.flatMap((row) => {
+    const parsed = experimentSchema.safeParse(parsedJson(row.value));
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+async function writeExperiment(tx: Tx, experiment: Experiment, actor: Actor, action: ChangeAction, before: Stored<Experiment> | undefined): Promise<number> {
+  const value = JSON.stringify(experiment);
+  const key = experimentKey(experiment.id);
+  if (before === undefined) await tx.insertInto("businessSettings").values({ key, value, updatedBy: actor }).execute();
+  else await tx.updateTable("businessSettings").set({ value, revision: before.revision + 1, updatedAt: new Date(), updatedBy: actor }).where("key", "=", key).execute();
+  await recordChange(tx, { kind: "experiment", key: experiment.id, action, actor, before: before?.entry ?? null, after: experiment });
+  return (before?.revision ?? 0) + 1;
+}
+
+/** Checks `next` against the others stored now (under the lock) and writes it; ExperimentRefusedError names every problem. */
+async function saveExperiment(tx: Tx, next: Experiment, actor: Actor, action: ChangeAction, before: Stored<Experiment> | undefined): Promise<number> {
+  const others = (await storedExperiments(tx)).filter((other) => other.id !== next.id);
+  const problems = experimentProblems(next, before?.entry, others);
+  if (problems.length > 0) throw new ExperimentRefusedError(next.id, problems);
+  return writeExperiment(tx, next, actor, action, before);
+}
+
+/** One experiment with its revision (for an edit form's optimistic check), or undefined. */
+export async function getExperiment(db: Builder, id: string): Promise<Stored<Experiment> | undefined> {
+  return storedExperiment(db, id);
+}
+
+/**
+ * A new experiment (the console makes drafts; an import may bring any status). Throws a ZodError
+ * for an experiment the schema refuses, SettingsKeyError when the id is taken,
+ * ExperimentRefusedError when it clashes with another.
+ */
+export async function createExperiment(db: Builder, input: Experiment, actor: Actor): Promise<Experiment> {
+  const experiment = experimentSchema.parse(input);
+  await db.transaction().execute(async (tx) => {
+    await lockExperiments(tx);
+    if (await storedExperiment(tx, experiment.id, true)) throw new SettingsKeyError(`an experiment with id ${experiment.id} exists already`);
+    await saveExperiment(tx, experiment, actor, "create", undefined);
+  });
+  return experiment;
+}
+
+/**
+ * Saves an edited experiment if its revision is still `revision` (StaleRevisionError otherwise),
+ * keeping its stored status (the form has none: start and stop are their own actions). Returns the
+ * new revision (the same when nothing changed: no history row).
+ */
+export async function updateExperiment(db: Builder, input: Omit<Experiment, "status">, revision: number, actor: Actor): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    await lockExperiments(tx);
+    const before = await storedExperiment(tx, input.id, true);
+    if (!before) throw new SettingsKeyError(`there is no experiment ${input.id}`);
+    if (before.revision !== revision) throw new StaleRevisionError("experiment", input.id, before.revision);
+    const experiment = experimentSchema.parse({ ...input, status: before.entry.status });
+    if (sameEntry(experiment, before.entry)) return before.revision;
+    return saveExperiment(tx, experiment, actor, "update", before);
+  });
+}
+
+/**
+ * Starts (running: visitors are assigned between its start and stop) or stops (everyone sees the
+ * control, on every replica at its next settings poll) an experiment. A start is checked like a
+ * save (a stopped experiment started again may clash with one made since) and refused when its stop
+ * time has passed. Returns the new revision (the same when it already had that status).
+ */
+export async function setExperimentStatus(db: Builder, id: string, status: "running" | "stopped", actor: Actor, now: Date = new Date()): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    await lockExperiments(tx);
+    const before = await storedExperiment(tx, id, true);
+    if (!before) throw new SettingsKeyError(`there is no experiment ${id}`);
+    if (before.entry.status === status) return before.revision;
+    const experiment: Experiment = { ...before.entry, status };
+    if (status === "running" && experiment.stopAt && Date.parse(experiment.stopAt) <= now.getTime()) {
+      throw new ExperimentRefusedError(id, [{ path: ["stopAt"], message: "its stop time has passed: set a later stop (or none) before starting it" }]);
+    }
+    return saveExperiment(tx, experiment, actor, status === "running" ? "start" : "stop", before);
+  });
+}
+
+/**
+ * The kill switch: every running experiment (scheduled ones too) stopped in one transaction, each
+ * with its history row (action stop_all). Returns the ids stopped, in the list's order.
+ */
+export async function stopAllExperiments(db: Builder, actor: Actor): Promise<string[]> {
+  return db.transaction().execute(async (tx) => {
+    await lockExperiments(tx);
+    const stopped: string[] = [];
+    for (const row of await experimentRowsQuery(tx).forUpdate().execute()) {
+      const parsed = experimentSchema.safeParse(parsedJson(row.value));
+      // One this release cannot read is not shown by it either; a newer release stops it.
+      if (!parsed.success || parsed.data.status !== "running") continue;
+      await writeExperiment(tx, { ...parsed.data, status: "stopped" }, actor, "stop_all", { entry: parsed.data, revision: row.revision });
+      stopped.push(parsed.data.id);
+    }
+    return stopped;
+  });
+}
+
+/**
+ * A file's experiments: each created or, when different, updated, checked as the console's saves
+ * are (the file's own clashes are the schema's; here, against those stored and not in the file, and
+ * what is fixed once started). All problems at once, as an ImportFileError.
+ */
+async function importExperiments(tx: Tx, experiments: readonly Experiment[], actor: Actor, report: ImportReport): Promise<void> {
+  await lockExperiments(tx);
+  const inFile = new Set(experiments.map((experiment) => experiment.id));
+  const storedOnly = (await storedExperiments(tx)).filter((experiment) => !inFile.has(experiment.id));
+  const befores = await Promise.all(experiments.map((experiment) => storedExperiment(tx, experiment.id, true)));
+  const problems = experiments.flatMap((experiment, index) =>
+    experimentProblems(experiment, befores[index]?.entry, [...storedOnly, ...experiments.filter((other) => other.id !== experiment.id)]).map((problem) => `experiments.${index}.${problem.path.join(".")}: ${problem.message}`),
+  );
+  if (problems.length > 0) throw new ImportFileError(problems);
+  for (const [index, experiment] of experiments.entries()) {
+    const before = befores[index];
+    const name = `experiment ${experiment.id}`;
+    if (before && sameEntry(before.entry, experiment)) report.unchanged.push(name);
+    else {
+      await writeExperiment(tx, experiment, actor, "import", before);
+      (before ? report.updated : report.created).push(name);
+    }
+  }
 }

@@ -4,6 +4,7 @@
  */
 import * as z from "zod/mini";
 import { campaignIdSchema } from "../campaign";
+import type { KnobValues } from "../experiments";
 import type { LeadErrors } from "./fields";
 
 /** The longest URL we keep for the form's and the framing page's addresses. */
@@ -72,3 +73,17 @@ export type LeadSubmitResponse =
   | { status: "already_sent"; reference: string; matchesToken?: string }
   | { status: "invalid"; errors: LeadErrors }
   | { status: "error"; error: string };
+
+/** The knobs of A/B experiments the quote form reads (shared/experiments.ts, issue 45). */
+export const FORM_KNOB_NAMES = ["form.coverageFirst", "form.skipCoverage"] as const satisfies readonly (keyof KnobValues)[];
+export type FormKnobs = Pick<KnobValues, (typeof FORM_KNOB_NAMES)[number]>;
+
+/**
+ * GET /api/leads/session's `experiments`, present only when a running experiment changes the form
+ * for this visitor: the form's knobs, the control's value where no variant changes them. The
+ * server decides them from its own cookie (server/experiments/visitor.ts); the form never sends
+ * them back, and the lead is checked as any other.
+ */
+export interface SessionExperiments {
+  knobs: FormKnobs;
+}

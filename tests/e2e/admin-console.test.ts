@@ -152,7 +152,7 @@ describe("the operations console", { timeout: 120_000 }, () => {
     it("shows an analyst the reports and leads but not the ops pages", async () => {
       const context = await harness.newContext();
       const page = await signIn(context, ANALYST);
-      await expect(page.locator("nav.console-nav a").allTextContents()).resolves.toEqual(["Report", "Journey", "Leads", "Buyers", "Sources"]);
+      await expect(page.locator("nav.console-nav a").allTextContents()).resolves.toEqual(["Report", "Journey", "Leads", "Buyers", "Sources", "Experiments"]);
       const refused = await page.goto(consoleUrl("/privacy-requests"));
       expect(refused?.status()).toBe(403);
       await context.close();

@@ -192,12 +192,18 @@ describe("hydration without console errors or CSP violations", () => {
     await context.close();
   });
 
-  it("hydrates the quote page and its frame: the header logo navigates client-side", async () => {
+  it("hydrates the quote page and its frame: the header logo loads the landing page in full", async () => {
     const current = await visit("/?zip=90210");
     expect(current.status).toBe(200);
     // The framed form ran its script (and so had every chance to trip the CSP).
     await current.page.frameLocator("iframe.quote-frame").locator(".rf-place").filter({ hasText: "Beverly Hills, CA 90210" }).waitFor();
-    await navigateClientSide(current.page, "QuoteRidge home", "/zipcode");
+    // A document that never showed the landing page does not know the visitor's experiment
+    // variants (issue 45, client/landing-knobs.ts): the server's page is loaded instead.
+    await setWindowMarker(current.page);
+    await current.page.getByRole("link", { name: "QuoteRidge home", exact: true }).first().click();
+    await current.page.waitForURL(harness.url("/zipcode"));
+    expect(await hasWindowMarker(current.page)).toBe(false);
+    await waitForHydration(current.page, "main");
     // Only Chromium's note about the specified sandbox (allow-scripts + allow-same-origin) on the frame.
     await expectNoProblems(current, isSandboxNote);
     await current.page.context().close();

@@ -18,6 +18,8 @@ import { DRIVER_FIELDS, LEAD_FIELDS, LICENSE_STATUS, VEHICLE_FIELDS, fieldInfo, 
 import { SAVED_KEY, SAVED_MAX_AGE_MS } from "../../client/quote-form/saved-answers";
 import { CSRF_COOKIE } from "../../server/csrf";
 import { FLASH_COOKIE, SESSION_COOKIE } from "../../server/admin/cookies";
+import { EXPERIMENT_COOKIE, EXPERIMENT_COOKIE_DAYS } from "../../shared/experiments";
+import { experimentSchema } from "../../server/experiments/schema";
 import { loadConfig } from "../../server/config";
 import { run as leadsCommand } from "../../server/cli/leads";
 import { CONSENT_RETENTION_YEARS, DELIVERY_RETENTION_YEARS, LEAD_RETENTION_YEARS, PRIVACY_REQUEST_RETENTION_MONTHS } from "../../server/leads/retention";
@@ -43,11 +45,41 @@ describe("cookies and browser storage", () => {
   it("lists exactly the cookies the server and the console set, each with its type", () => {
     const rows = cookieTable();
     const cookies = [...rows].filter(([, row]) => /cookie/i.test(row.Type!)).map(([name]) => name);
-    expect(cookies.sort()).toEqual([CSRF_COOKIE, SESSION_COOKIE, FLASH_COOKIE].sort());
+    expect(cookies.sort()).toEqual([CSRF_COOKIE, SESSION_COOKIE, FLASH_COOKIE, EXPERIMENT_COOKIE].sort());
     expect(rows.get(CSRF_COOKIE)?.Type).toBe("Strictly necessary cookie");
     expect(rows.get(SESSION_COOKIE)?.Type).toBe("Strictly necessary cookie, staff only");
     expect(rows.get(FLASH_COOKIE)?.Type).toBe("Strictly necessary cookie, staff only");
-    for (const [name, row] of rows) expect(row.Type, name).toMatch(/^Strictly necessary|^Session storage$/);
+    // The one cookie that is not strictly necessary says so (issue 45).
+    expect(rows.get(EXPERIMENT_COOKIE)?.Type).toBe("Testing cookie (first-party)");
+    for (const [name, row] of rows) expect(row.Type, name).toMatch(name === EXPERIMENT_COOKIE ? /^Testing cookie/ : /^Strictly necessary|^Session storage$/);
+  });
+
+  it("the testing cookie is set as the table says: first-party, HttpOnly, SameSite=Lax, 90 days, only while a test runs on the page, never with GPC", async () => {
+    const running = experimentSchema.parse({
+      id: "policy-check",
+      name: "Policy check",
+      hypothesis: "The cookie the policy names is the one the server sets",
+      status: "running",
+      variants: [
+        { id: "control", name: "Control", share: 50 },
+        { id: "new", name: "New", share: 50, values: { "landing.headline": "Car Insurance Quotes in Two Minutes" } },
+      ],
+      startAt: "2020-01-01T00:00:00Z",
+    });
+    const testing = await createTestApp({}, { experiments: () => [running] });
+    const lines = setCookies(await request(testing.app).get(paths.landing).set("User-Agent", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)"));
+    expect(lines.map((line) => cookieOf(line).name)).toEqual([EXPERIMENT_COOKIE]);
+    const cookie = cookieOf(lines[0]!);
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "lax" });
+    expect(cookie.maxAge).toBe(EXPERIMENT_COOKIE_DAYS * 24 * 60 * 60);
+    expect(setCookies(await request(testing.app).get(paths.landing).set("Sec-GPC", "1"))).toEqual([]);
+    const row = cookieTable().get(EXPERIMENT_COOKIE)!;
+    expect(row["How long it lasts"]).toBe(`${EXPERIMENT_COOKIE_DAYS} days`);
+    expect(row["What it does"]).toContain("HttpOnly, SameSite=Lax");
+    expect(row["What it does"]).toContain("same version of a page on each visit");
+    expect(row["What it does"]).toContain("which version led to a quote request");
+    expect(row["When it is set"]).toContain("never when your browser sends Global Privacy Control");
+    expect(body).toContain("If your browser sends the Global Privacy Control signal, we do not set it");
   });
 
   it("the quote form's session and the privacy request form set the security cookie, as the table says: HttpOnly, SameSite=Strict, gone when the browser closes", async () => {
@@ -64,7 +96,7 @@ describe("cookies and browser storage", () => {
     expect(row["When it is set"]).toContain("every visitor of the quote page");
   });
 
-  it("the pages themselves set no cookie: only opening a form does", async () => {
+  it("the pages themselves set no cookie without a test running: only opening a form does", async () => {
     for (const url of [paths.landing, paths.quote, paths.privacy, paths.terms, paths.quoteForm, "/no-such-page"]) {
       expect(setCookies(await request(t.app).get(url)), url).toEqual([]);
     }
@@ -84,8 +116,8 @@ describe("cookies and browser storage", () => {
   });
 
   it("explains why no consent banner is shown, and promises none of the banners, settings or trackers the site does not have", () => {
-    expect(body).toContain("Every cookie and stored item below is strictly necessary");
-    expect(body).toContain("so the Site shows no cookie banner");
+    expect(body).toContain("Every other cookie and stored item below is strictly necessary");
+    expect(body).toContain("The testing cookie is not strictly necessary: you can refuse it by turning on Global Privacy Control");
     expect(body).not.toMatch(/cookie settings|hashed email|share hashed|other insurance shopping websites|session-recording tools from/i);
   });
 });
@@ -206,6 +238,7 @@ describe("retention: every period the policy states has the job that applies it"
         expect(deployment).toContain("MaxRetentionSec=30day");
       }],
       "Security cookie (qr_csrf)": [SESSION_LIFETIME, () => undefined],
+      "Testing cookie (qr_vis)": [`${EXPERIMENT_COOKIE_DAYS} days`, () => undefined],
       "Quote form answers kept in your browser tab": [`${SAVED_MAX_AGE_MS / 60_000} minutes, and deleted when you close the tab or your request is sent`, () => undefined],
     };
     const rows = periods();

@@ -21,6 +21,9 @@ import type { TestStore } from "./databases";
 import { createEventWriter, type EventWriter } from "../../server/analytics/writer";
 import { insertEvents } from "../../server/analytics/store";
 import { loadVehicleCatalog, VEHICLE_DATA_PATH, type VehicleCatalog } from "../../server/vehicles/catalog";
+import { createExposureWriter, type ExposureWriter } from "../../server/experiments/exposure";
+import { insertExposures } from "../../server/db/experiment-exposures";
+import type { Experiment } from "../../server/experiments/schema";
 
 /** The committed data file, read once for all the apps a test file builds. */
 let vehicleCatalog: VehicleCatalog | undefined;
@@ -46,6 +49,8 @@ export interface TestApp {
   renders(): number;
   /** The event writer, with `analytics: true`. */
   analytics?: EventWriter;
+  /** The experiments' exposure writer, with `experiments` (flush before reading experiment_exposures). */
+  exposures?: ExposureWriter;
 }
 
 export interface TestAppOptions {
@@ -57,6 +62,13 @@ export interface TestAppOptions {
   buyersFile?: string;
   /** Store funnel events in the test store (flush with `analytics.flush()` before reading them). */
   analytics?: boolean;
+  /**
+   * A/B experiments the app runs, as the live settings' `experiments` (read per request, so a test
+   * may stop one); exposures go to the test store (`exposures.flush()`).
+   */
+  experiments?: () => readonly Experiment[];
+  /** The experiments' clock (default: now). */
+  now?: () => Date;
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -92,9 +104,14 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
         write: async (events) => insertEvents(await services.db(), events, config.REPORT_TIME_ZONE),
       })
     : undefined;
-  const app = createApp({ config, logger, lifecycle, source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads, vehicles: testVehicleCatalog(), ...(buyerReturns ? { buyerReturns } : {}), ...(analytics ? { analytics } : {}) });
+  const exposures = options.experiments
+    ? createExposureWriter({ logger, maxBuffer: 10_000, flushMs: 60_000, write: async (rows) => insertExposures((await services.db()).builder, rows) })
+    : undefined;
+  const experiments = options.experiments && exposures ? { running: options.experiments, exposures, ...(options.now ? { now: options.now } : {}) } : undefined;
+  const app = createApp({ config, logger, lifecycle, source, assets: staticAssets(build.clientDir), privacy: services.privacy, leads: services.leads, vehicles: testVehicleCatalog(), ...(buyerReturns ? { buyerReturns } : {}), ...(analytics ? { analytics } : {}), ...(experiments ? { experiments } : {}) });
   return {
     ...(analytics ? { analytics } : {}),
+    ...(exposures ? { exposures } : {}),
     app,
     logs,
     lifecycle,

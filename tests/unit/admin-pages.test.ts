@@ -219,8 +219,8 @@ describe("the console document", () => {
 
   it("offers Privacy requests to ops only (analysts see leads without contact details)", () => {
     const navFor = (session: AdminSession) => render(reportView({ session })).querySelectorAll("nav a").map((link) => link.text);
-    expect(navFor(analyst)).toEqual(["Report", "Journey", "Leads", "Buyers", "Sources"]);
-    expect(navFor(ops)).toEqual(["Report", "Journey", "Leads", "Buyers", "Sources", "Privacy requests"]);
+    expect(navFor(analyst)).toEqual(["Report", "Journey", "Leads", "Buyers", "Sources", "Experiments"]);
+    expect(navFor(ops)).toEqual(["Report", "Journey", "Leads", "Buyers", "Sources", "Experiments", "Privacy requests"]);
   });
 
   it("announces a flash message as a status, an error in words too", () => {

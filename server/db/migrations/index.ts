@@ -26,6 +26,8 @@ import { deliveryAsSent } from "./020-delivery-as-sent";
 import { pingAsSent } from "./021-ping-as-sent";
 import { consentProof } from "./022-consent-proof";
 import { leadChecks } from "./023-lead-checks";
+import { experiments } from "./024-experiments";
+import { experimentChanges } from "./025-experiment-changes";
 
 export type { Migration };
 
@@ -53,4 +55,6 @@ export const migrations: Migration[] = [
   pingAsSent,
   consentProof,
   leadChecks,
+  experiments,
+  experimentChanges,
 ];
