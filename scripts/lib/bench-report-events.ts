@@ -10,6 +10,7 @@
  * whatever their total.
  */
 import type { EventInput } from "../../server/analytics/store";
+import { mulberry32 } from "../../tools/experiment-traffic";
 
 export interface TrafficShape {
   /** How many events in all. */
@@ -21,18 +22,6 @@ export interface TrafficShape {
   /** Events per insertEvents call. */
   batchSize: number;
   seed?: number;
-}
-
-/** mulberry32: small, fast and good enough to shape traffic. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const REFERENCE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
@@ -54,7 +43,8 @@ export interface GeneratedTraffic {
 }
 
 export function generateTraffic(shape: TrafficShape): GeneratedTraffic {
-  const random = generator(shape.seed ?? 11);
+  // mulberry32: small, fast and good enough to shape traffic (the experiments' simulations use the same one).
+  const random = mulberry32(shape.seed ?? 11);
   const chance = (p: number) => random() < p;
   const windowMs = shape.days * 86_400_000;
   // Zipf-like weights: source i gets 1/(i+1) of the traffic, relatively.
